@@ -1,0 +1,1 @@
+"""xqdb: Xiangqi game databases."""

@@ -1,0 +1,98 @@
+"""The unit every reader yields: one game record, as read, not yet replayed.
+
+Readers only tokenize. They never decide whether a move is legal; that is the job of
+:mod:`xqdb.replay`. A record that a reader cannot make sense of is still yielded, with
+``error`` set and ``raw`` holding what was read, so nothing a user gave us is lost.
+
+>>> rec = GameRecord(origin=Origin(path="a.pgn", index=0), format="pgn")
+>>> rec.mainline.moves.append("h2e2")
+>>> rec.is_error
+False
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+#: Notation names a record's move texts can be in. ``auto`` means "sniff each text".
+NOTATIONS = ("chinese", "wxf", "iccs", "uci", "uci10", "dhtmlxq", "auto")
+
+#: Results as stored, PGN style.
+RESULTS = ("1-0", "0-1", "1/2-1/2", "*")
+
+
+@dataclass(slots=True)
+class Origin:
+    """Where a record came from, precisely enough for a user to find it again."""
+
+    path: str
+    """The file on disk as given by the user (``-`` for standard input)."""
+    member: str | None = None
+    """The member name inside an archive, if any."""
+    index: int = 0
+    """0-based record number within the file or member."""
+    offset: int | None = None
+    """Byte offset of the record's first byte within the file or member."""
+    line: int | None = None
+    """1-based line of the record's first line, for text formats."""
+
+    def __str__(self) -> str:
+        where = self.path if self.member is None else f"{self.path}!{self.member}"
+        parts = [where, f"record {self.index + 1}"]
+        if self.line is not None:
+            parts.append(f"line {self.line}")
+        elif self.offset is not None:
+            parts.append(f"offset {self.offset}")
+        return ", ".join(parts)
+
+
+@dataclass(slots=True)
+class Line:
+    """A sequence of move texts with the comments and alternatives around them.
+
+    ``comments[i]`` is the comment after the i-th move of this line (``comments[0]``
+    stands before the first move). ``variations`` holds ``(i, line)`` pairs: ``line``
+    replaces ``moves[i]`` and what follows it. ``nags[i]`` lists the NAG numbers
+    attached to move i (1-based like comments).
+    """
+
+    moves: list[str] = field(default_factory=list)
+    comments: dict[int, str] = field(default_factory=dict)
+    variations: list[tuple[int, "Line"]] = field(default_factory=list)
+    nags: dict[int, list[int]] = field(default_factory=dict)
+
+    def count_variations(self) -> int:
+        """Number of variations in this line and all lines below it."""
+        return sum(1 + line.count_variations() for _, line in self.variations)
+
+
+@dataclass(slots=True)
+class GameRecord:
+    """One game as a reader found it."""
+
+    origin: Origin
+    format: str
+    """Container format: ``pgn``, ``dhtmlxq``, ``xqf``, ``cbr``, ``cbf``, ``movelist``."""
+    encoding: str | None = None
+    """Text encoding detected or given (``utf-8``, ``gb18030``, ``big5``, ``utf-16``...)."""
+    tags: dict[str, str] = field(default_factory=dict)
+    fen: str | None = None
+    """Start position as written in the source; ``None`` means the standard start."""
+    notation: str = "auto"
+    """Notation of the move texts, one of :data:`NOTATIONS`."""
+    mainline: Line = field(default_factory=Line)
+    result: str | None = None
+    """``1-0``, ``0-1``, ``1/2-1/2``, ``*`` or ``None`` when the source has none."""
+    raw: str | bytes = ""
+    """The record as read (text for text formats, bytes for binary ones)."""
+    error: str | None = None
+    """Set when the reader could not read this record; the message says why."""
+
+    @property
+    def moves(self) -> list[str]:
+        """The main line's move texts."""
+        return self.mainline.moves
+
+    @property
+    def is_error(self) -> bool:
+        return self.error is not None

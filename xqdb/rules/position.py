@@ -1,0 +1,552 @@
+"""The Xiangqi position: FEN, legal moves, make/unmake, check, mate and stalemate.
+
+>>> pos = Position()
+>>> len(pos.legal_moves())
+44
+>>> pos.push(Move.from_uci("h2e2"))
+>>> pos.fen()
+'rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C2C4/9/RNBAKABNR b - - 1 1'
+>>> pos.pop()
+Move.from_uci('h2e2')
+"""
+
+from __future__ import annotations
+
+from typing import Iterator, NamedTuple
+
+from .board import (
+    ADVISOR, ADVISOR_STEPS, BLACK, CANNON, CHARIOT, COLOR_NAMES, ELEPHANT, ELEPHANT_STEPS,
+    HORSE, HORSE_ATTACKS, HORSE_STEPS, KING, KING_STEPS, LETTER_TO_TYPE, Move, NUM_SQUARES,
+    PAWN, PAWN_ATTACKS, PAWN_STEPS, PIECE_COUNTS, PIECE_NAMES, RAYS, REACHABLE, RED,
+    SQUARE_NAMES, piece_symbol,
+)
+from .zobrist import BLACK_TO_MOVE_KEY, PIECE_KEYS, board_key
+
+STARTING_FEN = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1"
+
+_MOVE_OF = Move.of
+
+
+class FenError(ValueError):
+    """A FEN that cannot be read, or that describes a position no game can reach."""
+
+
+class IllegalMoveError(ValueError):
+    """A move that the rules do not allow in the given position."""
+
+
+class _Undo(NamedTuple):
+    move: Move
+    captured: int
+    key: int
+    halfmove_clock: int
+
+
+def attacked(board: list[int], sq: int, by: int) -> bool:
+    """Whether a piece of colour ``by`` attacks ``sq`` on ``board``.
+
+    The enemy king counts as an attacker along an open file: that is the flying-general
+    rule, so a king "attacked" this way may not stay there.
+    """
+    chariot = CHARIOT * by
+    cannon = CANNON * by
+    king = KING * by
+    for ray in RAYS[sq]:
+        screened = False
+        for s in ray:
+            p = board[s]
+            if p:
+                if screened:
+                    if p == cannon:
+                        return True
+                    break
+                if p == chariot or p == king:
+                    return True
+                screened = True
+    horse = HORSE * by
+    for leg, origin in HORSE_ATTACKS[sq]:
+        if board[origin] == horse and not board[leg]:
+            return True
+    pawn = PAWN * by
+    for origin in PAWN_ATTACKS[by][sq]:
+        if board[origin] == pawn:
+            return True
+    return False
+
+
+class Position:
+    """A Xiangqi position with its move history.
+
+    ``board`` is a list of 90 signed piece codes (see :mod:`xqdb.rules.board`); ``turn`` is
+    ``RED`` (1) or ``BLACK`` (-1). The Zobrist key is kept up to date by :meth:`push`
+    and :meth:`pop`.
+
+    >>> Position.from_fen("3k5/9/9/9/9/9/9/9/9/3RK4 b").is_checkmate()
+    True
+    """
+
+    __slots__ = ("board", "turn", "halfmove_clock", "fullmove_number", "move_stack",
+                 "_key", "_kings", "_undo")
+
+    def __init__(self, fen: str | None = STARTING_FEN) -> None:
+        self.board: list[int] = [0] * NUM_SQUARES
+        self.turn: int = RED
+        self.halfmove_clock: int = 0
+        self.fullmove_number: int = 1
+        self.move_stack: list[Move] = []
+        self._undo: list[_Undo] = []
+        self._kings: dict[int, int] = {}
+        self._key = 0
+        if fen is not None:
+            self.set_fen(fen)
+
+    @classmethod
+    def from_fen(cls, fen: str) -> "Position":
+        """A position from a FEN, accepting the forms found in real files.
+
+        >>> Position.from_fen("rheakaehr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RHEAKAEHR w").fen() == STARTING_FEN
+        True
+        """
+        return cls(fen)
+
+    @classmethod
+    def empty(cls) -> "Position":
+        return cls(None)
+
+    def copy(self) -> "Position":
+        """A copy with the same board and history."""
+        other = type(self).__new__(type(self))
+        other.board = self.board[:]
+        other.turn = self.turn
+        other.halfmove_clock = self.halfmove_clock
+        other.fullmove_number = self.fullmove_number
+        other.move_stack = self.move_stack[:]
+        other._undo = self._undo[:]
+        other._kings = dict(self._kings)
+        other._key = self._key
+        return other
+
+    # --- FEN ---------------------------------------------------------------------------
+
+    def set_fen(self, fen: str) -> None:
+        """Replace the position by the one ``fen`` describes; see :func:`parse_fen`."""
+        board, turn, clock, number = parse_fen(fen)
+        self.board = board
+        self.turn = turn
+        self.halfmove_clock = clock
+        self.fullmove_number = number
+        self.move_stack = []
+        self._undo = []
+        self._kings = {board[s]: s for s in range(NUM_SQUARES) if abs(board[s]) == KING}
+        self._key = board_key(board, turn)
+
+    def board_fen(self) -> str:
+        rows = []
+        for rank in range(9, -1, -1):
+            row, empty = [], 0
+            for sq in range(rank * 9, rank * 9 + 9):
+                p = self.board[sq]
+                if p:
+                    if empty:
+                        row.append(str(empty))
+                        empty = 0
+                    row.append(piece_symbol(p))
+                else:
+                    empty += 1
+            if empty:
+                row.append(str(empty))
+            rows.append("".join(row))
+        return "/".join(rows)
+
+    def fen(self) -> str:
+        side = "w" if self.turn == RED else "b"
+        return f"{self.board_fen()} {side} - - {self.halfmove_clock} {self.fullmove_number}"
+
+    def __str__(self) -> str:
+        rows = []
+        for rank in range(9, -1, -1):
+            cells = [piece_symbol(p) if (p := self.board[rank * 9 + f]) else "." for f in range(9)]
+            rows.append(f"{rank} " + " ".join(cells))
+        rows.append("  a b c d e f g h i")
+        return "\n".join(rows)
+
+    def __repr__(self) -> str:
+        return f"Position({self.fen()!r})"
+
+    # --- Queries -----------------------------------------------------------------------
+
+    def piece_at(self, sq: int) -> int:
+        """The signed piece on ``sq`` (0 when empty)."""
+        return self.board[sq]
+
+    def king_square(self, color: int) -> int | None:
+        return self._kings.get(KING * color)
+
+    def zobrist(self) -> int:
+        """The 64-bit Zobrist key of the position (board and side to move)."""
+        return self._key
+
+    def pieces(self, piece: int) -> list[int]:
+        """Squares holding ``piece`` (a signed piece code), in square order."""
+        return [sq for sq, p in enumerate(self.board) if p == piece]
+
+    def is_attacked(self, sq: int, by: int) -> bool:
+        return attacked(self.board, sq, by)
+
+    def is_check(self) -> bool:
+        """Whether the side to move is in check (including by the facing king)."""
+        king = self._kings.get(KING * self.turn)
+        return king is not None and attacked(self.board, king, -self.turn)
+
+    # --- Move generation -----------------------------------------------------------------
+
+    def pseudo_legal_moves(self) -> list[Move]:
+        """Moves that follow each piece's pattern, ignoring the safety of one's own king."""
+        board = self.board
+        side = self.turn
+        out: list[Move] = []
+        add = out.append
+        for sq in range(NUM_SQUARES):
+            p = board[sq] * side
+            if p <= 0:
+                continue
+            if p == CHARIOT:
+                for ray in RAYS[sq]:
+                    for t in ray:
+                        q = board[t]
+                        if q:
+                            if q * side < 0:
+                                add(_MOVE_OF(sq, t))
+                            break
+                        add(_MOVE_OF(sq, t))
+            elif p == HORSE:
+                for leg, t in HORSE_STEPS[sq]:
+                    if not board[leg] and board[t] * side <= 0:
+                        add(_MOVE_OF(sq, t))
+            elif p == CANNON:
+                for ray in RAYS[sq]:
+                    screened = False
+                    for t in ray:
+                        q = board[t]
+                        if screened:
+                            if q:
+                                if q * side < 0:
+                                    add(_MOVE_OF(sq, t))
+                                break
+                        elif q:
+                            screened = True
+                        else:
+                            add(_MOVE_OF(sq, t))
+            elif p == PAWN:
+                for t in PAWN_STEPS[side][sq]:
+                    if board[t] * side <= 0:
+                        add(_MOVE_OF(sq, t))
+            elif p == ELEPHANT:
+                for eye, t in ELEPHANT_STEPS[sq]:
+                    if not board[eye] and board[t] * side <= 0:
+                        add(_MOVE_OF(sq, t))
+            else:
+                steps = KING_STEPS[sq] if p == KING else ADVISOR_STEPS[sq]
+                for t in steps:
+                    if board[t] * side <= 0:
+                        add(_MOVE_OF(sq, t))
+        return out
+
+    def _leaves_king_safe(self, move: Move) -> bool:
+        """Whether making ``move`` (already pattern-legal) keeps the mover's king unattacked."""
+        board = self.board
+        f, t = move.from_square, move.to_square
+        piece = board[f]
+        captured = board[t]
+        board[t] = piece
+        board[f] = 0
+        king = t if piece * self.turn == KING else self._kings.get(KING * self.turn)
+        safe = king is None or not attacked(board, king, -self.turn)
+        board[f] = piece
+        board[t] = captured
+        return safe
+
+    def legal_moves(self) -> list[Move]:
+        """All legal moves of the side to move.
+
+        >>> len(Position.from_fen("3k5/9/9/9/9/9/9/9/9/4K4 w").legal_moves())  # e0d0 would face the king
+        2
+        """
+        safe = self._leaves_king_safe
+        return [m for m in self.pseudo_legal_moves() if safe(m)]
+
+    def generate_legal_moves(self) -> Iterator[Move]:
+        return iter(self.legal_moves())
+
+    def is_pseudo_legal(self, move: Move) -> bool:
+        """Whether ``move`` follows the pattern of the piece on its origin square."""
+        board = self.board
+        side = self.turn
+        f, t = move.from_square, move.to_square
+        p = board[f] * side
+        if p <= 0 or board[t] * side > 0 or f == t:
+            return False
+        if p == CHARIOT or p == CANNON:
+            ff, ft = f % 9, t % 9
+            if ff == ft:
+                step = 9 if t > f else -9
+            elif f // 9 == t // 9:
+                step = 1 if t > f else -1
+            else:
+                return False
+            between = 0
+            for s in range(f + step, t, step):
+                if board[s]:
+                    between += 1
+            if p == CHARIOT:
+                return between == 0
+            return between == 1 if board[t] else between == 0
+        if p == HORSE:
+            for leg, dest in HORSE_STEPS[f]:
+                if dest == t:
+                    return not board[leg]
+            return False
+        if p == PAWN:
+            return t in PAWN_STEPS[side][f]
+        if p == ELEPHANT:
+            for eye, dest in ELEPHANT_STEPS[f]:
+                if dest == t:
+                    return not board[eye]
+            return False
+        if p == ADVISOR:
+            return t in ADVISOR_STEPS[f]
+        return t in KING_STEPS[f]
+
+    def is_legal(self, move: Move) -> bool:
+        """Whether ``move`` is legal here, without generating every move."""
+        return self.is_pseudo_legal(move) and self._leaves_king_safe(move)
+
+    def gives_check(self, move: Move) -> bool:
+        """Whether the (legal) ``move`` puts the opponent in check."""
+        self.push(move)
+        try:
+            return self.is_check()
+        finally:
+            self.pop()
+
+    def is_capture(self, move: Move) -> bool:
+        return self.board[move.to_square] != 0
+
+    def is_checkmate(self) -> bool:
+        return not self.legal_moves() and self.is_check()
+
+    def is_stalemate(self) -> bool:
+        """No legal move while not in check (困毙): under Xiangqi rules the side to move loses."""
+        return not self.legal_moves() and not self.is_check()
+
+    def has_legal_moves(self) -> bool:
+        safe = self._leaves_king_safe
+        return any(safe(m) for m in self.pseudo_legal_moves())
+
+    def outcome(self) -> str | None:
+        """``checkmate`` or ``stalemate`` when the side to move has no move, else ``None``.
+
+        Either way the side to move has lost. Repetition and move-limit endings depend on
+        the history and are decided by :mod:`xqdb.rules.adjudication`.
+        """
+        if self.has_legal_moves():
+            return None
+        return "checkmate" if self.is_check() else "stalemate"
+
+    # --- Making moves ------------------------------------------------------------------
+
+    def push(self, move: Move) -> None:
+        """Make ``move`` (assumed legal; see :meth:`push_legal` to validate first)."""
+        board = self.board
+        f, t = move.from_square, move.to_square
+        piece = board[f]
+        captured = board[t]
+        key = self._key
+        self._undo.append(_Undo(move, captured, key, self.halfmove_clock))
+        self.move_stack.append(move)
+        keys = PIECE_KEYS[piece]
+        key ^= keys[f] ^ keys[t] ^ BLACK_TO_MOVE_KEY
+        if captured:
+            key ^= PIECE_KEYS[captured][t]
+            self.halfmove_clock = 0
+            if captured == KING or captured == -KING:
+                del self._kings[captured]
+        else:
+            self.halfmove_clock += 1
+        board[t] = piece
+        board[f] = 0
+        if piece == KING or piece == -KING:
+            self._kings[piece] = t
+        if self.turn == BLACK:
+            self.fullmove_number += 1
+        self.turn = -self.turn
+        self._key = key
+
+    def push_legal(self, move: Move) -> int:
+        """Make ``move`` after checking it; returns the captured piece (0 for none).
+
+        >>> Position().push_legal(Move.from_uci("h2h8"))
+        Traceback (most recent call last):
+        ...
+        xqdb.rules.position.IllegalMoveError: h2h8: the cannon on h2 cannot move to h8
+        """
+        if not self.is_pseudo_legal(move):
+            raise IllegalMoveError(f"{move}: {self.explain_illegal(move)}")
+        if not self._leaves_king_safe(move):
+            raise IllegalMoveError(f"{move}: {self.explain_illegal(move)}")
+        captured = self.board[move.to_square]
+        self.push(move)
+        return captured
+
+    def pop(self) -> Move:
+        """Take back the last move and return it."""
+        undo = self._undo.pop()
+        self.move_stack.pop()
+        move = undo.move
+        board = self.board
+        f, t = move.from_square, move.to_square
+        piece = board[t]
+        board[f] = piece
+        board[t] = undo.captured
+        if piece == KING or piece == -KING:
+            self._kings[piece] = f
+        if undo.captured == KING or undo.captured == -KING:
+            self._kings[undo.captured] = t
+        self.turn = -self.turn
+        if self.turn == BLACK:
+            self.fullmove_number -= 1
+        self.halfmove_clock = undo.halfmove_clock
+        self._key = undo.key
+        return move
+
+    def peek(self) -> Move | None:
+        return self.move_stack[-1] if self.move_stack else None
+
+    def last_capture(self) -> int:
+        """The piece captured by the last move (0 for none or no move)."""
+        return self._undo[-1].captured if self._undo else 0
+
+    def explain_illegal(self, move: Move) -> str:
+        """Why ``move`` is not legal here, in words a user can check on a board."""
+        board = self.board
+        f, t = move.from_square, move.to_square
+        p = board[f]
+        fname, tname = SQUARE_NAMES[f], SQUARE_NAMES[t]
+        if not p:
+            return f"there is no piece on {fname}"
+        if p * self.turn < 0:
+            return (f"the piece on {fname} is {COLOR_NAMES[-self.turn]}'s "
+                    f"{PIECE_NAMES[abs(p)]}, but it is {COLOR_NAMES[self.turn]}'s move")
+        if board[t] * self.turn > 0:
+            return f"{tname} holds {COLOR_NAMES[self.turn]}'s own {PIECE_NAMES[abs(board[t])]}"
+        name = PIECE_NAMES[abs(p)]
+        if not self.is_pseudo_legal(move):
+            return f"the {name} on {fname} cannot move to {tname}"
+        if not self._leaves_king_safe(move):
+            board[t], board[f], captured = p, 0, board[t]
+            king = t if abs(p) == KING else self._kings.get(KING * self.turn)
+            facing = king is not None and self._kings.get(-KING * self.turn) is not None and \
+                self._facing_kings()
+            board[f], board[t] = p, captured
+            if facing:
+                return f"{fname}-{tname} would leave the kings facing each other on an open file"
+            return f"{fname}-{tname} would leave {COLOR_NAMES[self.turn]}'s king in check"
+        return "the move is legal"
+
+    def _facing_kings(self) -> bool:
+        red, black = self._kings.get(KING), self._kings.get(-KING)
+        if red is None or black is None or red % 9 != black % 9:
+            return False
+        return not any(self.board[s] for s in range(red + 9, black, 9))
+
+
+# --- FEN parsing ---------------------------------------------------------------------
+
+
+def parse_fen(fen: str) -> tuple[list[int], int, int, int]:
+    """Read a FEN into ``(board, turn, halfmove_clock, fullmove_number)``.
+
+    Accepts the forms of real files: ``e``/``h`` letters, side ``w``, ``r`` or ``b``,
+    two-field FENs, the side glued to the board (``...C1w``, ``...w--01``) and missing
+    counters. Raises :class:`FenError` naming the problem when the text is not a FEN or
+    the position cannot occur in a game.
+    """
+    text = fen.strip()
+    board = [0] * NUM_SQUARES
+    rank, file, i = 9, 0, 0
+    n = len(text)
+    while i < n:
+        c = text[i]
+        if c.isspace():
+            break
+        i += 1
+        if c == "/":
+            if file != 9:
+                raise FenError(f"rank {10 - rank} of the FEN has {file} points, not 9")
+            rank -= 1
+            file = 0
+            if rank < 0:
+                raise FenError("the FEN has more than 10 ranks")
+            continue
+        if c.isdigit():
+            file += int(c)
+        else:
+            ptype = LETTER_TO_TYPE.get(c.upper())
+            if ptype is None:
+                raise FenError(f"unknown piece letter {c!r} in the FEN")
+            if file < 9:
+                board[rank * 9 + file] = ptype if c.isupper() else -ptype
+            file += 1
+        if file > 9:
+            raise FenError(f"rank {10 - rank} of the FEN has more than 9 points")
+        if rank == 0 and file == 9:
+            break  # the board is complete; whatever follows (even glued) is the rest
+    if rank != 0 or file != 9:
+        raise FenError(f"the FEN has {10 - rank} ranks, not 10" if rank else
+                       f"rank 10 of the FEN has {file} points, not 9")
+    turn, clock, number = _parse_fen_rest(text[i:])
+    _check_position(board, turn)
+    return board, turn, clock, number
+
+
+def _parse_fen_rest(rest: str) -> tuple[int, int, int]:
+    rest = rest.strip()
+    if not rest:
+        return RED, 0, 1
+    side, rest = rest[0].lower(), rest[1:]
+    if side not in "wrb":
+        raise FenError(f"side to move {side!r} is not w, r or b")
+    turn = BLACK if side == "b" else RED
+    tokens = rest.replace("-", " - ").split()
+    numbers = [tok for tok in tokens if tok != "-"]
+    if len(numbers) == 1 and len(numbers[0]) == 2 and not rest.strip().startswith(numbers[0]):
+        numbers = list(numbers[0])  # "w--01": the counters glued as well
+    try:
+        clock = int(numbers[0]) if numbers else 0
+        number = int(numbers[1]) if len(numbers) > 1 else 1
+    except ValueError:
+        raise FenError(f"move counters {' '.join(numbers)!r} are not numbers") from None
+    return turn, clock, max(number, 1)
+
+
+def _check_position(board: list[int], turn: int) -> None:
+    counts: dict[int, int] = {}
+    for sq, p in enumerate(board):
+        if not p:
+            continue
+        counts[p] = counts.get(p, 0) + 1
+        if sq not in REACHABLE[p]:
+            color = COLOR_NAMES[1 if p > 0 else -1]
+            raise FenError(f"{color} {PIECE_NAMES[abs(p)]} on {SQUARE_NAMES[sq]} is on a point "
+                           f"it can never reach")
+    for p, count in counts.items():
+        if count > PIECE_COUNTS[abs(p)]:
+            color = COLOR_NAMES[1 if p > 0 else -1]
+            raise FenError(f"{count} {color} {PIECE_NAMES[abs(p)]}s (at most "
+                           f"{PIECE_COUNTS[abs(p)]})")
+    for color in (RED, BLACK):
+        if counts.get(KING * color, 0) != 1:
+            raise FenError(f"{COLOR_NAMES[color]} has no king")
+    king = board.index(-KING * turn)
+    if attacked(board, king, turn):
+        raise FenError(f"{COLOR_NAMES[-turn]} is in check but it is {COLOR_NAMES[turn]}'s move")
