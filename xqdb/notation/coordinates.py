@@ -1,0 +1,82 @@
+"""Coordinate notations: ICCS (``H2-E2``), UCI with ranks 0-9 (``h2e2``), UCI with ranks
+1-10 (``h3e3``, Fairy-Stockfish in UCI mode) and DhtmlXQ digits (``7747``).
+
+All four name squares, not pieces, so parsing needs no position; legality is checked by
+the caller.
+
+>>> str(parse_uci10("h10g8"))
+'h9g7'
+>>> write_dhtmlxq(parse_iccs("H2-E2"))
+'7747'
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..rules.board import FILE_NAMES, Move
+
+
+class NotationError(ValueError):
+    """A move text that cannot be read, or that fits no legal move (or several)."""
+
+
+_UCI10 = re.compile(r"([a-i])(10|[1-9])([a-i])(10|[1-9])")
+_ICCS = re.compile(r"([A-Ia-i])([0-9])-?([A-Ia-i])([0-9])")
+_DHTMLXQ = re.compile(r"([0-8])([0-9])([0-8])([0-9])")
+
+
+def _move(f1: str, r1: int, f2: str, r2: int) -> Move:
+    return Move.of(r1 * 9 + FILE_NAMES.index(f1.lower()), r2 * 9 + FILE_NAMES.index(f2.lower()))
+
+
+def parse_uci(text: str) -> Move:
+    """``h2e2``: files a-i, ranks 0-9 (Pikafish, UCCI, ElephantEye)."""
+    m = _ICCS.fullmatch(text)
+    if not m or "-" in text:
+        raise NotationError(f"{text!r} is not a coordinate move like h2e2")
+    return _move(m[1], int(m[2]), m[3], int(m[4]))
+
+
+def parse_iccs(text: str) -> Move:
+    """``H2-E2`` (the hyphen and the case are optional)."""
+    m = _ICCS.fullmatch(text)
+    if not m:
+        raise NotationError(f"{text!r} is not an ICCS move like H2-E2")
+    return _move(m[1], int(m[2]), m[3], int(m[4]))
+
+
+def parse_uci10(text: str) -> Move:
+    """``h3e3``, ``h10g8``: ranks 1-10, as Fairy-Stockfish writes in UCI mode."""
+    m = _UCI10.fullmatch(text)
+    if not m:
+        raise NotationError(f"{text!r} is not a coordinate move with ranks 1-10 like h3e3")
+    return _move(m[1], int(m[2]) - 1, m[3], int(m[4]) - 1)
+
+
+def parse_dhtmlxq(text: str) -> Move:
+    """``7747``: x from Red's left (0-8), y from Black's back rank (0-9), twice."""
+    m = _DHTMLXQ.fullmatch(text)
+    if not m:
+        raise NotationError(f"{text!r} is not a DhtmlXQ move like 7747")
+    x1, y1, x2, y2 = (int(g) for g in m.groups())
+    return Move.of((9 - y1) * 9 + x1, (9 - y2) * 9 + x2)
+
+
+def write_uci(move: Move) -> str:
+    return str(move)
+
+
+def write_iccs(move: Move) -> str:
+    text = str(move).upper()
+    return f"{text[:2]}-{text[2:]}"
+
+
+def write_uci10(move: Move) -> str:
+    f, t = move.from_square, move.to_square
+    return f"{FILE_NAMES[f % 9]}{f // 9 + 1}{FILE_NAMES[t % 9]}{t // 9 + 1}"
+
+
+def write_dhtmlxq(move: Move) -> str:
+    f, t = move.from_square, move.to_square
+    return f"{f % 9}{9 - f // 9}{t % 9}{9 - t // 9}"
