@@ -1,0 +1,132 @@
+"""Differential test of the move generator against pyffish (Fairy-Stockfish) on real positions.
+
+pyffish writes ranks 1-10 (``b3b10``); ours are 0-9 (``b2b9``), so every move is converted
+before comparing. One pyffish call costs about 1.5 ms, so the whole set takes seconds.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import pyffish
+import pytest
+
+from positions import epd_lines, oracle_positions, positions_by_kind
+from xqdb.rules import FenError, Move, Position
+
+_FFISH_MOVE = re.compile(r"([a-i])(10|[1-9])([a-i])(10|[1-9])")
+
+
+def from_ffish(text: str) -> str:
+    """``b3b10`` (ranks 1-10) -> ``b2b9`` (ranks 0-9).
+
+    >>> from_ffish("b3b10"), from_ffish("h10g8")
+    ('b2b9', 'h9g7')
+    """
+    m = _FFISH_MOVE.fullmatch(text)
+    assert m, f"pyffish move {text!r} is not a coordinate move"
+    return f"{m[1]}{int(m[2]) - 1}{m[3]}{int(m[4]) - 1}"
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    fen: str
+    ours: frozenset[str]
+    theirs: frozenset[str]
+    our_check: bool
+    their_check: bool
+
+
+@pytest.fixture(scope="module")
+def verdicts() -> list[Verdict]:
+    out = []
+    for fen in oracle_positions():
+        pos = Position.from_fen(fen)
+        out.append(Verdict(
+            fen=fen,
+            ours=frozenset(str(m) for m in pos.legal_moves()),
+            theirs=frozenset(from_ffish(m) for m in pyffish.legal_moves("xiangqi", fen, [])),
+            our_check=pos.is_check(),
+            their_check=pyffish.gives_check("xiangqi", fen, []),
+        ))
+    return out
+
+
+def _show(bad: list[str]) -> str:
+    return f"{len(bad)} positions disagree, first ones:\n" + "\n".join(bad[:5])
+
+
+def test_position_set_is_large_and_covers_every_phase() -> None:
+    kinds = positions_by_kind()
+    assert len(oracle_positions()) >= 3000
+    assert len(set(oracle_positions())) == len(oracle_positions())
+    for kind, fens in kinds.items():
+        assert len(fens) >= 500, kind
+    assert all(Position.from_fen(fen).is_check() for fen in kinds["check"])
+
+
+def test_legal_moves_equal_pyffish(verdicts: list[Verdict]) -> None:
+    bad = [f"{v.fen}: only ours {sorted(v.ours - v.theirs)}, only pyffish {sorted(v.theirs - v.ours)}"
+           for v in verdicts if v.ours != v.theirs]
+    assert not bad, _show(bad)
+    assert sum(len(v.ours) for v in verdicts) > 100_000  # the comparison was not vacuous
+
+
+def test_check_verdicts_equal_pyffish(verdicts: list[Verdict]) -> None:
+    bad = [f"{v.fen}: ours {v.our_check}, pyffish {v.their_check}"
+           for v in verdicts if v.our_check != v.their_check]
+    assert not bad, _show(bad)
+    assert sum(v.their_check for v in verdicts) >= 1000
+
+
+def test_game_over_verdicts_equal_pyffish(verdicts: list[Verdict]) -> None:
+    """No legal move: mate when in check, stalemate otherwise; pyffish scores both as a loss."""
+    ended = [v for v in verdicts if not v.theirs]
+    assert ended, "the set should hold some finished games"
+    for v in ended:
+        expected = "checkmate" if v.their_check else "stalemate"
+        assert Position.from_fen(v.fen).outcome() == expected, v.fen
+        assert pyffish.game_result("xiangqi", v.fen, []) == -pyffish.VALUE_MATE, v.fen
+    for v in verdicts:
+        if v.theirs:
+            assert Position.from_fen(v.fen).outcome() is None, v.fen
+
+
+@pytest.mark.parametrize("fen, expected", [
+    ("3k5/9/9/9/9/9/9/9/9/3RK4 b - - 0 1", "checkmate"),   # d9e9 would face the red king
+    ("3k5/R8/9/9/9/9/9/9/9/4K4 b - - 0 1", "stalemate"),
+    ("3k5/4P4/9/9/9/9/9/9/9/4K4 b - - 0 1", "stalemate"),   # e9 is covered by the pawn
+    ("3ak4/4a4/9/9/9/9/9/9/4R4/3K5 b - - 0 1", None),       # e9f9 is the only move
+    ("4k4/4a4/4C4/9/9/9/9/9/4R4/3K5 b - - 0 1", None),      # in check, five ways out
+    ("rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1", None),
+])
+def test_hand_built_endings_agree_with_pyffish(fen: str, expected: str | None) -> None:
+    pos = Position.from_fen(fen)
+    assert pos.outcome() == expected
+    theirs = pyffish.legal_moves("xiangqi", fen, [])
+    assert (not theirs) == (expected is not None)
+    assert pos.is_check() == pyffish.gives_check("xiangqi", fen, [])
+    assert pos.is_checkmate() == (expected == "checkmate")
+    assert pos.is_stalemate() == (expected == "stalemate")
+
+
+def test_is_legal_agrees_with_legal_moves(verdicts: list[Verdict]) -> None:
+    """``is_legal`` (one move, no generation) gives the same answer as the generator."""
+    for v in verdicts[::7]:
+        pos = Position.from_fen(v.fen)
+        for move in pos.pseudo_legal_moves():
+            assert pos.is_legal(move) == (str(move) in v.theirs), (v.fen, str(move))
+        for text in v.theirs:
+            assert pos.is_legal(Move.from_uci(text)), (v.fen, text)
+
+
+def test_every_epd_study_is_read_or_rejected_for_a_missing_king() -> None:
+    rejected = []
+    for fen, name, line in epd_lines():
+        try:
+            Position.from_fen(fen)
+        except FenError as exc:
+            rejected.append((name, line, str(exc)))
+    assert len(epd_lines()) == 6622
+    assert rejected == [("_K.EPD", 51, "red has no king"), ("_K.EPD", 52, "red has no king")]
