@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .formats.record import GameRecord
+from .formats.record import GameRecord, Line
 from .notation import NotationError, read_move, write_move
 from .rules.board import piece_symbol
 from .rules.position import FenError, Position, STARTING_FEN
@@ -56,7 +56,10 @@ class ReplayedGame:
     """How the game ended under the rules, when it did: ``checkmate``, ``stalemate``..."""
     rules_result: str | None = None
     """The result the rules give for that ending (``1-0``, ``0-1``, ``1/2-1/2``)."""
+    variations: int = 0
+    """How many variations the record holds (all depths)."""
     variation_errors: list[str] = field(default_factory=list)
+    """One message per variation that fails, naming its branch point, ply and reason."""
 
     @property
     def plies(self) -> int:
@@ -104,7 +107,60 @@ def replay(record: GameRecord) -> ReplayedGame:
     if ending is not None:
         game.termination = ending
         game.rules_result = "0-1" if pos.turn > 0 else "1-0"
+    if record.mainline.variations:
+        game.variations = record.mainline.count_variations()
+        game.variation_errors = validate_variations(fen, record.mainline, record.notation)
     return game
+
+
+def validate_variations(fen: str, line: Line, notation: str) -> list[str]:
+    """Check every move of every variation below ``line``; one message per failing variation.
+
+    A variation's moves are numbered by game ply, so ``variation at ply 12, ply 14: ...``
+    names the branch point and the failing move.
+
+    >>> main = Line(moves=["h2e2", "h9g7"], variations=[(1, Line(moves=["b9c7", "h0h9"]))])
+    >>> validate_variations(STARTING_FEN, main, "uci")
+    ["variation at ply 2, ply 3: illegal move 'h0h9': the horse on h0 cannot move to h9"]
+    """
+    errors: list[str] = []
+    # Explicit stack: real files nest variations deeper than Python's recursion limit allows.
+    stack: list[tuple[Position, Line, int]] = [(Position.from_fen(fen), line, 0)]
+    while stack:
+        pos, current, first_ply = stack.pop()
+        branches = sorted(current.variations, key=lambda item: item[0])
+        branch = 0
+        for index in range(len(current.moves) + 1):
+            while branch < len(branches) and branches[branch][0] == index:
+                variation = branches[branch][1]
+                error = _first_error(pos.copy(), variation.moves, notation, first_ply + index)
+                if error is not None:
+                    errors.append(f"variation at ply {first_ply + index + 1}, {error}")
+                if variation.variations:
+                    stack.append((pos.copy(), variation, first_ply + index))
+                branch += 1
+            if index == len(current.moves):
+                break
+            try:
+                move, _ = read_move(pos, current.moves[index], notation)
+            except NotationError:
+                break  # the line itself fails here; its own check reports it
+            if not pos.is_legal(move):
+                break
+            pos.push(move)
+    return errors
+
+
+def _first_error(pos: Position, moves: list[str], notation: str, first_ply: int) -> str | None:
+    for offset, text in enumerate(moves):
+        try:
+            move, _ = read_move(pos, text, notation)
+        except NotationError as exc:
+            return f"ply {first_ply + offset + 1}: {exc}"
+        if not pos.is_legal(move):
+            return f"ply {first_ply + offset + 1}: illegal move {text!r}: {pos.explain_illegal(move)}"
+        pos.push(move)
+    return None
 
 
 def _fail(game: ReplayedGame, reason: str, ply: int | None = None, text: str | None = None,
