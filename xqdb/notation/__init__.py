@@ -4,44 +4,106 @@
 (it fit several pieces but only one could legally make the move). An ambiguous or
 impossible text raises :class:`NotationError` naming the text; nothing is guessed.
 
+Notations: ``chinese`` (writes simplified glyphs), ``chinese-traditional`` (writes
+traditional glyphs; both read every variant), ``wxf``, ``iccs`` (``H2-E2``), ``uci``
+(``h2e2``, ranks 0-9), ``uci10`` (``h3e3``, ranks 1-10), ``dhtmlxq`` (``7747``) and, for
+reading only, ``auto``, which sniffs each text.
+
 >>> from xqdb.rules import Position
 >>> move, loose = read_move(Position(), "h2e2", "uci")
 >>> write_move(Position(), move, "iccs")
 'H2-E2'
+>>> [write_move(Position(), move, n) for n in ("chinese", "wxf", "dhtmlxq")]
+['炮二平五', 'C2.5', '7747']
+>>> str(parse_move(Position(), "Ｈ８＋７")), str(parse_move(Position(), "馬八進七"))
+('b0c2', 'b0c2')
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ..rules.board import Move
 from ..rules.position import Position
+from .chinese import ORDER_GLYPHS, PIECE_GLYPHS, parse_chinese, write_chinese
 from .coordinates import (
     NotationError, parse_dhtmlxq, parse_iccs, parse_uci, parse_uci10, write_dhtmlxq,
     write_iccs, write_uci, write_uci10,
 )
+from .describe import AmbiguousMoveError
+from .wxf import fold, parse_wxf, write_wxf
 
-_COORDINATE_READERS = {
+#: Notation names :func:`read_move` takes (``auto`` sniffs each text).
+NOTATIONS = ("chinese", "chinese-traditional", "wxf", "iccs", "uci", "uci10", "dhtmlxq", "auto")
+#: Notation names :func:`write_move` takes.
+WRITTEN_NOTATIONS = NOTATIONS[:-1]
+
+_COORDINATE_READERS: dict[str, Callable[[str], Move]] = {
     "uci": parse_uci,
     "iccs": parse_iccs,
     "uci10": parse_uci10,
     "dhtmlxq": parse_dhtmlxq,
 }
-_COORDINATE_WRITERS = {
+_COORDINATE_WRITERS: dict[str, Callable[[Move], str]] = {
     "uci": write_uci,
     "iccs": write_iccs,
     "uci10": write_uci10,
     "dhtmlxq": write_dhtmlxq,
 }
+_PIECE_READERS: dict[str, Callable[[Position, str], tuple[Move, bool]]] = {
+    "chinese": parse_chinese,
+    "chinese-traditional": parse_chinese,
+    "wxf": parse_wxf,
+}
+_FILES = frozenset("abcdefghiABCDEFGHI")
+_DIGITS = frozenset("0123456789")
+
+
+def sniff(text: str) -> str:
+    """The notation a single move text is written in.
+
+    Four-character coordinates are read with ranks 0-9 (``h2e2``): ranks 1-10 can only be
+    told apart when a ``10`` shows, so name ``uci10`` explicitly for such files.
+
+    >>> [sniff(t) for t in ("炮二平五", "前九平八", "C2.5", "＋Ｐ＋１", "H2-E2", "h2e2", "h10g8", "7747")]
+    ['chinese', 'chinese', 'wxf', 'wxf', 'iccs', 'uci', 'uci10', 'dhtmlxq']
+    """
+    text = text.strip()
+    if text and (text[0] in PIECE_GLYPHS or text[0] in ORDER_GLYPHS):
+        return "chinese"
+    text = fold(text)
+    n = len(text)
+    if n == 5 and text[2] == "-" and text[0] in _FILES and text[3] in _FILES:
+        return "iccs"
+    if n == 4:
+        if text[0] in _FILES and text[2] in _FILES and text[1] in _DIGITS and text[3] in _DIGITS:
+            return "uci"
+        if all(c in _DIGITS for c in text):
+            return "dhtmlxq"
+    if 5 <= n <= 6 and "10" in text and text[0] in _FILES:
+        return "uci10"
+    return "wxf"
 
 
 def read_move(pos: Position, text: str, notation: str = "auto") -> tuple[Move, bool]:
     """Parse ``text`` against ``pos``; returns ``(move, loose)``.
 
+    Chinese and WXF texts are resolved to a legal move (or raise :class:`NotationError`).
     Coordinate notations are returned as written (legality is the caller's check).
     """
-    reader = _COORDINATE_READERS.get(notation)
+    reader = _PIECE_READERS.get(notation)
     if reader is not None:
-        return reader(text), False
-    raise NotationError(f"notation {notation!r} is not supported")
+        return reader(pos, text)
+    coordinates = _COORDINATE_READERS.get(notation)
+    if coordinates is not None:
+        return coordinates(text), False
+    if notation == "auto":
+        found = sniff(text)
+        reader = _PIECE_READERS.get(found)
+        if reader is not None:
+            return reader(pos, text)
+        return _COORDINATE_READERS[found](fold(text)), False
+    raise NotationError(f"notation {notation!r} is not supported (use one of {', '.join(NOTATIONS)})")
 
 
 def parse_move(pos: Position, text: str, notation: str = "auto") -> Move:
@@ -51,10 +113,18 @@ def parse_move(pos: Position, text: str, notation: str = "auto") -> Move:
 
 def write_move(pos: Position, move: Move, notation: str) -> str:
     """Write the legal ``move`` of ``pos`` in ``notation``."""
+    if notation == "chinese":
+        return write_chinese(pos.board, move)
+    if notation == "wxf":
+        return write_wxf(pos.board, move)
     writer = _COORDINATE_WRITERS.get(notation)
     if writer is not None:
         return writer(move)
-    raise NotationError(f"notation {notation!r} is not supported")
+    if notation == "chinese-traditional":
+        return write_chinese(pos.board, move, traditional=True)
+    raise NotationError(f"notation {notation!r} cannot be written (use one of "
+                        f"{', '.join(WRITTEN_NOTATIONS)})")
 
 
-__all__ = ["NotationError", "read_move", "parse_move", "write_move"]
+__all__ = ["NOTATIONS", "WRITTEN_NOTATIONS", "NotationError", "AmbiguousMoveError", "sniff",
+           "read_move", "parse_move", "write_move"]

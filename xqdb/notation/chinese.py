@@ -1,0 +1,179 @@
+"""Chinese move notation (中文记谱): ``炮二平五``, ``马８进７``, ``前车退二``, ``前九平八``.
+
+Parsing accepts simplified and traditional glyphs and their variants (車 俥 硨 傌 馬 砲 包
+帥 將 進 後 上 下...), Chinese numerals, ASCII and full-width digits for either side, and
+every way of telling tandem pieces apart found in real files: 前/中/后, 前/二/三/四/五,
+xqbase's 一兵..五兵 numbered across files, and 前兵九平八 / 前九平八 for pawns doubled on
+two files. Writing follows xqbase: Red numerals 一..九, Black full-width digits １..９.
+
+>>> from xqdb.rules import Position
+>>> pos = Position()
+>>> move, loose = parse_chinese(pos, "炮二平五")
+>>> str(move), loose
+('h2e2', False)
+>>> write_chinese(pos.board, move)
+'炮二平五'
+>>> pos.push(move)
+>>> write_chinese(pos.board, parse_chinese(pos, "馬8進7")[0], traditional=True)
+'馬８進７'
+"""
+
+from __future__ import annotations
+
+from ..rules.board import (
+    ADVISOR, BLACK, CANNON, CHARIOT, ELEPHANT, HORSE, KING, PAWN, RED, Move,
+)
+from ..rules.position import Position
+from .coordinates import NotationError
+from .describe import (
+    BACKWARD, FORWARD, FRONT, MIDDLE, NTH, REAR, SIDEWAYS, Description, Order, file_number,
+    locate, motion, resolve,
+)
+
+PIECE_GLYPHS: dict[str, int] = {
+    "帅": KING, "帥": KING, "将": KING, "將": KING,
+    "仕": ADVISOR, "士": ADVISOR,
+    "相": ELEPHANT, "象": ELEPHANT,
+    "马": HORSE, "馬": HORSE, "傌": HORSE,
+    "车": CHARIOT, "車": CHARIOT, "俥": CHARIOT, "硨": CHARIOT,
+    "炮": CANNON, "砲": CANNON, "包": CANNON,
+    "兵": PAWN, "卒": PAWN,
+}
+DIRECTION_GLYPHS: dict[str, int] = {
+    "进": FORWARD, "進": FORWARD, "上": FORWARD,
+    "退": BACKWARD, "下": BACKWARD,
+    "平": SIDEWAYS,
+}
+NUMERALS: dict[str, int] = {}
+for _n, (_cn, _ascii, _wide) in enumerate(zip("一二三四五六七八九", "123456789", "１２３４５６７８９"), 1):
+    NUMERALS[_cn] = NUMERALS[_ascii] = NUMERALS[_wide] = _n
+#: Words in front of a piece (or of a file, for pawns doubled on two files).
+ORDER_GLYPHS: dict[str, Order] = {
+    "前": FRONT, "后": REAR, "後": REAR, "中": MIDDLE,
+    **{cn: NTH[k] for k, cn in enumerate("一二三四五")},
+}
+
+
+class _Style:
+    """The glyphs one written form uses, with its lookup tables."""
+
+    def __init__(self, pieces: dict[int, str], directions: str, words: str) -> None:
+        numerals = {RED: "一二三四五六七八九", BLACK: "１２３４５６７８９"}
+        self.numerals = numerals
+        self.pieces = pieces
+        self.directions = {FORWARD: directions[0], BACKWARD: directions[1], SIDEWAYS: directions[2]}
+        front, middle, rear = words
+        #: words[n] = the words for n same pieces on a file, front first.
+        self.words = (None, None, (front, rear), (front, middle, rear),
+                      (front, "二", "三", "四"), (front, "二", "三", "四", "五"))
+        #: heads[piece][square] = piece glyph and file number (``炮二``).
+        self.heads = {
+            piece: tuple(glyph + numerals[color][file_number(color, sq % 9) - 1] for sq in range(90))
+            for ptype, glyph_pair in pieces.items()
+            for color, glyph in zip((RED, BLACK), glyph_pair)
+            for piece in (ptype * color,)
+        }
+        #: tails[color][from * 90 + to] = direction and target (``平五``), filled on first use.
+        self.tails: dict[int, list[str | None]] = {RED: [None] * 8100, BLACK: [None] * 8100}
+
+    def tail(self, color: int, move: Move) -> str:
+        key = move.from_square * 90 + move.to_square
+        text = self.tails[color][key]
+        if text is None:
+            direction, target = motion(color, move)
+            text = self.directions[direction] + self.numerals[color][target - 1]
+            self.tails[color][key] = text
+        return text
+
+
+_SIMPLIFIED = _Style(
+    {KING: "帅将", ADVISOR: "仕士", ELEPHANT: "相象", HORSE: "马马", CHARIOT: "车车",
+     CANNON: "炮炮", PAWN: "兵卒"},
+    "进退平", "前中后")
+_TRADITIONAL = _Style(
+    {KING: "帥將", ADVISOR: "仕士", ELEPHANT: "相象", HORSE: "馬馬", CHARIOT: "車車",
+     CANNON: "炮炮", PAWN: "兵卒"},
+    "進退平", "前中後")
+
+
+def write_chinese(board: list[int], move: Move, traditional: bool = False) -> str:
+    """The Chinese text of the legal ``move`` on ``board``.
+
+    >>> from xqdb.rules import Position
+    >>> pos = Position("4k4/9/9/4P4/4P4/2P6/2P6/9/9/3K5 w")
+    >>> write_chinese(pos.board, Move.from_uci("e5d5")), write_chinese(pos.board, Move.from_uci("c4c5"))
+    ('后五平六', '前七进一')
+    """
+    style = _TRADITIONAL if traditional else _SIMPLIFIED
+    f = move.from_square
+    piece = board[f]
+    color = RED if piece > 0 else BLACK
+    tail = style.tail(color, move)
+    if board[f % 9::9].count(piece) == 1:
+        return style.heads[piece][f] + tail
+    loc = locate(board, move)
+    if loc.count == 1:
+        return style.heads[piece][f] + tail
+    word = style.words[loc.count][loc.place]
+    if loc.several_files:
+        # 前兵九平八 shortened to four characters, as the DhtmlXQ viewer writes it.
+        return word + style.numerals[color][file_number(color, f % 9) - 1] + tail
+    return word + style.pieces[abs(piece)][0 if color == RED else 1] + tail
+
+
+def _describe(text: str) -> Description | None:
+    """The description a Chinese move text gives, or ``None`` if it is not one."""
+    n = len(text)
+    if n == 4:
+        head, second = text[0], text[1]
+        ptype = PIECE_GLYPHS.get(head)
+        if ptype is not None:
+            file = NUMERALS.get(second)
+            if file is None:
+                return None
+            order = None
+        else:
+            order = ORDER_GLYPHS.get(head)
+            if order is None:
+                return None
+            ptype = PIECE_GLYPHS.get(second)
+            file = None
+            if ptype is None:
+                # 前九平八: pawns doubled on two files, the piece name dropped.
+                file = NUMERALS.get(second)
+                if file is None:
+                    return None
+                ptype = PAWN
+    elif n == 5:
+        # 前兵九平八
+        order = ORDER_GLYPHS.get(text[0])
+        ptype = PIECE_GLYPHS.get(text[1])
+        file = NUMERALS.get(text[2])
+        if order is None or ptype is None or file is None:
+            return None
+    else:
+        return None
+    direction = DIRECTION_GLYPHS.get(text[-2])
+    target = NUMERALS.get(text[-1])
+    if direction is None or target is None:
+        return None
+    return Description(ptype, file, order, direction, target)
+
+
+def parse_chinese(pos: Position, text: str) -> tuple[Move, bool]:
+    """Read a Chinese move text against ``pos``; returns ``(move, loose)``.
+
+    >>> from xqdb.rules import Position
+    >>> parse_chinese(Position(), "车二进三")
+    Traceback (most recent call last):
+    ...
+    xqdb.notation.coordinates.NotationError: '车二进三': there is no red chariot on file 2 (h)
+    """
+    desc = _describe(text.strip())
+    if desc is None:
+        raise NotationError(f"{text!r} is not a Chinese move like 炮二平五")
+    return resolve(pos, desc, text)
+
+
+__all__ = ["parse_chinese", "write_chinese", "PIECE_GLYPHS", "DIRECTION_GLYPHS", "NUMERALS",
+           "ORDER_GLYPHS"]

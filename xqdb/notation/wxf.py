@@ -1,0 +1,156 @@
+"""WXF notation: ``C2.5``, ``H8+7``, ``R+.3``, ``P-+1``, ``3+.4``.
+
+Parsing takes the official form and what real files write: ``=`` for sideways, ``B``/``N``
+for elephant/horse, lower case, full-width characters (``Ｃ２＝５``), tandem markers before
+the letter (``+P+1``) or after it (``P+.4``), ``++``/``--`` for the first/last of four or
+five pawns, the file digit in place of the letter for pawns doubled on two files, xqbase's
+``a``..``e`` for the n-th tandem pawn, and ``C25`` with no operator for a sideways move.
+Writing is official WXF.
+
+>>> from xqdb.rules import Position
+>>> pos = Position()
+>>> move, loose = parse_wxf(pos, "Ｃ２＝５")
+>>> str(move), write_wxf(pos.board, move)
+('h2e2', 'C2.5')
+"""
+
+from __future__ import annotations
+
+from ..rules.board import (
+    ADVISOR, BLACK, CANNON, CHARIOT, ELEPHANT, HORSE, KING, PAWN, RED, Move,
+)
+from ..rules.position import Position
+from .coordinates import NotationError
+from .describe import (
+    BACKWARD, FORWARD, FRONT, MIDDLE, NTH, REAR, SIDEWAYS, WXF_FIRST, WXF_LAST, WXF_MINUS,
+    WXF_PLUS, Description, Order, file_number, locate, motion, resolve,
+)
+
+LETTERS: dict[str, int] = {
+    "K": KING, "A": ADVISOR, "E": ELEPHANT, "B": ELEPHANT, "H": HORSE, "N": HORSE,
+    "R": CHARIOT, "C": CANNON, "P": PAWN,
+}
+OPERATORS: dict[str, int] = {"+": FORWARD, "-": BACKWARD, ".": SIDEWAYS, "=": SIDEWAYS}
+_DIGITS = {str(n): n for n in range(1, 10)}
+_SUFFIX_ORDERS: dict[str, Order] = {"+": WXF_PLUS, "-": WXF_MINUS, ".": MIDDLE,
+                                    **{c: NTH[k] for k, c in enumerate("ABCDE")}}
+_PREFIX_ORDERS: dict[str, Order] = {"+": FRONT, "-": REAR}
+#: Full-width ASCII (U+FF01..FF5E) and the ideographic space, folded to ASCII.
+_FOLD = {c: c - 0xFEE0 for c in range(0xFF01, 0xFF5F)} | {0x3000: 0x20}
+
+_WRITE_LETTERS = " KAEHRCP"
+_WRITE_OPERATORS = {FORWARD: "+", BACKWARD: "-", SIDEWAYS: "."}
+#: Official place markers for n pawns on one file, front first (``None``: the file digit).
+_PLACES: tuple[tuple[str | None, ...] | None, ...] = (
+    None, None, ("+", "-"), ("+", None, "-"), ("++", "+", "-", "--"),
+    ("++", "+", None, "-", "--"))
+
+_HEADS = {piece: tuple(_WRITE_LETTERS[abs(piece)] + str(file_number(color, sq % 9))
+                       for sq in range(90))
+          for color in (RED, BLACK) for piece in (color * t for t in range(1, 8))}
+_TAILS: dict[int, list[str | None]] = {RED: [None] * 8100, BLACK: [None] * 8100}
+
+
+def _tail(color: int, move: Move) -> str:
+    key = move.from_square * 90 + move.to_square
+    text = _TAILS[color][key]
+    if text is None:
+        direction, target = motion(color, move)
+        text = _TAILS[color][key] = _WRITE_OPERATORS[direction] + str(target)
+    return text
+
+
+def write_wxf(board: list[int], move: Move) -> str:
+    """The official WXF text of the legal ``move`` on ``board``.
+
+    >>> from xqdb.rules import Position
+    >>> pos = Position("4k4/9/9/4P4/4P4/2P6/2P6/9/9/3K5 w")
+    >>> write_wxf(pos.board, Move.from_uci("e5d5")), write_wxf(pos.board, Move.from_uci("c4c5"))
+    ('5-.6', '7++1')
+    """
+    f = move.from_square
+    piece = board[f]
+    color = RED if piece > 0 else BLACK
+    tail = _tail(color, move)
+    if board[f % 9::9].count(piece) == 1:
+        return _HEADS[piece][f] + tail
+    loc = locate(board, move)
+    if loc.count == 1:
+        return _HEADS[piece][f] + tail
+    number = str(file_number(color, f % 9))
+    if loc.several_files:
+        # The file digit replaces the letter; the middle of three repeats the digit.
+        places = _PLACES[loc.count]
+        mark = places[loc.place] if places else None
+        return number + (mark or number) + tail
+    mark = _PLACES[loc.count][loc.place]
+    letter = _WRITE_LETTERS[abs(piece)]
+    if mark is None:
+        return letter + number + tail
+    if len(mark) == 2:
+        return mark + tail
+    return letter + mark + tail
+
+
+def _describe(text: str) -> Description | None:
+    """The description a (folded) WXF text gives, or ``None`` if it is not one."""
+    n = len(text)
+    if n == 3 and text[1] in _DIGITS and text[2] in _DIGITS:
+        text = text[:2] + "." + text[2]  # C25: no operator, a sideways move
+        n = 4
+    if n != 4:
+        return None
+    a, b, op, last = text[0], text[1], text[2], text[3]
+    direction = OPERATORS.get(op)
+    target = _DIGITS.get(last)
+    if direction is None or target is None:
+        return None
+    ptype = LETTERS.get(a.upper())
+    if ptype is not None:
+        if b in _DIGITS:
+            return Description(ptype, _DIGITS[b], None, direction, target, ptype == PAWN)
+        order = _SUFFIX_ORDERS.get(b.upper())
+        if order is None:
+            return None
+        return Description(ptype, None, order, direction, target)
+    if a in "+-":
+        ptype = LETTERS.get(b.upper())
+        if ptype is not None:
+            return Description(ptype, None, _PREFIX_ORDERS[a], direction, target)
+        if b == a:
+            return Description(PAWN, None, WXF_FIRST if a == "+" else WXF_LAST, direction, target)
+        return None
+    if a in _DIGITS:
+        # Pawns doubled on two files: the file digit in place of the letter.
+        if b == a:
+            return Description(PAWN, _DIGITS[a], MIDDLE, direction, target)
+        order = _PREFIX_ORDERS.get(b)
+        if order is None:
+            return None
+        return Description(PAWN, _DIGITS[a], order, direction, target)
+    return None
+
+
+def fold(text: str) -> str:
+    """``text`` with full-width ASCII folded to ASCII and outer blanks removed.
+
+    >>> fold(" ＋Ｐ＋１ ")
+    '+P+1'
+    """
+    return text.translate(_FOLD).strip()
+
+
+def parse_wxf(pos: Position, text: str) -> tuple[Move, bool]:
+    """Read a WXF move text against ``pos``; returns ``(move, loose)``.
+
+    >>> from xqdb.rules import Position
+    >>> str(parse_wxf(Position(), "n8+7")[0])
+    'b0c2'
+    """
+    desc = _describe(fold(text))
+    if desc is None:
+        raise NotationError(f"{text!r} is not a WXF move like C2.5")
+    return resolve(pos, desc, text)
+
+
+__all__ = ["parse_wxf", "write_wxf", "fold", "LETTERS", "OPERATORS"]

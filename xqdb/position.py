@@ -1,0 +1,59 @@
+"""The public position: the rules' :class:`~xqdb.rules.Position` plus move notation.
+
+In the spirit of python-chess: parse a move text in any notation, write a move in any.
+
+>>> from xqdb import Position
+>>> pos = Position()
+>>> move = pos.parse_move("炮二平五")
+>>> str(move), pos.move_text(move, "wxf"), pos.move_text(move, "iccs")
+('h2e2', 'C2.5', 'H2-E2')
+>>> pos.push(move)
+>>> pos.move_text(pos.parse_move("H8+7"), "chinese")
+'马８进７'
+"""
+
+from __future__ import annotations
+
+from . import notation
+from .rules.board import Move
+from .rules.position import Position as _RulesPosition
+
+
+class Position(_RulesPosition):
+    """A Xiangqi position that reads and writes move texts.
+
+    >>> Position.from_fen("4k4/9/9/9/9/9/9/9/4C4/4K4 w").parse_move("炮五平四")
+    Traceback (most recent call last):
+    ...
+    xqdb.notation.coordinates.NotationError: '炮五平四': e1-f1 would leave the kings facing each other on an open file
+    """
+
+    __slots__ = ()
+
+    def read_move(self, text: str, notation_name: str = "auto") -> tuple[Move, bool]:
+        """``(move, loose)`` for ``text``: the legal move it names, and whether it was loose.
+
+        Raises :class:`~xqdb.notation.NotationError` when the text names no legal move
+        (for coordinate texts too) or several.
+        """
+        move, loose = notation.read_move(self, text, notation_name)
+        if not self.is_legal(move):
+            raise notation.NotationError(f"{text!r}: {self.explain_illegal(move)}")
+        return move, loose
+
+    def parse_move(self, text: str, notation_name: str = "auto") -> Move:
+        """The legal move ``text`` names (any notation when ``notation_name`` is ``auto``)."""
+        return self.read_move(text, notation_name)[0]
+
+    def push_text(self, text: str, notation_name: str = "auto") -> Move:
+        """Parse ``text`` and make the move; returns it."""
+        move = self.parse_move(text, notation_name)
+        self.push(move)
+        return move
+
+    def move_text(self, move: Move, notation_name: str = "chinese") -> str:
+        """``move`` (legal here) written in ``notation_name``."""
+        return notation.write_move(self, move, notation_name)
+
+
+__all__ = ["Position", "Move"]
