@@ -1,0 +1,144 @@
+"""The DuckDB schema: one place that creates the tables and opens a database safely.
+
+The tables are documented for users in ``docs/schema.md``; keep the two in step.
+
+>>> import duckdb
+>>> con = duckdb.connect()
+>>> create_schema(con)
+>>> sorted(r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall())
+['game_records', 'games', 'meta', 'moves', 'raw_records', 'sources']
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import duckdb
+
+#: Bumped whenever a table changes shape; stored in ``meta``.
+SCHEMA_VERSION = 1
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (
+    key VARCHAR PRIMARY KEY,
+    value VARCHAR
+);
+CREATE TABLE IF NOT EXISTS sources (
+    source_id BIGINT NOT NULL,
+    path VARCHAR NOT NULL,
+    member VARCHAR,
+    sha256 VARCHAR NOT NULL,
+    bytes BIGINT NOT NULL,
+    format VARCHAR,
+    encoding VARCHAR,
+    records INTEGER NOT NULL,
+    error VARCHAR,
+    imported_at TIMESTAMP
+);
+CREATE TABLE IF NOT EXISTS games (
+    game_id BIGINT NOT NULL,
+    source_id BIGINT NOT NULL,
+    record_index INTEGER NOT NULL,
+    content_hash UBIGINT,
+    event VARCHAR, site VARCHAR, round VARCHAR,
+    date DATE, date_raw VARCHAR,
+    red VARCHAR, black VARCHAR, red_team VARCHAR, black_team VARCHAR,
+    red_elo INTEGER, black_elo INTEGER,
+    result VARCHAR, rules_result VARCHAR,
+    start_fen VARCHAR, start_key UBIGINT,
+    plies INTEGER NOT NULL,
+    status VARCHAR NOT NULL,
+    error VARCHAR, error_ply INTEGER, error_text VARCHAR,
+    termination VARCHAR,
+    ecco VARCHAR, opening VARCHAR, variation VARCHAR,
+    final_fen VARCHAR, final_key UBIGINT,
+    format VARCHAR, notation VARCHAR, encoding VARCHAR,
+    variations INTEGER, variation_errors VARCHAR[],
+    tags MAP(VARCHAR, VARCHAR)
+);
+CREATE TABLE IF NOT EXISTS game_records (
+    game_id BIGINT NOT NULL,
+    source_id BIGINT NOT NULL,
+    record_index INTEGER NOT NULL,
+    is_primary BOOLEAN NOT NULL,
+    line INTEGER,
+    "offset" BIGINT,
+    format VARCHAR, notation VARCHAR, encoding VARCHAR,
+    status VARCHAR NOT NULL,
+    tags MAP(VARCHAR, VARCHAR)
+);
+CREATE TABLE IF NOT EXISTS moves (
+    game_id BIGINT NOT NULL,
+    ply SMALLINT NOT NULL,
+    uci VARCHAR, iccs VARCHAR, wxf VARCHAR, chinese VARCHAR,
+    piece VARCHAR, capture VARCHAR,
+    is_check BOOLEAN,
+    key_before UBIGINT, key_after UBIGINT
+);
+CREATE TABLE IF NOT EXISTS raw_records (
+    game_id BIGINT NOT NULL,
+    source_id BIGINT NOT NULL,
+    record_index INTEGER NOT NULL,
+    text VARCHAR,
+    data BLOB
+);
+"""
+
+
+class DatabaseError(Exception):
+    """The database cannot be used: not DuckDB, locked by another process, or too new."""
+
+
+def create_schema(con: duckdb.DuckDBPyConnection) -> None:
+    """Create every table that is missing and record the schema version."""
+    con.execute(SCHEMA)
+    row = con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+    if row is None:
+        con.execute("INSERT INTO meta VALUES ('schema_version', ?)", [str(SCHEMA_VERSION)])
+    elif int(row[0]) > SCHEMA_VERSION:
+        raise DatabaseError(f"schema version {row[0]} is newer than this xqdb ({SCHEMA_VERSION})")
+
+
+def connect(path: str | os.PathLike[str], read_only: bool = False) -> duckdb.DuckDBPyConnection:
+    """Open (and for writing, create) the database at ``path``.
+
+    Every way this can fail because of what the user pointed us at raises
+    :class:`DatabaseError` with a one-line message naming the file.
+    """
+    where = Path(path)
+    if read_only and not where.exists():
+        raise DatabaseError(f"{where}: no such database")
+    if where.is_dir():
+        raise DatabaseError(f"{where}: is a folder, not a database file")
+    try:
+        con = duckdb.connect(str(where), read_only=read_only)
+    except duckdb.IOException as exc:
+        raise DatabaseError(f"{where}: {_explain(exc)}") from None
+    except duckdb.Error as exc:
+        raise DatabaseError(f"{where}: cannot open as a DuckDB database ({_first_line(exc)})") from None
+    try:
+        if read_only:
+            tables = {r[0] for r in con.execute(
+                "SELECT table_name FROM information_schema.tables").fetchall()}
+            if "games" not in tables:
+                raise DatabaseError(f"{where}: not an xqdb database (no games table)")
+        else:
+            create_schema(con)
+    except BaseException:
+        con.close()
+        raise
+    return con
+
+
+def _first_line(exc: BaseException) -> str:
+    return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+
+
+def _explain(exc: duckdb.Error) -> str:
+    text = str(exc)
+    if "lock" in text.lower():
+        return "the database is locked by another process (is another import running?)"
+    if "not a valid DuckDB database" in text or "magic" in text.lower() or "database file" in text:
+        return "not a DuckDB database"
+    return _first_line(exc)
