@@ -1,0 +1,309 @@
+"""How a game ends under the rules: mate, stalemate, repetition verdicts and the move limit.
+
+An :class:`Adjudicator` follows a game ply by ply. After each ``pos.push(move)`` the caller
+passes the position to :meth:`Adjudicator.update`, which returns ``None`` or the
+:class:`Ending` reached by that move. The common ply costs a dictionary lookup and a
+legal-move probe; the walk over a repetition cycle runs only when a position occurs for
+the third time. :func:`adjudicate` is the same over a FEN and a move list.
+
+>>> adjudicate("3k5/9/9/9/9/9/9/9/9/R3K4 w", ["a0d0"])
+Ending(name='checkmate', result='1-0', ply=1, offender=None, chase=False, move_limit=120)
+>>> adjudicate("R2k5/9/9/9/9/9/9/9/9/5K3 b", ["d9d8", "a9a8", "d8d9", "a8a9"] * 2).name
+'perpetual_check'
+
+The endings, by name:
+
+``checkmate``, ``stalemate``
+    The side to move has no legal move; in check or not, it has lost (困毙 is a loss).
+``perpetual_check``
+    A position occurs for the third time and one side gave check with every one of its
+    moves since the first occurrence: that side loses. Both sides checking is a draw.
+``perpetual_chase``
+    No perpetual check, and one side chased the same enemy piece with every one of its
+    moves in the cycle: that side loses (``chase`` is set so reports can tell it apart).
+    Both sides chasing is a draw.
+``repetition``
+    Third occurrence with no forbidden action: a draw.
+``move_limit``
+    ``move_limit`` plies (120 = 60 moves by default, 100 for comparison with
+    Fairy-Stockfish) without a capture: a draw. The limit applied is kept in every ending.
+
+Chasing follows the Asian Xiangqi Federation rule in the simplified form the engines use.
+A move *chases* an enemy piece when, after it, the mover newly threatens to capture that
+piece, that is it threatens it now and did not just before the move, where a threat is a
+legal capture by a horse, chariot, cannon, elephant or advisor of
+
+* an enemy chariot, by anything but a chariot (protected or not), or
+* any other enemy piece except the king and a pawn still on its own side of the river,
+  when that piece has no real protector (no legal recapture after the capture), and
+  cannot capture its attacker itself (an exchange offer is not a chase).
+
+Simplifications, on purpose: the king and pawns never chase (AXF allows them to); a
+check is never also counted as a chase, so "one check, one chase" is a plain repetition;
+a side must chase one and the same piece through the whole cycle (chasing two pieces in
+turn is not an offence here); the AXF refinements about counted checks during the move
+limit, sacrifices and "idle" moves are not modelled. Verdicts on repetitions are the
+rules engine's opinion, not an arbiter's: reports should say so.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable
+
+from .board import BLACK, CHARIOT, KING, PAWN, RED, Move
+from .position import IllegalMoveError, Position
+
+#: Every ending name, in the order they are checked.
+ENDING_NAMES = ("checkmate", "stalemate", "perpetual_check", "perpetual_chase", "repetition",
+                "move_limit")
+
+#: Plies without capture after which the game is drawn (Chinese rules: 60 moves).
+DEFAULT_MOVE_LIMIT = 120
+
+DRAW = "1/2-1/2"
+
+#: Piece types that can chase (the king and pawns may attack freely).
+_CHASERS = frozenset({2, 3, 4, 5, 6})  # advisor, elephant, horse, chariot, cannon
+
+
+def _win_for(color: int) -> str:
+    return "1-0" if color == RED else "0-1"
+
+
+@dataclass(frozen=True, slots=True)
+class Ending:
+    """How and when a game ended under the rules.
+
+    >>> Ending("perpetual_chase", "0-1", ply=8, offender=1, chase=True).loser
+    1
+    """
+
+    name: str
+    """One of :data:`ENDING_NAMES`."""
+    result: str
+    """``1-0``, ``0-1`` or ``1/2-1/2``."""
+    ply: int
+    """Plies played since the adjudication started when the ending was reached."""
+    offender: int | None = None
+    """For perpetual check or chase: the side (``RED``/``BLACK``) that broke the rule."""
+    chase: bool = False
+    """Whether the verdict rests on the perpetual-chase rule."""
+    move_limit: int | None = DEFAULT_MOVE_LIMIT
+    """The move limit (in plies) that was applied; ``None`` when none was."""
+
+    @property
+    def loser(self) -> int | None:
+        """The side that lost (``None`` for a draw)."""
+        if self.result == "1-0":
+            return BLACK
+        if self.result == "0-1":
+            return RED
+        return None
+
+    @property
+    def is_draw(self) -> bool:
+        return self.result == DRAW
+
+
+class Adjudicator:
+    """Incremental adjudication of a game, fed one position per ply.
+
+    >>> from xqdb.rules import Move
+    >>> pos = Position("4k4/9/9/9/9/9/9/9/9/3K5 w")
+    >>> adj = Adjudicator(pos, move_limit=4)
+    >>> endings = []
+    >>> for text in ["d0d1", "e9e8", "d1d0", "e8e9"]:
+    ...     pos.push(Move.from_uci(text))
+    ...     endings.append(adj.update(pos))
+    >>> endings[-1]
+    Ending(name='move_limit', result='1/2-1/2', ply=4, offender=None, chase=False, move_limit=4)
+    """
+
+    __slots__ = ("move_limit", "ending", "_keys", "_checks", "_seen")
+
+    def __init__(self, pos: Position, *, move_limit: int | None = DEFAULT_MOVE_LIMIT) -> None:
+        self.move_limit = move_limit
+        self.ending: Ending | None = None
+        """The first ending reached, if any (a game over on its start position included)."""
+        self._keys: list[int] = [pos.zobrist()]
+        self._checks: list[bool] = [pos.is_check()]
+        # Zobrist key -> indices into _keys, for the positions since the last capture only:
+        # nothing before a capture can ever occur again.
+        self._seen: dict[int, list[int]] = {pos.zobrist(): [0]}
+        self.ending = self._no_move_ending(pos, 0)
+
+    @property
+    def ply(self) -> int:
+        """Plies seen since the start position."""
+        return len(self._keys) - 1
+
+    def update(self, pos: Position) -> Ending | None:
+        """Account for the move just pushed on ``pos``; the ending it reaches, if any.
+
+        Only the first ending of a game is returned; later plies give ``None`` (records
+        often go on after a repetition) and :attr:`ending` keeps the first one.
+        """
+        key = pos.zobrist()
+        ply = len(self._keys)
+        self._keys.append(key)
+        self._checks.append(pos.is_check())
+        if pos.last_capture():
+            self._seen = {}
+        seen = self._seen.get(key)
+        if seen is None:
+            self._seen[key] = [ply]
+        else:
+            seen.append(ply)
+        if self.ending is not None:
+            return None
+        ending = self._no_move_ending(pos, ply)
+        if ending is None and seen is not None and len(seen) >= 3:
+            ending = self._repetition_ending(pos, seen[-3], ply)
+        if ending is None and self.move_limit is not None and pos.halfmove_clock >= self.move_limit:
+            ending = Ending("move_limit", DRAW, ply, move_limit=self.move_limit)
+        self.ending = ending
+        return ending
+
+    def _no_move_ending(self, pos: Position, ply: int) -> Ending | None:
+        outcome = pos.outcome()
+        if outcome is None:
+            return None
+        return Ending(outcome, _win_for(-pos.turn), ply, move_limit=self.move_limit)
+
+    def _repetition_ending(self, pos: Position, first: int, ply: int) -> Ending:
+        """The verdict on the cycle from position ``first`` to position ``ply`` (the same)."""
+        # Move k leads from position k-1 to k; the mover of the last move is -pos.turn.
+        last_mover = -pos.turn
+        checked = {RED: True, BLACK: True}
+        for k in range(first + 1, ply + 1):
+            mover = last_mover if (ply - k) % 2 == 0 else -last_mover
+            checked[mover] = checked[mover] and self._checks[k]
+        limit = self.move_limit
+        if checked[RED] or checked[BLACK]:
+            if checked[RED] and checked[BLACK]:
+                return Ending("perpetual_check", DRAW, ply, move_limit=limit)
+            offender = RED if checked[RED] else BLACK
+            return Ending("perpetual_check", _win_for(-offender), ply, offender=offender,
+                          move_limit=limit)
+        chasers = chasing_sides(pos, ply - first)
+        if chasers:
+            if len(chasers) == 2:
+                return Ending("perpetual_chase", DRAW, ply, chase=True, move_limit=limit)
+            (offender,) = chasers
+            return Ending("perpetual_chase", _win_for(-offender), ply, offender=offender,
+                          chase=True, move_limit=limit)
+        return Ending("repetition", DRAW, ply, move_limit=limit)
+
+
+def chasing_sides(pos: Position, plies: int) -> set[int]:
+    """The sides that chased one enemy piece with every move of the last ``plies`` plies.
+
+    ``pos`` is not changed: the walk back and forth runs on a copy.
+
+    >>> from xqdb.rules import Move
+    >>> pos = Position("4k4/9/9/8c/R8/9/9/9/9/3K5 w")
+    >>> for text in ["a5a6", "i6i5", "a6a5", "i5i6"]:
+    ...     pos.push(Move.from_uci(text))
+    >>> chasing_sides(pos, 4) == {RED}
+    True
+    """
+    work = pos.copy()
+    moves = [work.pop() for _ in range(plies)][::-1]
+    # Follow each piece through the cycle by the square it stood on at the start.
+    identity = {sq: sq for sq, piece in enumerate(work.board) if piece}
+    chased: dict[int, set[int] | None] = {RED: None, BLACK: None}
+    for move in moves:
+        mover = work.turn
+        before = threatened(work, mover)
+        work.push(move)
+        identity[move.to_square] = identity.pop(move.from_square)
+        if work.is_check():
+            new: set[int] = set()
+        else:
+            new = {identity[sq] for sq in threatened(work, mover) - before}
+        so_far = chased[mover]
+        chased[mover] = new if so_far is None else so_far & new
+    return {side for side, pieces in chased.items() if pieces}
+
+
+def threatened(pos: Position, side: int) -> set[int]:
+    """Squares of the enemy pieces that ``side`` threatens in the chasing sense.
+
+    See the module docstring for what counts. ``pos`` is left as it was.
+
+    >>> sorted(threatened(Position("4k4/9/9/8c/R8/9/9/9/9/3K5 w"), RED))
+    []
+    >>> threatened(Position("4k4/9/9/R7c/9/9/9/9/9/3K5 w"), RED)
+    {62}
+    """
+    work = pos.copy()
+    work.turn = side  # the question is what ``side`` could take if it were to move
+    board = work.board
+    out: set[int] = set()
+    for move in work.legal_moves():
+        target = move.to_square
+        victim = board[target] * -side
+        if victim <= 0 or victim == KING or abs(board[move.from_square]) not in _CHASERS:
+            continue
+        if victim == PAWN and not _crossed_river(target, -side):
+            continue
+        attacker = abs(board[move.from_square])
+        if victim == CHARIOT and attacker != CHARIOT:
+            out.add(target)
+        elif not _can_capture(work, target, move.from_square, -side) and \
+                not _is_protected(work, move):
+            out.add(target)
+    return out
+
+
+def _crossed_river(sq: int, color: int) -> bool:
+    rank = sq // 9
+    return rank >= 5 if color == RED else rank <= 4
+
+
+def _can_capture(pos: Position, origin: int, target: int, color: int) -> bool:
+    """Whether the piece of ``color`` on ``origin`` may legally take on ``target`` now."""
+    saved = pos.turn
+    pos.turn = color
+    try:
+        return pos.is_legal(Move.of(origin, target))
+    finally:
+        pos.turn = saved
+
+
+def _is_protected(pos: Position, capture: Move) -> bool:
+    """Whether, after ``capture``, the victim's side can legally take back on its square."""
+    target = capture.to_square
+    pos.push(capture)
+    try:
+        return any(m.to_square == target for m in pos.legal_moves())
+    finally:
+        pos.pop()
+
+
+def adjudicate(fen: str, moves: Iterable[str | Move], *,
+               move_limit: int | None = DEFAULT_MOVE_LIMIT) -> Ending | None:
+    """The first ending reached when ``moves`` (``h2e2`` style or :class:`Move`) are
+    played from ``fen``, or ``None`` when the game is still going.
+
+    Raises :class:`~xqdb.rules.position.IllegalMoveError` naming the ply of a bad move.
+
+    >>> adjudicate("4k4/9/9/9/9/9/9/9/9/3K5 w", ["d0d1", "e9e8", "d1d0", "e8e9"] * 2).name
+    'repetition'
+    >>> adjudicate("4k4/9/9/9/9/9/9/9/9/3K5 w", ["d0d1", "e9e8", "d1d3"])
+    Traceback (most recent call last):
+    ...
+    xqdb.rules.position.IllegalMoveError: ply 3: d1d3: the king on d1 cannot move to d3
+    """
+    pos = Position.from_fen(fen)
+    adjudicator = Adjudicator(pos, move_limit=move_limit)
+    for ply, move in enumerate(moves, start=1):
+        if isinstance(move, str):
+            move = Move.from_uci(move)
+        try:
+            pos.push_legal(move)
+        except IllegalMoveError as exc:
+            raise IllegalMoveError(f"ply {ply}: {exc}") from None
+        adjudicator.update(pos)
+    return adjudicator.ending
