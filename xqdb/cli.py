@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import logging
+import sys
 import time
+from typing import Any
 
 import click
 
 from .rules import Position, divide, perft
 from .rules.position import FenError, STARTING_FEN
+from .db.info import database_info
+from .db.schema import DatabaseError, connect
+from .formats.sources import SourceError, walk
+from .importer import EXIT_DATABASE, ImportRunError, ImportSummary, UnitResult, import_paths
 
 
 @click.group()
@@ -42,3 +49,106 @@ def perft_command(fen: str, depth: int, split: bool, board: bool) -> None:
     elapsed = time.perf_counter() - start
     rate = f" ({total / elapsed:,.0f} nodes/s)" if elapsed > 0.05 else ""
     click.echo(f"perft({depth}) = {total}{rate}")
+
+
+def _logging(verbose: int, quiet: bool, log_file: str | None) -> list[logging.Handler]:
+    """Send xqdb's log records to stderr (and ``log_file``); returns the handlers added."""
+    level = logging.ERROR if quiet else (logging.WARNING, logging.INFO)[min(verbose, 1)]
+    if verbose >= 2:
+        level = logging.DEBUG
+    console = logging.StreamHandler()
+    console.setLevel(level)
+    console.setFormatter(logging.Formatter("%(levelname)s: %(message)s"))
+    handlers: list[logging.Handler] = [console]
+    if log_file:
+        to_file = logging.FileHandler(log_file, encoding="utf-8")
+        to_file.setLevel(logging.DEBUG if verbose >= 2 else logging.INFO)
+        to_file.setFormatter(logging.Formatter(
+            "%(asctime)s %(processName)s %(levelname)s %(name)s: %(message)s"))
+        handlers.append(to_file)
+    root = logging.getLogger()
+    root.setLevel(min(h.level for h in handlers))
+    for handler in handlers:
+        root.addHandler(handler)
+    return handlers
+
+
+def _progress_bar(paths: tuple[str, ...], enabled: bool) -> Any:
+    """A bytes-and-games bar on stderr when it is a terminal (``None`` otherwise)."""
+    if not enabled or not click.get_text_stream("stderr").isatty():
+        return None
+    total = None
+    if "-" not in paths:
+        total = sum(s.size for s in walk(paths) if not isinstance(s, SourceError)) or None
+    return click.progressbar(length=total, label="importing", file=click.get_text_stream("stderr"),
+                             show_pos=False, show_percent=True, show_eta=True)
+
+
+@cli.command("import")
+@click.argument("paths", nargs=-1)
+@click.option("--db", "db", required=True, envvar="XQDB_DB", type=click.Path(dir_okay=False),
+              help="DuckDB file to create or add to (env XQDB_DB).")
+@click.option("-j", "--jobs", type=click.IntRange(1), default=None,
+              help="Worker processes (default: all cores).")
+@click.option("--format", "format_", default=None, help="Read every source as this format.")
+@click.option("--encoding", default=None, help="Text encoding (default: detected).")
+@click.option("--log-file", type=click.Path(dir_okay=False), help="Also log to this file.")
+@click.option("-v", "--verbose", count=True, help="Say more (-vv for debug).")
+@click.option("-q", "--quiet", is_flag=True, help="Only errors; no progress bar or summary.")
+def import_command(paths: tuple[str, ...], db: str, jobs: int | None, format_: str | None,
+                   encoding: str | None, log_file: str | None, verbose: int, quiet: bool) -> None:
+    """Import game records from files, folders and archives (PATH ... or - for stdin).
+
+    \b
+    xqdb import sample_games --db games.duckdb
+    xqdb import big.zip more/ --db games.duckdb --jobs 2 --log-file import.log
+
+    Bad records are stored as invalid games with their reason; the exit code is 0
+    whenever the import ran. Importing the same files again adds nothing.
+    """
+    handlers = _logging(verbose, quiet, log_file)
+    bar = _progress_bar(paths, not quiet)
+    started = time.perf_counter()
+
+    def progress(unit: UnitResult, summary: ImportSummary) -> None:
+        rate = summary.records / max(time.perf_counter() - started, 1e-9)
+        bar.label = (f"{summary.records:,} games, {summary.invalid_total:,} invalid, "
+                     f"{rate:,.0f} games/s")
+        bar.update(unit.bytes)
+
+    try:
+        summary = import_paths(list(paths), db, jobs=jobs, format=format_, encoding=encoding,
+                               progress=progress if bar is not None else None)
+    except ImportRunError as exc:
+        click.echo(f"Error: {exc}", err=True)
+        sys.exit(exc.exit_code)
+    except KeyboardInterrupt:
+        click.echo("Interrupted: what was committed stays; run the same command to resume.",
+                   err=True)
+        sys.exit(130)
+    finally:
+        if bar is not None:
+            bar.render_finish()
+        for handler in handlers:
+            logging.getLogger().removeHandler(handler)
+            handler.close()
+    if not quiet:
+        click.echo(str(summary))
+
+
+@cli.command("info")
+@click.option("--db", "db", required=True, envvar="XQDB_DB", type=click.Path(dir_okay=False),
+              help="DuckDB file to describe (env XQDB_DB).")
+@click.option("--top", type=click.IntRange(1), default=10, show_default=True,
+              help="How many players and reasons to list.")
+def info_command(db: str, top: int) -> None:
+    """What is in a database: games, players, years, formats, invalid records."""
+    try:
+        con = connect(db, read_only=True)
+    except DatabaseError as exc:
+        click.echo(f"Error: {exc}", err=True)
+        sys.exit(EXIT_DATABASE)
+    try:
+        click.echo(str(database_info(con, top=top, path=db)))
+    finally:
+        con.close()

@@ -51,8 +51,21 @@ SPILL_ROWS = 400_000
 COMMIT_RECORDS = 4000
 
 
-class ImportError_(Exception):
-    """The run itself failed (no inputs, unusable database); the message says why."""
+class ImportRunError(Exception):
+    """The run itself failed; the message says why in one line.
+
+    ``exit_code`` is what ``xqdb import`` exits with: :data:`EXIT_INPUT` when there is
+    nothing to read, :data:`EXIT_DATABASE` when the database cannot be used.
+    """
+
+    def __init__(self, message: str, exit_code: int) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
+#: Exit codes of a failed run (Click itself uses 1 for errors and 2 for usage).
+EXIT_INPUT = 3
+EXIT_DATABASE = 4
 
 
 @dataclass(frozen=True)
@@ -130,14 +143,14 @@ def import_paths(paths: Sequence[str], db: str | os.PathLike[str], *, jobs: int 
                  ) -> ImportSummary:
     """Import every record under ``paths`` into the DuckDB file ``db``.
 
-    Raises :class:`ImportError_` for failures of the run itself: no inputs, a path that
+    Raises :class:`ImportRunError` for failures of the run itself: no inputs, a path that
     does not exist, a database that cannot be opened. Bad records never raise.
     """
     if not paths:
-        raise ImportError_("no inputs given")
+        raise ImportRunError("no inputs given", EXIT_INPUT)
     for path in paths:
         if path != "-" and not os.path.exists(path):
-            raise ImportError_(f"{path}: no such file or folder")
+            raise ImportRunError(f"{path}: no such file or folder", EXIT_INPUT)
     jobs = jobs or default_jobs()
     summary = ImportSummary()
     start = time.perf_counter()
@@ -148,7 +161,7 @@ def import_paths(paths: Sequence[str], db: str | os.PathLike[str], *, jobs: int 
             try:
                 con = connect(db)
             except DatabaseError as exc:
-                raise ImportError_(str(exc)) from None
+                raise ImportRunError(str(exc), EXIT_DATABASE) from None
             try:
                 writer = Writer(con)
                 units = plan_units(paths, writer.known_sources(), summary, format, encoding,
@@ -409,4 +422,4 @@ def reason_class(error: str) -> str:
     >>> reason_class("illegal move 'h2h9': blocked at ply 12")
     "illegal move '…': blocked at ply …"
     """
-    return _QUOTED.sub(lambda m: "'…'" if m.group().startswith(("'", '"')) else "…", error)[:80]
+    return _QUOTED.sub(lambda m: "'…'" if m.group().startswith(("'", '"')) else "…", error)[:120]

@@ -1,0 +1,105 @@
+"""What is in a database: counts, players, years, formats, invalid records by reason.
+
+>>> import duckdb
+>>> from xqdb.db.schema import create_schema
+>>> con = duckdb.connect()
+>>> create_schema(con)
+>>> database_info(con).games
+0
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import duckdb
+
+#: Blanks the particulars of an error message (quoted texts, numbers) to group by kind;
+#: the same rule as :func:`xqdb.importer.reason_class`.
+_REASON_SQL = r"""left(regexp_replace(regexp_replace(error, '''[^'']*''|"[^"]*"', '''…''', 'g'),
+                          '\b\d+\b', '…', 'g'), 120)"""
+
+
+@dataclass
+class DatabaseInfo:
+    """Counts about a database; ``str()`` is what ``xqdb info`` prints."""
+
+    path: str = ""
+    sources: int = 0
+    records: int = 0
+    games: int = 0
+    valid: int = 0
+    invalid: int = 0
+    duplicates: int = 0
+    moves: int = 0
+    players: int = 0
+    first_year: int | None = None
+    last_year: int | None = None
+    dated: int = 0
+    top_players: list[tuple[str, int]] = field(default_factory=list)
+    formats: list[tuple[str, str, int]] = field(default_factory=list)
+    """(format, encoding, records)."""
+    results: list[tuple[str, int]] = field(default_factory=list)
+    invalid_reasons: list[tuple[str, int]] = field(default_factory=list)
+
+    def __str__(self) -> str:
+        years = (f"{self.first_year}-{self.last_year} ({self.dated:,} games dated)"
+                 if self.first_year is not None else "no dated games")
+        lines = [
+            f"database: {self.path}" if self.path else "database",
+            f"  games:      {self.games:,} ({self.valid:,} valid, {self.invalid:,} invalid)",
+            f"  records:    {self.records:,} from {self.sources:,} sources "
+            f"({self.duplicates:,} duplicates linked to a kept game)",
+            f"  moves:      {self.moves:,}",
+            f"  players:    {self.players:,}",
+            f"  years:      {years}",
+        ]
+        if self.results:
+            lines.append("  results:    " + ", ".join(f"{r} {n:,}" for r, n in self.results))
+        if self.top_players:
+            lines.append("top players (games):")
+            lines += [f"  {n:>7,}  {name}" for name, n in self.top_players]
+        if self.formats:
+            lines.append("formats (records):")
+            lines += [f"  {n:>7,}  {fmt} {enc}" for fmt, enc, n in self.formats]
+        if self.invalid_reasons:
+            lines.append("invalid by reason:")
+            lines += [f"  {n:>7,}  {reason}" for reason, n in self.invalid_reasons]
+        return "\n".join(lines)
+
+
+def database_info(con: duckdb.DuckDBPyConnection, top: int = 10, path: str = "") -> DatabaseInfo:
+    """Gather :class:`DatabaseInfo` from an open database."""
+    info = DatabaseInfo(path=path)
+
+    def one(sql: str) -> tuple:
+        row = con.execute(sql).fetchone()
+        assert row is not None
+        return row
+
+    info.sources, = one("SELECT count(*) FROM sources")
+    info.records, = one("SELECT count(*) FROM game_records")
+    info.games, info.valid, info.invalid = one(
+        "SELECT count(*), count(*) FILTER (status = 'valid'), count(*) FILTER (status = 'invalid')"
+        " FROM games")
+    info.games, info.valid, info.invalid = (info.games or 0, info.valid or 0, info.invalid or 0)
+    info.duplicates, = one("SELECT count(*) FROM game_records WHERE NOT is_primary")
+    info.moves, = one("SELECT count(*) FROM moves")
+    info.players, = one("SELECT count(DISTINCT name) FROM (SELECT red AS name FROM games"
+                        " UNION ALL SELECT black FROM games) WHERE name <> ''")
+    info.first_year, info.last_year, info.dated = one(
+        "SELECT min(year(date)), max(year(date)), count(date) FROM games")
+    info.top_players = [tuple(r) for r in con.execute(
+        "SELECT name, count(*) AS n FROM (SELECT red AS name FROM games UNION ALL"
+        " SELECT black FROM games) WHERE name <> '' GROUP BY name ORDER BY n DESC, name"
+        " LIMIT ?", [top]).fetchall()]
+    info.formats = [tuple(r) for r in con.execute(
+        "SELECT coalesce(format, '?'), coalesce(encoding, '-'), count(*) AS n"
+        " FROM game_records GROUP BY ALL ORDER BY n DESC, 1, 2").fetchall()]
+    info.results = [tuple(r) for r in con.execute(
+        "SELECT coalesce(result, 'none'), count(*) AS n FROM games GROUP BY ALL"
+        " ORDER BY n DESC, 1").fetchall()]
+    info.invalid_reasons = [tuple(r) for r in con.execute(
+        f"SELECT {_REASON_SQL} AS reason, count(*) AS n FROM games WHERE status = 'invalid'"
+        " GROUP BY reason ORDER BY n DESC, reason LIMIT ?", [top]).fetchall()]
+    return info
