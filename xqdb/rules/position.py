@@ -504,6 +504,8 @@ def parse_fen(fen: str) -> tuple[list[int], int, int, int]:
     if rank != 0 or file != 9:
         raise FenError(f"the FEN has {10 - rank} ranks, not 10" if rank else
                        f"rank 10 of the FEN has {file} points, not 9")
+    if text[i:i + 1] == "/":
+        raise FenError("the FEN has more than 10 ranks")
     turn, clock, number = _parse_fen_rest(text[i:])
     _check_position(board, turn)
     return board, turn, clock, number
