@@ -201,7 +201,7 @@ def _read_tree(data: bytes, record: GameRecord) -> tuple[int | None, str | None]
             if pos + length > size:
                 return first_from, (f"{where} has a comment of {length} bytes but "
                                     f"{size - pos} bytes remain")
-            comment = data[pos:pos + length].decode("utf-16-le", errors="replace").strip("\x00").strip()
+            comment = _comment(data[pos:pos + length])
             pos += length
         if is_root:
             is_root = False
@@ -224,6 +224,10 @@ def _read_tree(data: bytes, record: GameRecord) -> tuple[int | None, str | None]
             first_from = from_sq
         if not tree.add(uci(from_sq, to_sq), not flags & _END, bool(flags & _HAS_SIBLING), comment):
             return first_from, None
+
+
+def _comment(raw: bytes) -> str:
+    return raw.decode("utf-16-le", errors="replace").strip("\x00").replace("\r\n", "\n").strip()
 
 
 def _fail(record: GameRecord, data: bytes, error: str) -> GameRecord:

@@ -138,7 +138,8 @@ def _name(sq: int) -> str:
 
 def _text(raw: bytes, encoding: str) -> str:
     # A name cut at the field's size can end in half a character: drop it.
-    return raw.decode(encoding, errors="replace").rstrip("\x00").rstrip("\ufffd").strip()
+    text = raw.decode(encoding, errors="replace").rstrip("\x00").rstrip("\ufffd")
+    return text.replace("\r\n", "\n").strip()
 
 
 def header_tags(header: bytes, encoding: str) -> dict[str, str]:
