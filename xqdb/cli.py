@@ -14,7 +14,7 @@ from .rules.position import FenError, STARTING_FEN
 from .db.info import database_info
 from .db.schema import DatabaseError, connect
 from .formats.sources import SourceError, walk
-from .importer import EXIT_DATABASE, ImportRunError, ImportSummary, UnitResult, import_paths
+from .importer import COMMIT_RECORDS, EXIT_DATABASE, ImportRunError, ImportSummary, UnitResult, import_paths
 
 
 @click.group()
@@ -92,11 +92,14 @@ def _progress_bar(paths: tuple[str, ...], enabled: bool) -> Any:
               help="Worker processes (default: all cores).")
 @click.option("--format", "format_", default=None, help="Read every source as this format.")
 @click.option("--encoding", default=None, help="Text encoding (default: detected).")
+@click.option("--commit-every", type=click.IntRange(1), default=COMMIT_RECORDS,
+              show_default=True, help="Records per transaction (at least).")
 @click.option("--log-file", type=click.Path(dir_okay=False), help="Also log to this file.")
 @click.option("-v", "--verbose", count=True, help="Say more (-vv for debug).")
 @click.option("-q", "--quiet", is_flag=True, help="Only errors; no progress bar or summary.")
 def import_command(paths: tuple[str, ...], db: str, jobs: int | None, format_: str | None,
-                   encoding: str | None, log_file: str | None, verbose: int, quiet: bool) -> None:
+                   encoding: str | None, commit_every: int, log_file: str | None, verbose: int,
+                   quiet: bool) -> None:
     """Import game records from files, folders and archives (PATH ... or - for stdin).
 
     \b
@@ -118,6 +121,7 @@ def import_command(paths: tuple[str, ...], db: str, jobs: int | None, format_: s
 
     try:
         summary = import_paths(list(paths), db, jobs=jobs, format=format_, encoding=encoding,
+                               commit_records=commit_every,
                                progress=progress if bar is not None else None)
     except ImportRunError as exc:
         click.echo(f"Error: {exc}", err=True)

@@ -19,7 +19,6 @@ import logging
 import os
 import re
 import shutil
-import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -139,12 +138,15 @@ class ImportSummary:
 
 def import_paths(paths: Sequence[str], db: str | os.PathLike[str], *, jobs: int | None = None,
                  format: str | None = None, encoding: str | None = None,
+                 commit_records: int = COMMIT_RECORDS,
                  progress: Callable[[UnitResult, ImportSummary], None] | None = None
                  ) -> ImportSummary:
     """Import every record under ``paths`` into the DuckDB file ``db``.
 
     Raises :class:`ImportRunError` for failures of the run itself: no inputs, a path that
     does not exist, a database that cannot be opened. Bad records never raise.
+    ``commit_records`` is how many records one transaction holds at least (a killed run
+    loses at most the transaction in progress; the next run redoes it).
     """
     if not paths:
         raise ImportRunError("no inputs given", EXIT_INPUT)
@@ -154,7 +156,14 @@ def import_paths(paths: Sequence[str], db: str | os.PathLike[str], *, jobs: int 
     jobs = jobs or default_jobs()
     summary = ImportSummary()
     start = time.perf_counter()
-    spool = tempfile.mkdtemp(prefix="xqdb-import-")
+    # Spilled results of big sources live beside the database, so a killed run's leftovers
+    # are found and cleared by the next run instead of piling up in a temp folder.
+    spool = f"{os.fspath(db)}.spool"
+    shutil.rmtree(spool, ignore_errors=True)
+    try:
+        os.makedirs(spool, exist_ok=True)
+    except OSError as exc:
+        raise ImportRunError(f"{db}: cannot create the spool folder: {exc}", EXIT_DATABASE) from None
     try:
         # The pool must exist before DuckDB starts its threads (see xqdb.parallel).
         with process_pool(jobs) as pool:
@@ -167,7 +176,7 @@ def import_paths(paths: Sequence[str], db: str | os.PathLike[str], *, jobs: int 
                 units = plan_units(paths, writer.known_sources(), summary, format, encoding,
                                    spool)
                 results = ordered_map(pool, read_unit, units, window=2 * jobs + 2)
-                _write(writer, results, summary, progress)
+                _write(writer, results, summary, progress, commit_records)
                 con.execute("CHECKPOINT")
             finally:
                 con.close()
@@ -209,7 +218,8 @@ def plan_units(paths: Sequence[str], known: dict[tuple[str, str | None, int], st
 
 
 def _write(writer: Writer, results: Iterable[UnitResult], summary: ImportSummary,
-           progress: Callable[[UnitResult, ImportSummary], None] | None) -> None:
+           progress: Callable[[UnitResult, ImportSummary], None] | None,
+           commit_records: int) -> None:
     held: list[UnitResult] = []
     held_records = 0
 
@@ -236,7 +246,7 @@ def _write(writer: Writer, results: Iterable[UnitResult], summary: ImportSummary
         summary.failed_sources.extend(result.failed_sources)
         held.append(result)
         held_records += result.records
-        if held_records >= COMMIT_RECORDS or result.staged.files:
+        if held_records >= commit_records or result.staged.files:
             flush()
         if progress is not None:
             progress(result, summary)

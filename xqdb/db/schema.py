@@ -111,6 +111,16 @@ def connect(path: str | os.PathLike[str], read_only: bool = False) -> duckdb.Duc
         raise DatabaseError(f"{where}: no such database")
     if where.is_dir():
         raise DatabaseError(f"{where}: is a folder, not a database file")
+    # DuckDB opens some other files (CSV, Parquet...) as in-memory views: writing there
+    # would succeed and keep nothing, so check the file's header first.
+    if where.exists() and where.stat().st_size > 0:
+        try:
+            with open(where, "rb") as head:
+                magic = head.read(12)[8:12]
+        except OSError as exc:
+            raise DatabaseError(f"{where}: cannot read: {exc.strerror}") from None
+        if magic != b"DUCK":
+            raise DatabaseError(f"{where}: not a DuckDB database")
     try:
         con = duckdb.connect(str(where), read_only=read_only)
     except duckdb.IOException as exc:

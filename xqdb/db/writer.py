@@ -10,19 +10,22 @@ tables or Parquet spool files), so:
 * a batch is committed whole or not at all, and a source is never half stored;
 * ids are assigned in input order from the largest id stored, so an interrupted import
   run again gives exactly the ids of an uninterrupted one;
-* a source whose sha256 is already stored is skipped, and a valid game whose
+* a source stored before under the same name with the same sha256 is skipped, and a valid game whose
   ``content_hash`` is already stored (or seen earlier in the batch) is linked to the
   kept game in ``game_records`` instead of being stored twice.
 """
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import duckdb
 import pyarrow as pa
+
+log = logging.getLogger("xqdb.db")
 
 _KEY = [("unit", pa.int64()), ("seq", pa.int32())]
 
@@ -129,6 +132,8 @@ class Writer:
                 con.execute(f"DROP TABLE IF EXISTS temp.{name}")
         counts.seconds = time.perf_counter() - start
         self.seconds += counts.seconds
+        log.debug("committed %d records, %d moves in %.3f s", counts.records, counts.moves,
+                  counts.seconds)
         return counts
 
     def _stage(self, batch: Sequence[Staged]) -> list[str]:
@@ -157,14 +162,19 @@ class Writer:
 
     def _commit_staged(self, counts: CommitCounts) -> None:
         con = self.con
-        # Sources: skip what is stored already and repeats within the batch (first wins).
+        # Sources: skip one already stored under the same name with the same content (a
+        # re-import), and repeats within the batch. A copy under another name is a source
+        # of its own, and its records are linked to the games already kept.
         con.execute("""
             CREATE TEMP TABLE s AS
             SELECT st.*, (SELECT coalesce(max(source_id), 0) FROM sources)
                          + row_number() OVER (ORDER BY unit, seq) AS source_id
-            FROM (SELECT * FROM st_sources
-                  WHERE sha256 NOT IN (SELECT sha256 FROM sources)
-                  QUALIFY row_number() OVER (PARTITION BY sha256 ORDER BY unit, seq) = 1) st
+            FROM (SELECT * FROM st_sources st
+                  WHERE NOT EXISTS (SELECT 1 FROM sources old
+                                    WHERE old.sha256 = st.sha256 AND old.path = st.path
+                                      AND old.member IS NOT DISTINCT FROM st.member)
+                  QUALIFY row_number() OVER (PARTITION BY sha256, path, member
+                                             ORDER BY unit, seq) = 1) st
         """)
         staged_sources = con.execute("SELECT count(*) FROM st_sources").fetchone()[0]
         counts.sources = con.execute("SELECT count(*) FROM s").fetchone()[0]
