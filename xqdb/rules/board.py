@@ -277,3 +277,27 @@ def _reachable(ptype: int, color: int) -> frozenset[int]:
 REACHABLE: Final = {(t * c): _reachable(t, c) for t in PIECE_TYPES for c in (RED, BLACK)}
 #: How many of each piece type a side starts with.
 PIECE_COUNTS: Final = {KING: 1, ADVISOR: 2, ELEPHANT: 2, HORSE: 2, CHARIOT: 2, CANNON: 2, PAWN: 5}
+
+
+def _lines_through(sq: int) -> frozenset[int]:
+    return frozenset(s for s in SQUARES if s != sq and (s % 9 == sq % 9 or s // 9 == sq // 9))
+
+
+#: LINES[sq]: the other squares on ``sq``'s file and rank.
+LINES: Final = tuple(_lines_through(s) for s in SQUARES)
+
+#: EXPOSING[sq]: squares whose emptying can open an attack on a king standing on ``sq``
+#: (its file and rank, where chariots, cannons and the other king act, and the four
+#: diagonal neighbours, which are the legs of horses attacking it).
+EXPOSING: Final = tuple(
+    LINES[s] | frozenset(leg for leg, _ in HORSE_ATTACKS[s]) for s in SQUARES
+)
+
+#: CHECKING[sq]: squares a move must touch (as origin or destination) to give check to a
+#: king on ``sq`` that was not in check before it.
+CHECKING: Final = tuple(
+    EXPOSING[s]
+    | frozenset(origin for _, origin in HORSE_ATTACKS[s])
+    | frozenset(PAWN_ATTACKS[RED][s]) | frozenset(PAWN_ATTACKS[BLACK][s])
+    for s in SQUARES
+)

@@ -15,8 +15,9 @@ from __future__ import annotations
 from typing import Iterator, NamedTuple
 
 from .board import (
-    ADVISOR, ADVISOR_STEPS, BLACK, CANNON, CHARIOT, COLOR_NAMES, ELEPHANT, ELEPHANT_STEPS,
-    HORSE, HORSE_ATTACKS, HORSE_STEPS, KING, KING_STEPS, LETTER_TO_TYPE, Move, NUM_SQUARES,
+    ADVISOR, ADVISOR_STEPS, BLACK, CANNON, CHARIOT, CHECKING, COLOR_NAMES, ELEPHANT,
+    ELEPHANT_STEPS, EXPOSING, HORSE, HORSE_ATTACKS, HORSE_STEPS, KING, KING_STEPS, LETTER_TO_TYPE,
+    LINES, Move, NUM_SQUARES,
     PAWN, PAWN_ATTACKS, PAWN_STEPS, PIECE_COUNTS, PIECE_NAMES, RAYS, REACHABLE, RED,
     SQUARE_NAMES, piece_symbol,
 )
@@ -86,7 +87,7 @@ class Position:
     """
 
     __slots__ = ("board", "turn", "halfmove_clock", "fullmove_number", "move_stack",
-                 "_key", "_kings", "_undo")
+                 "_key", "_kings", "_undo", "_in_check")
 
     def __init__(self, fen: str | None = STARTING_FEN) -> None:
         self.board: list[int] = [0] * NUM_SQUARES
@@ -97,6 +98,8 @@ class Position:
         self._undo: list[_Undo] = []
         self._kings: dict[int, int] = {}
         self._key = 0
+        # Whether the side to move is in check, once known (None: not computed yet).
+        self._in_check: bool | None = None
         if fen is not None:
             self.set_fen(fen)
 
@@ -124,6 +127,7 @@ class Position:
         other._undo = self._undo[:]
         other._kings = dict(self._kings)
         other._key = self._key
+        other._in_check = self._in_check
         return other
 
     # --- FEN ---------------------------------------------------------------------------
@@ -139,6 +143,7 @@ class Position:
         self._undo = []
         self._kings = {board[s]: s for s in range(NUM_SQUARES) if abs(board[s]) == KING}
         self._key = board_key(board, turn)
+        self._in_check = None
 
     def board_fen(self) -> str:
         rows = []
@@ -194,9 +199,26 @@ class Position:
         return attacked(self.board, sq, by)
 
     def is_check(self) -> bool:
-        """Whether the side to move is in check (including by the facing king)."""
-        king = self._kings.get(KING * self.turn)
-        return king is not None and attacked(self.board, king, -self.turn)
+        """Whether the side to move is in check (including by the facing king).
+
+        After a move that touches none of the squares from which the king could be
+        attacked, the answer is known without looking: the king was safe before it, since
+        the previous position was legal.
+        """
+        in_check = self._in_check
+        if in_check is None:
+            king = self._kings.get(KING * self.turn)
+            if king is None:
+                in_check = False
+            elif self._undo:
+                move = self._undo[-1].move
+                checking = CHECKING[king]
+                in_check = (move.from_square in checking or move.to_square in checking) and \
+                    attacked(self.board, king, -self.turn)
+            else:
+                in_check = attacked(self.board, king, -self.turn)
+            self._in_check = in_check
+        return in_check
 
     # --- Move generation -----------------------------------------------------------------
 
@@ -257,6 +279,12 @@ class Position:
         board = self.board
         f, t = move.from_square, move.to_square
         piece = board[f]
+        if piece * self.turn != KING and not self.is_check():
+            king = self._kings.get(KING * self.turn)
+            # Out of check, a move can only expose its own king by vacating a square on
+            # the king's lines or a horse leg, or by becoming a cannon's screen.
+            if king is None or (f not in EXPOSING[king] and t not in LINES[king]):
+                return True
         captured = board[t]
         board[t] = piece
         board[f] = 0
@@ -381,6 +409,7 @@ class Position:
             self.fullmove_number += 1
         self.turn = -self.turn
         self._key = key
+        self._in_check = None
 
     def push_legal(self, move: Move) -> int:
         """Make ``move`` after checking it; returns the captured piece (0 for none).
@@ -417,6 +446,7 @@ class Position:
             self.fullmove_number -= 1
         self.halfmove_clock = undo.halfmove_clock
         self._key = undo.key
+        self._in_check = None
         return move
 
     def peek(self) -> Move | None:
