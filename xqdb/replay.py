@@ -20,6 +20,10 @@ from .notation import NotationError, read_move, write_move
 from .rules.board import piece_symbol
 from .rules.position import FenError, Position, STARTING_FEN
 
+#: FEN letter by signed piece code (negative codes index from the end, as Black's do).
+_SYMBOLS = tuple(piece_symbol(p) if p else "" for p in range(-7, 8))
+_SYMBOLS = _SYMBOLS[7:] + _SYMBOLS[:7]
+
 #: The notations every replayed move is written in.
 WRITTEN_NOTATIONS = ("uci", "iccs", "wxf", "chinese")
 
@@ -83,25 +87,31 @@ def replay(record: GameRecord) -> ReplayedGame:
     game.start_fen = pos.fen()
     game.start_key = pos.zobrist()
     board = pos.board
+    notation = record.notation
+    # Bound once: this loop runs for every ply of every imported game.
+    uci, iccs, wxf, chinese = game.uci.append, game.iccs.append, game.wxf.append, game.chinese.append
+    pieces, captures, keys, checks = (game.pieces.append, game.captures.append,
+                                      game.keys.append, game.checks.append)
+    is_legal, push, zobrist, is_check = pos.is_legal, pos.push, pos.zobrist, pos.is_check
     for ply, text in enumerate(record.moves, start=1):
         try:
-            move, loose = read_move(pos, text, record.notation)
+            move, loose = read_move(pos, text, notation)
         except NotationError as exc:
             return _fail(game, str(exc), ply, text, pos)
-        if not pos.is_legal(move):
+        if not is_legal(move):
             return _fail(game, f"illegal move {text!r}: {pos.explain_illegal(move)}", ply, text, pos)
         if loose:
             game.loose.append(ply - 1)
         captured = board[move.to_square]
-        game.pieces.append(piece_symbol(board[move.from_square]))
-        game.captures.append(piece_symbol(captured) if captured else None)
-        game.uci.append(str(move))
-        game.iccs.append(write_move(pos, move, "iccs"))
-        game.wxf.append(write_move(pos, move, "wxf"))
-        game.chinese.append(write_move(pos, move, "chinese"))
-        pos.push(move)
-        game.keys.append(pos.zobrist())
-        game.checks.append(pos.is_check())
+        pieces(_SYMBOLS[board[move.from_square]])
+        captures(_SYMBOLS[captured] if captured else None)
+        uci(str(move))
+        iccs(write_move(pos, move, "iccs"))
+        wxf(write_move(pos, move, "wxf"))
+        chinese(write_move(pos, move, "chinese"))
+        push(move)
+        keys(zobrist())
+        checks(is_check())
     game.final_fen = pos.fen()
     ending = pos.outcome()
     if ending is not None:
