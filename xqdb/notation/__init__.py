@@ -25,7 +25,7 @@ from collections.abc import Callable
 
 from ..rules.board import Move
 from ..rules.position import Position
-from .chinese import ORDER_GLYPHS, PIECE_GLYPHS, parse_chinese, write_chinese
+from .chinese import parse_chinese, write_chinese
 from .coordinates import (
     NotationError, parse_dhtmlxq, parse_iccs, parse_uci, parse_uci10, write_dhtmlxq,
     write_iccs, write_uci, write_uci10,
@@ -65,12 +65,12 @@ def sniff(text: str) -> str:
     Four-character coordinates are read with ranks 0-9 (``h2e2``): ranks 1-10 can only be
     told apart when a ``10`` shows, so name ``uci10`` explicitly for such files.
 
-    >>> [sniff(t) for t in ("炮二平五", "前九平八", "C2.5", "＋Ｐ＋１", "H2-E2", "h2e2", "h10g8", "7747")]
+    >>> [sniff(t) for t in ("炮二平五", "九平八", "C2.5", "＋Ｐ＋１", "H2-E2", "h2e2", "h10g8", "7747")]
     ['chinese', 'chinese', 'wxf', 'wxf', 'iccs', 'uci', 'uci10', 'dhtmlxq']
     """
     text = text.strip()
-    if text and (text[0] in PIECE_GLYPHS or text[0] in ORDER_GLYPHS):
-        return "chinese"
+    if text and "\u3400" <= text[0] < "\uff00":
+        return "chinese"  # CJK; full-width ASCII (WXF, coordinates) starts at U+FF01
     text = fold(text)
     n = len(text)
     if n == 5 and text[2] == "-" and text[0] in _FILES and text[3] in _FILES:

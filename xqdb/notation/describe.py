@@ -55,13 +55,13 @@ class Order(NamedTuple):
 
 
 #: 前: the piece nearest the enemy.
-FRONT = Order("front", (-1, 0, 0, 0, 0, 0))
+FRONT = Order("front", (-1, -1, 0, 0, 0, 0))
 #: 后/後: the rearmost piece.
-REAR = Order("rear", (-1, 0, 1, 2, 3, 4))
+REAR = Order("rear", (-1, -1, 1, 2, 3, 4))
 #: 中: the middle one of three (or of five).
 MIDDLE = Order("middle", (-1, -1, -1, 1, -1, 2))
 #: 一..五: the n-th from the front.
-NTH = tuple(Order(f"#{k}", tuple(k - 1 if k <= n else -1 for n in range(6)), True)
+NTH = tuple(Order(f"#{k}", tuple(k - 1 if 2 <= n and k <= n else -1 for n in range(6)), True)
             for k in range(1, 6))
 #: WXF official ``P+``/``P-``: front/rear of two or three, second/fourth... of four or five.
 WXF_PLUS = Order("+", (-1, -1, 0, 0, 1, 1))
@@ -199,9 +199,10 @@ def _candidates(board: list[int], desc: Description, color: int, text: str) -> l
         if place >= 0:
             out.append(squares[place])
     if not out:
-        counts = " and ".join(str(len(s)) for s in files)
-        raise NotationError(f"{text!r}: {order.name!r} names none of the {counts} "
-                            f"{PIECE_NAMES[desc.piece]}s on one file")
+        where = " and ".join(f"{len(squares)} on file {file_number(color, squares[0] % 9)}"
+                             for squares in files if squares)
+        raise NotationError(f"{text!r}: {order.name!r} names no {_piece_words(color, desc.piece)} "
+                            f"({where or 'none on file ' + str(desc.file)})")
     return out
 
 
@@ -214,8 +215,20 @@ def resolve(pos: Position, desc: Description, text: str) -> tuple[Move, bool]:
     """
     color = pos.turn
     board = pos.board
-    squares = _candidates(board, desc, color, text)
     ptype = desc.piece
+    if desc.order is None and desc.file is not None:
+        # The common case, a file number naming a lone piece, without building lists.
+        file = 9 - desc.file if color == RED else desc.file - 1
+        column = board[file::9]
+        if column.count(ptype * color) == 1:
+            sq = column.index(ptype * color) * 9 + file
+            dest = destination(ptype, color, sq, desc.direction, desc.target)
+            if dest is not None:
+                move = _MOVE_OF(sq, dest)
+                if pos.is_legal(move):
+                    return move, False
+                raise NotationError(f"{text!r}: {pos.explain_illegal(move)}")
+    squares = _candidates(board, desc, color, text)
     if desc.file_means_middle and len(squares) in (3, 5):
         middle = squares[len(squares) // 2]
         dest = destination(ptype, color, middle, desc.direction, desc.target)

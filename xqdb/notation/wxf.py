@@ -147,10 +147,19 @@ def parse_wxf(pos: Position, text: str) -> tuple[Move, bool]:
     >>> str(parse_wxf(Position(), "n8+7")[0])
     'b0c2'
     """
-    desc = _describe(fold(text))
+    desc = _DESCRIPTIONS.get(text)
     if desc is None:
-        raise NotationError(f"{text!r} is not a WXF move like C2.5")
+        desc = _describe(fold(text))
+        if desc is None:
+            raise NotationError(f"{text!r} is not a WXF move like C2.5")
+        if len(_DESCRIPTIONS) < _CACHE_LIMIT:
+            _DESCRIPTIONS[text] = desc
     return resolve(pos, desc, text)
+
+
+#: Texts already read (see :mod:`xqdb.notation.chinese`).
+_DESCRIPTIONS: dict[str, Description] = {}
+_CACHE_LIMIT = 200_000
 
 
 __all__ = ["parse_wxf", "write_wxf", "fold", "LETTERS", "OPERATORS"]
