@@ -205,3 +205,9 @@ def test_a_broken_record_does_not_stop_the_library() -> None:
     records = read_bytes(cbr, bytes(data))
     assert [r.error for r in records] == [None, "CBR version 7 is not supported (only version 2)", None]
     assert records[1].origin.index == 1 and records[1].origin.offset == FIRST_RECORD + SLOT
+
+
+def test_a_library_without_records_says_so() -> None:
+    data = (BINARY / LIB_35).read_bytes()[:FIRST_RECORD]
+    [record] = read_bytes(cbr, data)
+    assert record.error == "a CBL library without a single 'CCBridge Record'"

@@ -80,13 +80,19 @@ def read(stream: BinaryIO, origin: Origin, encoding: str | None = None) -> Itera
     """Yield each record of a CBR file or a CBL library, one at a time."""
     head = stream.read(len(LIBRARY_MAGIC))
     if not sniff(head, origin.path):
-        bad = GameRecord(origin=dataclasses.replace(origin, index=0, offset=0), format=FORMAT,
-                         encoding="utf-16-le", notation="uci", raw=head,
-                         error="not a CBR record or CBL library: no 'CCBridge' magic")
-        yield bad
+        yield _fail(_empty(origin), head, "not a CBR record or CBL library: no 'CCBridge' magic")
         return
-    for index, (offset, data) in enumerate(split_records(stream, head)):
-        yield parse(data, dataclasses.replace(origin, index=index, offset=offset))
+    count = 0
+    for count, (offset, data) in enumerate(split_records(stream, head), start=1):
+        yield parse(data, dataclasses.replace(origin, index=count - 1, offset=offset))
+    if not count:
+        # An empty library should not pass unnoticed.
+        yield _fail(_empty(origin), head, "a CBL library without a single 'CCBridge Record'")
+
+
+def _empty(origin: Origin) -> GameRecord:
+    return GameRecord(origin=dataclasses.replace(origin, index=0, offset=0), format=FORMAT,
+                      encoding="utf-16-le", notation="uci")
 
 
 def split_records(stream: BinaryIO, head: bytes = b"") -> Iterator[tuple[int, bytes]]:
