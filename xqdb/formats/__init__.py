@@ -1,0 +1,142 @@
+"""Game readers: find the sources a user named, sniff each one's format, stream records.
+
+Every reader yields :class:`GameRecord` objects one at a time and never raises for bad
+content: a record it cannot read comes out with ``error`` set. A source that cannot be
+opened at all (a refused archive member, an unknown format) also comes out as one
+error record, so a batch always goes on and every problem is listed.
+
+>>> import tempfile, os
+>>> path = os.path.join(tempfile.mkdtemp(), "g.pgn")
+>>> with open(path, "w", encoding="utf-8") as f:
+...     _ = f.write('[Red "A"]\\n1. h2e2 h9g7 *\\n\\n[Red "B"]\\n1. c3c4 *\\n')
+>>> [(r.tags["Red"], r.moves, r.origin.line) for r in read_paths([path])]
+[('A', ['h2e2', 'h9g7'], 1), ('B', ['c3c4'], 4)]
+"""
+
+from __future__ import annotations
+
+import importlib
+import io
+from types import ModuleType
+from typing import BinaryIO, Iterable, Iterator
+
+from .record import GameRecord, Origin
+from .sources import Source, SourceError, iter_sources, walk
+
+#: Format modules in sniffing order: binary magic numbers first, then text formats
+#: from the most to the least specific.
+_FORMAT_MODULES = ("xqf", "cbr", "cbf", "dhtmlxq", "pgn", "movelist")
+_HEAD = 4096
+
+
+def _modules() -> list[ModuleType]:
+    found = []
+    for name in _FORMAT_MODULES:
+        try:
+            found.append(importlib.import_module(f"{__name__}.{name}"))
+        except ModuleNotFoundError as exc:
+            if exc.name != f"{__name__}.{name}":
+                raise
+    return found
+
+
+_READERS: list[ModuleType] | None = None
+
+
+def readers() -> list[ModuleType]:
+    """The format modules available, in sniffing order."""
+    global _READERS
+    if _READERS is None:
+        _READERS = _modules()
+    return _READERS
+
+
+def formats() -> list[str]:
+    """Names of the formats that can be read (for ``--format``)."""
+    return [module.FORMAT for module in readers()]
+
+
+def reader_for(format: str) -> ModuleType:
+    """The module reading ``format``; raises ``ValueError`` for an unknown name."""
+    for module in readers():
+        if module.FORMAT == format:
+            return module
+    raise ValueError(f"unknown format {format!r} (known: {', '.join(formats())})")
+
+
+def sniff_format(head: bytes, name: str) -> str | None:
+    """The format of a stream from its first 4096 bytes and its name, or ``None``."""
+    for module in readers():
+        if module.sniff(head, name):
+            return module.FORMAT
+    return None
+
+
+def read_source(source: Source, format: str | None = None,
+                encoding: str | None = None) -> Iterator[GameRecord]:
+    """Yield the records of one source, sniffing its format unless ``format`` is given."""
+    origin = Origin(path=source.display_path, member=source.member)
+    try:
+        stream = source.open()
+    except (OSError, SourceError) as exc:
+        yield _source_error(origin, f"cannot open: {exc}")
+        return
+    try:
+        head = stream.read(_HEAD)
+        fmt = format or sniff_format(head, source.name)
+        if fmt is None:
+            yield _source_error(origin, "unknown format: not a PGN, DhtmlXQ, XQF, CBR/CBL, CBF "
+                                "or move-list file (use --format to say which)", head)
+            return
+        module = reader_for(fmt)
+        stream = _rewound(source, stream)
+        count = 0
+        try:
+            for record in module.read(stream, origin, encoding):
+                count += 1
+                yield record
+        except Exception as exc:  # a reader bug must not end the user's batch
+            where = Origin(origin.path, origin.member, index=count)
+            yield _source_error(where, f"{fmt} reader failed after {count} records: "
+                                f"{type(exc).__name__}: {exc}")
+    except (OSError, EOFError) as exc:
+        yield _source_error(origin, f"cannot read: {exc}")
+    finally:
+        stream.close()
+
+
+def _rewound(source: Source, stream: BinaryIO) -> BinaryIO:
+    """The stream from its first byte again (re-opened if it cannot seek)."""
+    try:
+        stream.seek(0)
+        return stream
+    except (OSError, io.UnsupportedOperation):
+        stream.close()
+        return source.open()
+
+
+def read_paths(paths: Iterable[str], format: str | None = None,
+               encoding: str | None = None) -> Iterator[GameRecord]:
+    """Yield the records of every source under ``paths``; refused sources come out as
+    error records naming the archive and member."""
+    for item in walk(paths):
+        if isinstance(item, SourceError):
+            yield _refused(item)
+        else:
+            yield from read_source(item, format, encoding)
+
+
+def _source_error(origin: Origin, reason: str, raw: bytes = b"") -> GameRecord:
+    return GameRecord(origin=origin, format="unknown", error=reason, raw=raw)
+
+
+def _refused(error: SourceError) -> GameRecord:
+    text = str(error)
+    where, _, _ = text.partition(": ")
+    path, _, member = where.partition("!")
+    return _source_error(Origin(path=path, member=member or None), text)
+
+__all__ = [
+    "GameRecord", "Origin", "Source", "SourceError", "formats", "iter_sources", "read_paths",
+    "read_source", "reader_for", "readers", "sniff_format",
+]

@@ -1,0 +1,324 @@
+"""DhtmlXQ blocks (the dpxq.com viewer format) in text files and HTML pages.
+
+A block ``[DhtmlXQ]...[/DhtmlXQ]`` (or ``[DhtmlXQiFrame]``) holds tags
+``[DhtmlXQ_name]value[/DhtmlXQ_name]``. Moves are 4 digits per ply (``7747`` = h2e2),
+kept as written with ``notation="dhtmlxq"``. ``binit`` (32 pieces as x, y digit pairs)
+becomes a FEN. Branches ``move_<parent>_<ply>_<id>`` fork from their parent at an
+absolute ply.
+
+A block is either one game with its variations, or a *collection*: a tree whose
+branches are whole games (dpxq opening books collect a thousand master games that
+share their first moves, each branch ending in a resignation or a draw). A block with
+no known result and at least :data:`COLLECTION_BRANCHES` branches is a collection: each
+root-to-leaf line is yielded as a record of its own, with the tag ``Branch`` naming the
+branch. Otherwise the block is one record with its branches as variations.
+
+>>> import io
+>>> from xqdb.formats.record import Origin
+>>> page = b"<p>[DhtmlXQ][DhtmlXQ_result]\\xe7\\xba\\xa2\\xe8\\x83\\x9c[/DhtmlXQ_result]" \\
+...        b"[DhtmlXQ_movelist]77477062[/DhtmlXQ_movelist][/DhtmlXQ]</p>"
+>>> rec = next(read(io.BytesIO(page), Origin("p.html")))
+>>> rec.moves, rec.notation, rec.result, rec.fen
+(['7747', '7062'], 'dhtmlxq', '1-0', None)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import html
+import re
+from typing import BinaryIO, Iterator
+
+from .encoding import decode, detect_encoding, head_text
+from .record import GameRecord, Line, Origin
+from .tags import normalize_result
+
+FORMAT = "dhtmlxq"
+
+#: A block with no known result and this many branches is a collection of games.
+COLLECTION_BRANCHES = 10
+
+_HEAD = 4096
+_CHUNK = 1 << 16
+_BLOCK_END = re.compile(r"\[/DhtmlXQ(?:iFrame)?\]", re.I)
+_BLOCK_START = re.compile(r"\[DhtmlXQ(?:iFrame)?\]", re.I)
+_TAG = re.compile(r"\[DhtmlXQ_(\w+?)\](.*?)\[/DhtmlXQ_\1\]", re.S)
+_MOVE_TAG = re.compile(r"move_(\d+)_(\d+)_(\d+)")
+_COMMENT_TAG = re.compile(r"comment(?:(\d+)_)?(\d+)")
+_UNICODE_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
+_DIGITS = re.compile(r"[0-9]*")
+
+#: Order of the 32 binit slots: Red R N B A K A B N R C C P P P P P, then Black.
+_SLOTS = "RNBAKABNRCCPPPPP"
+
+_TAG_NAMES = {
+    "title": "Title", "event": "Event", "date": "Date", "place": "Site", "round": "Round",
+    "table": "Table", "red": "Red", "redteam": "RedTeam", "redrating": "RedElo",
+    "redtime": "RedTime", "black": "Black", "blackteam": "BlackTeam",
+    "blackrating": "BlackElo", "blacktime": "BlackTime", "timerule": "TimeControl",
+    "type": "Type", "endtype": "EndType", "remark": "Remark", "author": "Annotator",
+    "owner": "Owner", "adddate": "AddDate", "editdate": "EditDate", "refer": "Refer",
+    "generator": "Generator", "result": "Result",
+}
+_SKIPPED = frozenset(("ver", "init", "movelist", "binit", "fen", "pver"))
+#: wxf.ca's English viewer writes Red's result as a letter.
+_LETTER_RESULTS = {"W": "1-0", "L": "0-1", "D": "1/2-1/2"}
+
+
+def sniff(head: bytes, name: str) -> bool:
+    """Any ``[DhtmlXQ`` tag in the first bytes (or a name ending in ``.dhtmlxq``)."""
+    return "[DhtmlXQ" in head_text(head) or name.lower().endswith(".dhtmlxq")
+
+
+def read(stream: BinaryIO, origin: Origin, encoding: str | None = None) -> Iterator[GameRecord]:
+    """Yield the games of every DhtmlXQ block in the stream, one block in memory at a time."""
+    head = stream.read(_HEAD)
+    file_encoding = encoding or detect_encoding(head)
+    index = 0
+    for block, line in _blocks(_text_chunks(stream, head, file_encoding)):
+        where = dataclasses.replace(origin, index=index, line=line)
+        for record in parse_block(block, where, file_encoding):
+            yield record
+            index += 1
+            where = dataclasses.replace(origin, index=index, line=line)
+
+
+def _text_chunks(stream: BinaryIO, head: bytes, encoding: str) -> Iterator[str]:
+    pending = head
+    first = True
+    while True:
+        chunk = stream.read(_CHUNK)
+        pending += chunk
+        # Cut after a newline or a ']' so no multi-byte character is split.
+        cut = len(pending) if not chunk else max(pending.rfind(b"\n"), pending.rfind(b"]")) + 1
+        if cut:
+            text, _ = decode(pending[:cut], encoding)
+            if first:
+                text = text.lstrip("\ufeff")
+                first = False
+            yield text
+            pending = pending[cut:]
+        if not chunk:
+            break
+
+
+def _blocks(chunks: Iterator[str]) -> Iterator[tuple[str, int]]:
+    """Cut decoded text into blocks; yields ``(block, 1-based line of its start)``."""
+    pending = ""
+    line = 1
+    for chunk in chunks:
+        pending += chunk
+        while True:
+            end = _BLOCK_END.search(pending)
+            if end is None:
+                break
+            block = pending[:end.end()]
+            yield from _located(block, line)
+            line += block.count("\n")
+            pending = pending[end.end():]
+    if "[DhtmlXQ_" in pending:
+        yield from _located(pending, line)
+
+
+def _located(block: str, line: int) -> Iterator[tuple[str, int]]:
+    start = _BLOCK_START.search(block)
+    if start is None:
+        start = re.search(r"\[DhtmlXQ_", block)
+    if start is None:
+        return
+    yield block[start.start():], line + block.count("\n", 0, start.start())
+
+
+@dataclasses.dataclass(slots=True)
+class _Branch:
+    parent: int
+    start: int
+    """Absolute 1-based ply of the branch's first move."""
+    moves: list[str]
+    comments: dict[int, str] = dataclasses.field(default_factory=dict)
+    """Comments by absolute ply (the comment after that ply's move)."""
+
+
+def parse_block(block: str, origin: Origin, encoding: str | None = None,
+                collection: bool | None = None) -> Iterator[GameRecord]:
+    """The records of one block: one game, or one per line of a collection
+    (``collection=None`` decides from the block, see the module doc)."""
+    is_html = "<" in block and ">" in block
+    values: dict[str, str] = {}
+    branches: dict[int, _Branch] = {}
+    comments: list[tuple[int, int, str]] = []
+    errors: list[str] = []
+    for m in _TAG.finditer(block):
+        name, value = m[1], _clean(m[2], is_html)
+        lower = name.lower()
+        move = _MOVE_TAG.fullmatch(lower)
+        if move is not None:
+            parent, ply, branch = int(move[1]), int(move[2]), int(move[3])
+            moves, problem = _split_moves(value)
+            if problem:
+                errors.append(f"branch {branch}: {problem}")
+            if branch == 0:
+                values.setdefault("movelist", value)
+                continue
+            branches[branch] = _Branch(parent, ply, moves)
+            continue
+        comment = _COMMENT_TAG.fullmatch(lower)
+        if comment is not None:
+            comments.append((int(comment[1] or 0), int(comment[2]), value.replace("||", "\n")))
+            continue
+        values[lower] = value
+    main_moves, problem = _split_moves(values.get("movelist", ""))
+    if problem:
+        errors.append(f"movelist: {problem}")
+    branches[0] = _Branch(-1, 1, main_moves)
+    for branch, ply, text in comments:
+        if branch in branches and text.strip():
+            branches[branch].comments[ply] = text.strip()
+    template = GameRecord(origin=origin, format=FORMAT, encoding=encoding, notation="dhtmlxq",
+                          raw=block)
+    _fill_tags(template, values)
+    try:
+        template.fen = _start_fen(values, main_moves)
+    except ValueError as exc:
+        errors.append(str(exc))
+    orphans = [b for b, br in branches.items() if b and br.parent not in branches]
+    if orphans:
+        errors.append(f"branches {orphans[:5]} fork from branches that do not exist")
+        for b in orphans:
+            del branches[b]
+    if errors:
+        template.error = "; ".join(errors)
+    if collection is None:
+        collection = template.result in (None, "*") and len(branches) - 1 >= COLLECTION_BRANCHES
+    if not collection or template.error:
+        template.mainline = _tree(branches)
+        yield template
+        return
+    for index, branch in enumerate(sorted(branches)):
+        record = dataclasses.replace(template, origin=dataclasses.replace(origin, index=origin.index
+                                                                           + index),
+                                     tags=dict(template.tags), mainline=_path(branches, branch))
+        if branch:
+            record.tags["Branch"] = str(branch)
+        yield record
+
+
+def _clean(value: str, is_html: bool) -> str:
+    if "\\u" in value:
+        value = _UNICODE_ESCAPE.sub(lambda m: chr(int(m[1], 16)), value)
+    if is_html and "&" in value:
+        value = html.unescape(value)
+    return value.strip()
+
+
+def _split_moves(value: str) -> tuple[list[str], str | None]:
+    digits = "".join(value.split())
+    if _DIGITS.fullmatch(digits) is None:
+        return [], f"moves {digits[:24]!r} are not 4-digit groups"
+    if len(digits) % 4:
+        return [digits[i:i + 4] for i in range(0, len(digits) - 3, 4)], \
+            f"{len(digits)} digits is not a whole number of 4-digit moves"
+    return [digits[i:i + 4] for i in range(0, len(digits), 4)], None
+
+
+def _fill_tags(record: GameRecord, values: dict[str, str]) -> None:
+    tags = record.tags
+    for name, value in values.items():
+        if name in _SKIPPED or not value:
+            continue
+        if name == "open":
+            code = re.match(r"([A-E]\d\d)\s*(.*)", value)
+            if code:
+                tags["ECCO"] = code[1]
+                if code[2]:
+                    tags["Opening"] = code[2]
+            else:
+                tags["Opening"] = value
+            continue
+        tags[_TAG_NAMES.get(name, name)] = value
+    raw_result = values.get("result")
+    if raw_result:
+        record.result = normalize_result(raw_result) or _LETTER_RESULTS.get(raw_result.upper())
+
+
+def _start_fen(values: dict[str, str], moves: list[str]) -> str | None:
+    fen = values.get("fen")
+    if fen:
+        return fen
+    binit = "".join(values.get("binit", "").split())
+    if not binit:
+        return None
+    if not binit.isdigit() or len(binit) != 64:
+        raise ValueError(f"binit {binit[:24]!r} is not 32 digit pairs")
+    return binit_fen(binit, moves[0] if moves else None)
+
+
+def binit_fen(binit: str, first_move: str | None = None) -> str:
+    """The FEN of a 64-digit ``binit``; the side to move is the owner of the piece on
+    the first move's square (Red when there is none).
+
+    >>> binit_fen("8979695949392919097717866646260600102030405060708012720323436383")
+    'rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1'
+    """
+    grid = [["" for _ in range(9)] for _ in range(10)]  # grid[y][x], y from Black's side
+    for slot in range(32):
+        x, y = int(binit[2 * slot]), int(binit[2 * slot + 1])
+        if x > 8:
+            continue  # 99: the piece is not on the board
+        letter = _SLOTS[slot % 16]
+        grid[y][x] = letter if slot < 16 else letter.lower()
+    side = "w"
+    if first_move is not None and len(first_move) == 4:
+        piece = grid[int(first_move[1])][int(first_move[0])]
+        if piece.islower():
+            side = "b"
+    rows = []
+    for y in range(10):
+        row, empty = "", 0
+        for x in range(9):
+            if grid[y][x]:
+                row += (str(empty) if empty else "") + grid[y][x]
+                empty = 0
+            else:
+                empty += 1
+        rows.append(row + (str(empty) if empty else ""))
+    return "/".join(rows) + f" {side} - - 0 1"
+
+
+def _tree(branches: dict[int, _Branch]) -> Line:
+    """One game: branch 0 is the main line, the others hang below their parents."""
+    lines = {b: Line(moves=br.moves) for b, br in branches.items()}
+    for b, br in branches.items():
+        for ply, text in br.comments.items():
+            lines[b].comments[ply - br.start + 1] = text
+    for b in sorted(branches):
+        br = branches[b]
+        if b == 0:
+            continue
+        parent = branches[br.parent]
+        lines[br.parent].variations.append((max(br.start - parent.start, 0), lines[b]))
+    return lines[0]
+
+
+def _path(branches: dict[int, _Branch], leaf: int) -> Line:
+    """The whole line from the start to the end of branch ``leaf``."""
+    chain = [leaf]
+    seen = {leaf}
+    while chain[-1] != 0:
+        parent = branches[chain[-1]].parent
+        if parent in seen:
+            break  # a cycle in a broken file: stop rather than loop
+        chain.append(parent)
+        seen.add(parent)
+    line = Line()
+    for position, b in enumerate(reversed(chain)):
+        br = branches[b]
+        nxt = branches[list(reversed(chain))[position + 1]].start if b != leaf else None
+        take = br.moves if nxt is None else br.moves[:max(nxt - br.start, 0)]
+        first_ply = br.start
+        del line.moves[first_ply - 1:]
+        line.moves.extend(take)
+        for ply, text in br.comments.items():
+            if first_ply <= ply < first_ply + len(take) or (ply == 0 and b == 0):
+                line.comments[ply] = text
+    return line

@@ -1,0 +1,141 @@
+"""Text encodings of game files: detect one per file, decode one record at a time.
+
+Real collections mix UTF-8 (with or without a BOM), GBK/GB18030 (xqbase, XQStudio
+exports), Big5 (Taiwanese and Hong Kong sites) and the odd UTF-16 file. The two Chinese
+double-byte encodings overlap so much that strict decoding alone cannot tell them apart:
+most Big5 bytes are also valid GBK. What separates them is meaning: decoded the right
+way, a game file is full of the few characters Xiangqi records use (炮, 進, 马, 车...).
+
+>>> detect_encoding("1. 炮二平五 馬８進７".encode("big5"))
+'big5'
+>>> detect_encoding("1. 炮二平五 马８进７".encode("gbk"))
+'gb18030'
+>>> detect_encoding(b"\\xef\\xbb\\xbf[Event]")
+'utf-8'
+"""
+
+from __future__ import annotations
+
+import codecs
+import functools
+
+#: Characters that fill Xiangqi records (pieces, directions, numerals, results, tags)
+#: in simplified and traditional forms; counting them tells a right decoding from a wrong one.
+_XIANGQI_CHARS = "车車马馬进進平兵"
+
+#: Encodings tried, in order, when a record does not decode with its file's encoding.
+FALLBACKS = ("utf-8", "gb18030", "big5", "cp950", "big5hkscs")
+
+_BOMS = (
+    (codecs.BOM_UTF8, "utf-8"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+)
+
+
+def bom_encoding(head: bytes) -> str | None:
+    """The encoding a byte-order mark (or a UTF-16 NUL pattern) announces, if any."""
+    for bom, name in _BOMS:
+        if head.startswith(bom):
+            return name
+    sample = head[:200]
+    if len(sample) >= 4:
+        # ASCII text in UTF-16 without a BOM: every other byte is NUL.
+        if sample[1::2].count(0) > len(sample) * 0.4 and not sample[0::2].count(0):
+            return "utf-16-le"
+        if sample[0::2].count(0) > len(sample) * 0.4 and not sample[1::2].count(0):
+            return "utf-16-be"
+    return None
+
+
+def _score(text: str) -> int:
+    return sum(map(text.count, _XIANGQI_CHARS))
+
+
+@functools.lru_cache(maxsize=32)
+def detect_encoding(head: bytes) -> str:
+    """Guess the encoding of a file from its first bytes.
+
+    Returns ``utf-8`` (a BOM is stripped when decoding), ``utf-16``, ``gb18030`` or
+    ``big5``. Pure ASCII counts as ``utf-8``.
+    """
+    named = bom_encoding(head)
+    if named is not None:
+        return named
+    try:
+        head.decode("utf-8")
+        return "utf-8"
+    except UnicodeDecodeError as exc:
+        # A multi-byte character cut at the end of the sample is still UTF-8.
+        if exc.start >= len(head) - 3 and exc.reason == "unexpected end of data":
+            return "utf-8"
+    try:
+        head.decode("big5")
+    except UnicodeDecodeError as exc:
+        if exc.start < len(head) - 1:
+            return "gb18030"
+    # Both decode: most Big5 byte pairs are also GBK, but GBK text rarely decodes as
+    # Big5, so Big5 wins unless the GBK reading has clearly more Xiangqi characters.
+    big5 = _score(head.decode("big5", errors="replace"))
+    gbk = _score(head.decode("gb18030", errors="replace"))
+    return "gb18030" if gbk > big5 else "big5"
+
+
+def decode(data: bytes, encoding: str) -> tuple[str, str]:
+    """Decode ``data`` as ``encoding``, falling back to the other encodings seen in
+    game files when it does not fit; returns ``(text, encoding used)``.
+
+    Bytes that fit no encoding become U+FFFD so a record is never lost: its move
+    texts then fail replay with the bad text named.
+
+    >>> decode("炮二平五".encode("gbk"), "utf-8")
+    ('炮二平五', 'gb18030')
+    """
+    if encoding.startswith("utf-8") and data.startswith(codecs.BOM_UTF8):
+        data = data[3:]
+    try:
+        return data.decode(encoding), encoding
+    except (UnicodeDecodeError, LookupError):
+        pass
+    for name in FALLBACKS:
+        if name != encoding:
+            try:
+                return data.decode(name), name
+            except UnicodeDecodeError:
+                continue
+    return data.decode(encoding if _known(encoding) else "utf-8", errors="replace"), encoding
+
+
+def _known(encoding: str) -> bool:
+    try:
+        codecs.lookup(encoding)
+    except LookupError:
+        return False
+    return True
+
+
+def normalize_encoding(name: str) -> str:
+    """The codec name for a user's ``--encoding`` (``gbk`` reads as GB18030, a superset).
+
+    >>> normalize_encoding("GBK"), normalize_encoding("utf8")
+    ('gb18030', 'utf-8')
+    """
+    try:
+        codec = codecs.lookup(name).name
+    except LookupError:
+        raise ValueError(f"unknown encoding {name!r}") from None
+    if codec in ("gbk", "gb2312", "gb18030"):
+        return "gb18030"
+    if codec in ("utf-8-sig",):
+        return "utf-8"
+    if codec in ("utf-16-le", "utf-16-be", "utf-16"):
+        return codec
+    return codec
+
+
+def head_text(head: bytes) -> str:
+    """The first bytes of a file as text, good enough for format sniffing."""
+    encoding = detect_encoding(head)
+    if encoding == "utf-8":
+        encoding = "utf-8-sig"
+    return head.decode(encoding, errors="replace")

@@ -1,0 +1,307 @@
+"""PGN files as Xiangqi programs write them, one or many games per file.
+
+The encoding is detected once per file (UTF-8 with or without a BOM, GB18030, Big5,
+UTF-16) and a record that does not fit it is decoded with the next likely one. The file
+is split into records line by line, so memory holds one record, not the file. Each
+record's movetext is tokenized by one compiled pattern: comments ``{}``, variations
+``()``, NAGs and ``!?`` marks, move numbers glued to moves or with full-width periods,
+results, and the adverts or ``=====`` rules some programs write after the result.
+
+>>> import io
+>>> from xqdb.formats.record import Origin
+>>> text = '[Format "ICCS"]\\n1. H2-E2 {central cannon} H9-G7 (1... H7-E7) 1-0\\n'
+>>> rec = next(read(io.BytesIO(text.encode()), Origin("a.pgn")))
+>>> rec.notation, rec.moves, rec.result, rec.mainline.comments
+('iccs', ['H2-E2', 'H9-G7'], '1-0', {1: 'central cannon'})
+>>> rec.mainline.variations[0][0], rec.mainline.variations[0][1].moves
+(1, ['H7-E7'])
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import re
+from typing import BinaryIO, Iterator
+
+from .encoding import decode, detect_encoding, head_text
+from .movetext import sniff_notation
+from .record import GameRecord, Line, Origin
+from .tags import normalize_result
+
+FORMAT = "pgn"
+
+_CHUNK = 1 << 16
+_HEAD = 4096
+
+_TAG_LINE = re.compile(r'^[ \t]*\[[A-Za-z][A-Za-z0-9_]*[ \t]+"', re.M)
+_TAG = re.compile(r'^[ \t\ufeff]*\[([A-Za-z][A-Za-z0-9_]*)[ \t]*(?:"(.*)"|([^"\]\r\n]*))[ \t]*\]?[ \t]*\r?$',
+                  re.M)
+_HEADER = re.compile(r'(?:[ \t\ufeff]*(?:\[[^\r\n]*)?\r?\n)*')
+_MOVE_NUMBER_LINE = re.compile(r"^\s*[0-9０-９]+\s*[.．]", re.M)
+_TOKEN = re.compile(r"""
+    (?P<comment>\{[^}]*\}?)
+  | (?P<open>[(（])
+  | (?P<close>[)）])
+  | (?P<nag>\$[0-9]+)
+  | (?P<result>(?:1-0|0-1|1/2-1/2|½-½|\*)(?![^\s{}()]))
+  | (?P<number>[0-9０-９]+[ \t]*(?:\.\.\.|…|[.．。、])+(?![0-9０-９]))
+  | (?P<semi>;[^\n]*)
+  | (?P<skip>\.\.\.|…|[.．]+)
+  | (?P<stop>[=＝]{3,}|-{3,}|_{3,}|\*{3,})
+  | (?P<move>[^\s{}()（）;$]+)
+""", re.X)
+_SPECIALS = ("{", "}", "(", ")", "（", "）", ";", "$", "!", "?", "！", "？", "…", "...", " .", " ．")
+_DIGITS = frozenset("0123456789０１２３４５６７８９")
+_STOP_STARTS = frozenset("=＝-_*.．")
+_NUMBER = re.compile(r"[0-9０-９]+[ \t]*(?:\.\.\.|…|[.．。、])+(?![0-9０-９])")
+_STOP = re.compile(r"[=＝]{3,}|-{3,}|_{3,}|\*{3,}")
+_TERMINATORS = frozenset(("1-0", "0-1", "1/2-1/2", "½-½", "*"))
+_MARKS = re.compile(r"([!?！？]{1,2})$")
+_MARK_NAGS = {"!": 1, "?": 2, "!!": 3, "??": 4, "!?": 5, "?!": 6}
+_FORMATS = {"chinese": "chinese", "wxf": "wxf", "iccs": "iccs", "uci": "uci", "ucci": "uci"}
+
+
+def sniff(head: bytes, name: str) -> bool:
+    """PGN tags, or numbered moves in a ``.pgn`` file."""
+    text = head_text(head)
+    if "[DhtmlXQ" in text:
+        return False
+    if _TAG_LINE.search(text):
+        return True
+    return name.lower().endswith(".pgn") or bool(_MOVE_NUMBER_LINE.search(text))
+
+
+def read(stream: BinaryIO, origin: Origin, encoding: str | None = None) -> Iterator[GameRecord]:
+    """Yield the games of a PGN stream one at a time."""
+    head = stream.read(_HEAD)
+    file_encoding = encoding or detect_encoding(head)
+    if file_encoding.startswith("utf-16"):
+        chunks = _text_records(stream, head, file_encoding)
+    else:
+        chunks = _byte_records(stream, head)
+    for index, (data, offset, line) in enumerate(chunks):
+        if isinstance(data, bytes):
+            text, used = decode(data, file_encoding)
+        else:
+            text, used = data, file_encoding
+        where = dataclasses.replace(origin, index=index, offset=offset, line=line)
+        yield parse_record(text, where, used)
+
+
+def parse_record(text: str, origin: Origin, encoding: str | None = None) -> GameRecord:
+    """Read one PGN game from its text (tags, then movetext)."""
+    record = GameRecord(origin=origin, format=FORMAT, encoding=encoding, raw=text)
+    header = _HEADER.match(text)
+    body_start = header.end() if header else 0
+    tags = record.tags
+    for m in _TAG.finditer(text, 0, body_start):
+        value = m[2] if m[2] is not None else m[3].strip()
+        tags[m[1]] = value.replace('\\"', '"')
+    fen = tags.get("FEN", "").strip()
+    record.fen = fen or None
+    result = _parse_movetext(text, body_start, record.mainline)
+    if isinstance(result, _Unreadable):
+        record.error = result.reason
+        result = None
+    record.result = normalize_result(tags.get("Result")) or result
+    fmt = tags.get("Format", "").strip().lower()
+    record.notation = _FORMATS.get(fmt) or sniff_notation(record.mainline.moves)
+    if not tags and not record.mainline.moves and record.error is None:
+        snippet = " ".join(text.split())[:60]
+        record.error = f"no tags and no moves: {snippet!r} is not a game"
+    return record
+
+
+@dataclasses.dataclass(slots=True)
+class _Unreadable:
+    reason: str
+
+
+def _parse_movetext(text: str, start: int, root: Line) -> str | None | _Unreadable:
+    """Fill ``root`` from the movetext at ``text[start:]``; returns the result token."""
+    body = text[start:] if start else text
+    if not any(mark in body for mark in _SPECIALS):
+        plain = _plain_movetext(body, root.moves)
+        if plain is not _NOT_PLAIN:
+            return plain  # type: ignore[return-value]
+        root.moves.clear()
+    line = root
+    stack: list[Line] = []
+    for m in _TOKEN.finditer(text, start):
+        kind = m.lastgroup
+        if kind == "move":
+            move = m[0]
+            mark = _MARKS.search(move)
+            if mark is not None and mark.start() > 0:
+                move = move[:mark.start()]
+                nag = _MARK_NAGS.get(mark[1].replace("！", "!").replace("？", "?"))
+                if nag:
+                    line.nags.setdefault(len(line.moves) + 1, []).append(nag)
+            line.moves.append(move)
+        elif kind == "number" or kind == "skip":
+            continue
+        elif kind == "comment":
+            body = m[0]
+            if not body.endswith("}"):
+                lineno = text.count("\n", 0, m.start()) + 1
+                return _Unreadable(f"comment opened on line {lineno} of the record is never "
+                                   f"closed: {' '.join(body.split())[:40]!r}")
+            _add_comment(line, body[1:-1].strip())
+        elif kind == "open":
+            variation = Line()
+            line.variations.append((max(len(line.moves) - 1, 0), variation))
+            stack.append(line)
+            line = variation
+        elif kind == "close":
+            if stack:
+                line = stack.pop()
+        elif kind == "nag":
+            line.nags.setdefault(len(line.moves), []).append(int(m[0][1:]))
+        elif kind == "semi":
+            _add_comment(line, m[0][1:].strip())
+        elif kind == "result":
+            if not stack:
+                return normalize_result(m[0])
+        elif kind == "stop":
+            if not stack:
+                return None
+    return None
+
+
+_NOT_PLAIN = object()
+
+
+def _plain_movetext(body: str, moves: list[str]) -> str | None | object:
+    """The common case, quickly: numbered moves and a result, nothing else.
+
+    Returns the result, or ``_NOT_PLAIN`` when a token needs the full tokenizer.
+    """
+    for token in body.split():
+        first = token[0]
+        if first in _DIGITS:
+            if token in _TERMINATORS:
+                return normalize_result(token)
+            number = _NUMBER.match(token)
+            if number is None:
+                return _NOT_PLAIN
+            token = token[number.end():]
+            if not token:
+                continue
+            first = token[0]
+        if first in _STOP_STARTS:
+            if token == "*":
+                return "*"
+            if _STOP.fullmatch(token):
+                return None
+            return _NOT_PLAIN
+        moves.append(token)
+    return None
+
+
+def _add_comment(line: Line, comment: str) -> None:
+    if not comment:
+        return
+    key = len(line.moves)
+    old = line.comments.get(key)
+    line.comments[key] = comment if old is None else f"{old}\n{comment}"
+
+
+# A record ends after a line that is not a tag line, where the next non-blank line
+# is a tag line: the start of the next game's header.
+_BOUNDARY_BYTES = re.compile(rb"^(?![ \t]*\[)[^\n]*[^\s][ \t\r]*\n(?:[ \t\r]*\n)*(?=[ \t]*\[)", re.M)
+_BOUNDARY_TEXT = re.compile(_BOUNDARY_BYTES.pattern.decode(), re.M)
+
+
+def _split(chunks: Iterator[bytes] | Iterator[str], boundary: re.Pattern
+           ) -> Iterator[tuple[bytes | str, int, int]]:
+    """Cut a stream of chunks into records; yields ``(record, offset, line)`` where
+    offset counts bytes (or characters) and line is 1-based, both of its first
+    non-blank line."""
+    pending = None
+    offset, line = 0, 1
+    for chunk in chunks:
+        pending = chunk if pending is None else pending + chunk
+        cut = 0
+        for m in boundary.finditer(pending):
+            yield from _emit(pending[cut:m.end()], offset, line)
+            offset += m.end() - cut
+            line += pending.count(b"\n" if isinstance(pending, bytes) else "\n", cut, m.end())
+            cut = m.end()
+        pending = pending[cut:]
+    if pending:
+        yield from _emit(pending, offset, line)
+
+
+def _emit(record: bytes | str, offset: int, line: int) -> Iterator[tuple[bytes | str, int, int]]:
+    body = record.lstrip()
+    if not body:
+        return
+    skipped = len(record) - len(body)
+    newline = b"\n" if isinstance(record, bytes) else "\n"
+    yield record, offset + skipped, line + record.count(newline, 0, skipped)
+
+
+def _byte_chunks(stream: BinaryIO, head: bytes) -> Iterator[bytes]:
+    """The stream in large chunks, each cut after its last newline."""
+    pending = head
+    while True:
+        chunk = stream.read(_CHUNK)
+        if not chunk:
+            break
+        pending += chunk
+        cut = pending.rfind(b"\n") + 1
+        if cut:
+            yield pending[:cut]
+            pending = pending[cut:]
+    if pending:
+        yield pending
+
+
+def _byte_records(stream: BinaryIO, head: bytes) -> Iterator[tuple[bytes, int | None, int]]:
+    yield from _split(_byte_chunks(stream, head), _BOUNDARY_BYTES)  # type: ignore[misc]
+
+
+def _text_records(stream: BinaryIO, head: bytes, encoding: str
+                  ) -> Iterator[tuple[str, int | None, int]]:
+    """UTF-16 files: records are found in the decoded text (byte offsets are not kept)."""
+    joined = io.BufferedReader(_Prepended(head, stream))  # type: ignore[arg-type]
+    text = io.TextIOWrapper(joined, encoding=encoding, errors="replace", newline="")
+
+    def chunks() -> Iterator[str]:
+        pending = ""
+        while True:
+            chunk = text.read(_CHUNK)
+            if not chunk:
+                break
+            pending += chunk.replace("\r\n", "\n")
+            cut = pending.rfind("\n") + 1
+            if cut:
+                yield pending[:cut]
+                pending = pending[cut:]
+        if pending:
+            yield pending
+
+    for record, _, line in _split(chunks(), _BOUNDARY_TEXT):
+        yield record.lstrip("\ufeff"), None, line  # type: ignore[union-attr]
+
+
+class _Prepended(io.RawIOBase):
+    """A stream whose first bytes were already read: give them back first."""
+
+    def __init__(self, head: bytes, rest: BinaryIO) -> None:
+        self._head = head
+        self._rest = rest
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: bytearray) -> int:  # type: ignore[override]
+        if self._head:
+            n = min(len(buffer), len(self._head))
+            buffer[:n] = self._head[:n]
+            self._head = self._head[n:]
+            return n
+        data = self._rest.read(len(buffer))
+        buffer[:len(data)] = data
+        return len(data)

@@ -1,0 +1,285 @@
+"""Where records come from: files, folders, archive members and standard input.
+
+A :class:`Source` names one stream of bytes by its path and archive member alone, so it
+pickles to a worker process, which re-opens it there. :func:`iter_sources` expands what
+a user typed into sources: folders recursively in sorted order, ``.zip`` (member names
+in UTF-8 or GBK), ``.tar``, ``.tar.gz`` and ``-`` for standard input.
+
+Archive members that would escape a folder (``../x``, ``/etc/x``, links) or expand past
+a sane size are refused with a :class:`SourceError` naming the archive and member.
+
+>>> import tempfile, os
+>>> folder = tempfile.mkdtemp()
+>>> with open(os.path.join(folder, "a.pgn"), "w") as f:
+...     _ = f.write("1. h2e2 h9g7 *")
+>>> [(os.path.basename(s.path), s.member, s.size) for s in iter_sources([folder])]
+[('a.pgn', None, 14)]
+"""
+
+from __future__ import annotations
+
+import atexit
+import functools
+import io
+import os
+import posixpath
+import shutil
+import sys
+import tarfile
+import tempfile
+import zipfile
+from dataclasses import dataclass
+from typing import BinaryIO, Iterable, Iterator
+
+#: Largest member an archive may expand to (bytes). Game files are kilobytes; a member
+#: larger than this is a mistake or an attack, not a game collection.
+MAX_MEMBER_SIZE = 1 << 30
+#: Largest expansion ratio accepted for a member bigger than :data:`RATIO_FLOOR` bytes.
+#: Text game files compress about 3 to 10 times; a zip bomb compresses a thousand times.
+MAX_RATIO = 200
+RATIO_FLOOR = 1 << 20
+
+STDIN = "-"
+_ARCHIVE_SUFFIXES = (".zip", ".tar", ".tar.gz", ".tgz")
+
+
+class SourceError(Exception):
+    """A path, archive or member that cannot be read as a source; the message names it."""
+
+
+@dataclass(frozen=True)
+class Source:
+    """One stream of bytes: a file, or a member of an archive file."""
+
+    path: str
+    """The file on disk (for standard input, the temporary file holding it)."""
+    member: str | None
+    """The member name inside the archive at ``path``, or ``None`` for a plain file."""
+    size: int
+    """Size in bytes (expanded size for an archive member)."""
+    label: str | None = None
+    """How to name ``path`` to the user when it is not the path itself (``-``)."""
+
+    @property
+    def display_path(self) -> str:
+        """The path as the user gave it (``-`` for standard input)."""
+        return self.label if self.label is not None else self.path
+
+    @property
+    def name(self) -> str:
+        """The innermost name (the member if any), used to sniff formats by suffix."""
+        return self.member if self.member is not None else self.display_path
+
+    def open(self) -> BinaryIO:
+        """Open the bytes for reading; works in any process, any number of times."""
+        if self.member is None:
+            return open(self.path, "rb")
+        kind = _archive_kind(self.path)
+        if kind == "zip":
+            archive = _open_zip(self.path, os.getpid())
+            info = _zip_index(self.path, os.getpid()).get(self.member)
+            if info is None:
+                raise SourceError(f"{self.path}: no member {self.member!r}")
+            return archive.open(info)  # type: ignore[return-value]
+        archive_t = _open_tar(self.path, os.getpid())
+        tinfo = _tar_index(self.path, os.getpid()).get(self.member)
+        if tinfo is None:
+            raise SourceError(f"{self.path}: no member {self.member!r}")
+        stream = archive_t.extractfile(tinfo)
+        if stream is None:
+            raise SourceError(f"{self.path}: member {self.member!r} is not a file")
+        return stream  # type: ignore[return-value]
+
+    def __str__(self) -> str:
+        where = self.display_path
+        return where if self.member is None else f"{where}!{self.member}"
+
+
+def iter_sources(paths: Iterable[str], max_member_size: int = MAX_MEMBER_SIZE) -> Iterator[Source]:
+    """Expand ``paths`` into sources; raises :class:`SourceError` on the first refusal.
+
+    Use :func:`walk` to go on past refused members.
+    """
+    for item in walk(paths, max_member_size):
+        if isinstance(item, SourceError):
+            raise item
+        yield item
+
+
+def walk(paths: Iterable[str], max_member_size: int = MAX_MEMBER_SIZE
+         ) -> Iterator[Source | SourceError]:
+    """Like :func:`iter_sources`, but yields each refusal as a :class:`SourceError`
+    and goes on with the next source."""
+    for path in paths:
+        if path == STDIN:
+            yield from _stdin_sources(max_member_size)
+        elif os.path.isdir(path):
+            for root, dirs, files in os.walk(path):
+                dirs.sort()
+                for name in sorted(files):
+                    yield from _file_sources(os.path.join(root, name), max_member_size)
+        elif os.path.exists(path):
+            yield from _file_sources(path, max_member_size)
+        else:
+            yield SourceError(f"{path}: no such file or folder")
+
+
+def _file_sources(path: str, max_member_size: int, label: str | None = None
+                  ) -> Iterator[Source | SourceError]:
+    try:
+        size = os.path.getsize(path)
+    except OSError as exc:
+        yield SourceError(f"{label or path}: {exc.strerror}")
+        return
+    kind = _archive_kind(path)
+    if kind is None:
+        yield Source(path, None, size, label)
+        return
+    try:
+        if kind == "zip":
+            yield from _zip_members(path, max_member_size, label)
+        else:
+            yield from _tar_members(path, max_member_size, label)
+    except (zipfile.BadZipFile, tarfile.TarError, OSError, EOFError) as exc:
+        yield SourceError(f"{label or path}: not a readable {kind} archive ({exc})")
+
+
+def _archive_kind(path: str) -> str | None:
+    lower = path.lower()
+    if lower.endswith(".zip"):
+        return "zip"
+    if lower.endswith(_ARCHIVE_SUFFIXES):
+        return "tar"
+    return None
+
+
+def _zip_name(info: zipfile.ZipInfo) -> str:
+    """The member name as its writer meant it: UTF-8 when flagged, else UTF-8 or GBK."""
+    if info.flag_bits & 0x800:
+        return info.filename
+    try:
+        raw = info.filename.encode("cp437")
+    except UnicodeEncodeError:
+        return info.filename
+    for encoding in ("utf-8", "gb18030"):
+        try:
+            return raw.decode(encoding)
+        except UnicodeDecodeError:
+            continue
+    return info.filename
+
+
+def _unsafe(name: str) -> str | None:
+    """Why a member name would escape the archive's folder, or ``None`` if it is safe."""
+    clean = name.replace("\\", "/")
+    if clean.startswith("/") or (len(clean) > 1 and clean[1] == ":"):
+        return "an absolute path"
+    if ".." in posixpath.normpath(clean).split("/") or ".." in clean.split("/"):
+        return "a path that climbs out of the archive's folder (..)"
+    return None
+
+
+def _refuse_size(where: str, size: int, packed: int | None, limit: int) -> SourceError | None:
+    if size > limit:
+        return SourceError(f"{where}: refused, it would expand to {size:,} bytes "
+                           f"(the limit is {limit:,})")
+    if packed is not None and size > RATIO_FLOOR and size > MAX_RATIO * max(packed, 1):
+        return SourceError(f"{where}: refused, it would expand {size // max(packed, 1):,} times "
+                           f"({packed:,} to {size:,} bytes), like a zip bomb")
+    return None
+
+
+def _zip_members(path: str, limit: int, label: str | None) -> Iterator[Source | SourceError]:
+    index = _zip_index(path, os.getpid())
+    shown = label or path
+    for name, info in index.items():
+        where = f"{shown}!{name}"
+        why = _unsafe(name)
+        if why is not None:
+            yield SourceError(f"{where}: refused, the member name is {why}")
+            continue
+        refusal = _refuse_size(where, info.file_size, info.compress_size
+                               if info.compress_type != zipfile.ZIP_STORED else None, limit)
+        if refusal is not None:
+            yield refusal
+            continue
+        yield Source(path, name, info.file_size, label)
+
+
+def _tar_members(path: str, limit: int, label: str | None) -> Iterator[Source | SourceError]:
+    index = _tar_index(path, os.getpid())
+    shown = label or path
+    for name, info in index.items():
+        where = f"{shown}!{name}"
+        why = _unsafe(name)
+        if why is None and (info.issym() or info.islnk()):
+            why = f"a link (to {info.linkname!r})"
+        if why is not None:
+            yield SourceError(f"{where}: refused, the member is {why}")
+            continue
+        refusal = _refuse_size(where, info.size, None, limit)
+        if refusal is not None:
+            yield refusal
+            continue
+        yield Source(path, name, info.size, label)
+
+
+# Archives stay open per process: re-reading a zip's directory for each of its ten
+# thousand members would make reading quadratic. The pid in the key keeps a forked
+# worker from sharing its parent's file offset.
+@functools.lru_cache(maxsize=8)
+def _open_zip(path: str, pid: int) -> zipfile.ZipFile:
+    return zipfile.ZipFile(path)
+
+
+@functools.lru_cache(maxsize=8)
+def _zip_index(path: str, pid: int) -> dict[str, zipfile.ZipInfo]:
+    return {_zip_name(info): info for info in _open_zip(path, pid).infolist()
+            if not info.is_dir()}
+
+
+@functools.lru_cache(maxsize=4)
+def _open_tar(path: str, pid: int) -> tarfile.TarFile:
+    return tarfile.open(path)
+
+
+@functools.lru_cache(maxsize=4)
+def _tar_index(path: str, pid: int) -> dict[str, tarfile.TarInfo]:
+    archive = _open_tar(path, pid)
+    return {info.name: info for info in archive.getmembers()
+            if info.isfile() or info.issym() or info.islnk()}
+
+
+_SPOOLED: list[str] = []
+
+
+def _stdin_sources(limit: int) -> Iterator[Source | SourceError]:
+    """Spool standard input to a temporary file, so it can be re-opened like any file."""
+    fd, spool = tempfile.mkstemp(prefix="xqdb-stdin-")
+    if not _SPOOLED:
+        atexit.register(_remove_spools)
+    _SPOOLED.append(spool)
+    stdin = getattr(sys.stdin, "buffer", None) or io.BytesIO(sys.stdin.read().encode())
+    with os.fdopen(fd, "wb") as out:
+        shutil.copyfileobj(stdin, out)
+    with open(spool, "rb") as f:
+        magic = f.read(262)
+    # Piped archives are expanded like archive files.
+    suffix = ""
+    if magic.startswith(b"PK\x03\x04"):
+        suffix = ".zip"
+    elif magic.startswith(b"\x1f\x8b") or magic[257:262] == b"ustar":
+        suffix = ".tar"
+    if suffix:
+        os.rename(spool, spool + suffix)
+        _SPOOLED[-1] = spool = spool + suffix
+    yield from _file_sources(spool, limit, label=STDIN)
+
+
+def _remove_spools() -> None:
+    for spool in _SPOOLED:
+        try:
+            os.remove(spool)
+        except OSError:
+            pass
+    _SPOOLED.clear()
