@@ -340,6 +340,14 @@ class _UnitBuilder:
         if len(self.columns["moves"]) >= SPILL_ROWS and self.unit.spool is not None:
             self.spill()
 
+    def keep_source_as_raw(self, row: int, content: bytes) -> None:
+        """Give the record at ``row`` its source's bytes when the reader kept no raw text:
+        a one-record file *is* the record."""
+        data = self.columns["records"].data
+        if row < len(data["raw_text"]) and not data["raw_text"][row] and data["raw_data"][row] is None:
+            data["raw_text"][row] = None
+            data["raw_data"][row] = content
+
     def spill(self) -> None:
         """Move what is held so far to Parquet files in the spool folder."""
         for stage, cols in self.columns.items():
@@ -368,7 +376,7 @@ def read_unit(unit: WorkUnit) -> UnitResult:
     for seq, (source, known) in enumerate(zip(unit.sources, unit.known)):
         result.bytes += source.size
         try:
-            sha = _sha256(source)
+            sha, content = _sha256(source)
         except (OSError, SourceError) as exc:
             log.error("%s: cannot read: %s", source, exc)
             result.failed_sources.append(f"{source}: {exc}")
@@ -378,6 +386,7 @@ def read_unit(unit: WorkUnit) -> UnitResult:
             continue
         records = 0
         fmt = enc = error = None
+        first_row = len(out.columns["records"])
         try:
             for record in read_source(source, format=unit.format, encoding=unit.encoding):
                 fmt, enc = fmt or record.format, enc or record.encoding
@@ -391,6 +400,8 @@ def read_unit(unit: WorkUnit) -> UnitResult:
         except Exception as exc:  # a reader bug must not sink the batch; keep what was read
             error = f"reading stopped after {records} records: {type(exc).__name__}: {exc}"
             log.error("%s: %s", source, error)
+        if records == 1 and content is not None:
+            out.keep_source_as_raw(first_row, content)
         result.records += records
         result.sources += 1
         out.add_source(seq, source, sha, fmt, enc, records, error)
@@ -407,12 +418,21 @@ def _replay(record: GameRecord) -> ReplayedGame:
         return game
 
 
-def _sha256(source: Source) -> str:
+#: A source up to this size is kept in memory while it is read, to serve as the raw text
+#: of its record when it holds one record and the reader gave none (binary formats).
+KEEP_BYTES = 1 << 20
+
+
+def _sha256(source: Source) -> tuple[str, bytes | None]:
+    """The source's sha256, and its bytes when it is small."""
     digest = hashlib.sha256()
+    kept: list[bytes] | None = [] if source.size <= KEEP_BYTES else None
     with source.open() as stream:
         for block in iter(lambda: stream.read(1 << 20), b""):
             digest.update(block)
-    return digest.hexdigest()
+            if kept is not None:
+                kept.append(block)
+    return digest.hexdigest(), b"".join(kept) if kept is not None else None
 
 
 def _int(text: str | None) -> int | None:

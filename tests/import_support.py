@@ -1,0 +1,54 @@
+"""Helpers shared by the import tests: where the real data is, and a database's rows."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import duckdb
+
+DATA = Path(__file__).parents[1].parent / "shared" / "data"
+SAME_15 = [DATA / "pgn-chinese-15.pgn", DATA / "pgn-wxf-fullwidth-15.pgn",
+           DATA / "uci" / "same-15-games-uci.pgn"]
+
+#: Every table with the order that makes its rows comparable; wall-clock columns left out.
+TABLE_ORDER = {
+    "sources": ("source_id", "imported_at"),
+    "games": ("game_id", None),
+    "game_records": ("source_id, record_index", None),
+    "moves": ("game_id, ply", None),
+    "raw_records": ("source_id, record_index", None),
+}
+
+
+def all_rows(db: Path) -> dict[str, list[tuple]]:
+    """Every row of every xqdb table, in a stable order, without wall-clock columns."""
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        out = {}
+        for table, (order, skip) in TABLE_ORDER.items():
+            columns = f"* EXCLUDE ({skip})" if skip else "*"
+            out[table] = con.execute(f"SELECT {columns} FROM {table} ORDER BY {order}").fetchall()
+        return out
+    finally:
+        con.close()
+
+
+def count(db: Path, sql: str) -> int:
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        row = con.execute(sql).fetchone()
+        assert row is not None
+        return row[0]
+    finally:
+        con.close()
+
+
+def xqdb_command(*args: str) -> list[str]:
+    """The command line that runs xqdb as a user would, in a fresh process."""
+    return [sys.executable, "-c", "from xqdb.cli import cli; cli()", *args]
+
+
+def run_xqdb(*args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(xqdb_command(*args), capture_output=True, text=True, timeout=timeout)

@@ -1,0 +1,158 @@
+"""Import into DuckDB through the library: dedupe, idempotence, invalid games, worker logs."""
+
+from __future__ import annotations
+
+import logging
+import shutil
+from collections import Counter
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from import_support import DATA, SAME_15, all_rows, count
+from xqdb.db.dedupe import content_hash
+from xqdb.formats import read_paths
+from xqdb.importer import import_paths, reason_class
+from xqdb.replay import replay
+
+
+def test_same_games_in_three_notations_are_16_games_with_45_records(tmp_path: Path) -> None:
+    db = tmp_path / "g.duckdb"
+    summary = import_paths([str(p) for p in SAME_15], db, jobs=2)
+    assert (summary.records, summary.imported, summary.duplicates) == (45, 16, 29)
+    assert count(db, "SELECT count(*) FROM games") == 16
+    assert count(db, "SELECT count(*) FROM game_records") == 45
+    assert count(db, "SELECT count(DISTINCT game_id) FROM game_records") == 16
+    # Every game keeps its first record and links the copies from the other two files.
+    assert count(db, "SELECT count(*) FROM (SELECT game_id FROM game_records GROUP BY game_id"
+                     " HAVING count(DISTINCT source_id) = 3)") == 14
+    # Game 2's coordinate copy is a game of its own: it leaves the others at move 36.
+    con = duckdb.connect(str(db), read_only=True)
+    odd = con.execute("SELECT g.game_id FROM games g JOIN sources s USING (source_id)"
+                      " WHERE s.path LIKE '%same-15-games-uci.pgn'").fetchall()
+    assert len(odd) == 1
+    first_difference = con.execute("""
+        SELECT min(a.ply) FROM moves a JOIN moves b ON a.ply = b.ply
+        WHERE a.game_id = ? AND b.game_id = 2 AND a.uci <> b.uci""", [odd[0][0]]).fetchone()[0]
+    assert first_difference in (71, 72)
+    # Moves are stored once per kept game, with every notation and the keys chained.
+    assert con.execute("SELECT count(*) FROM moves").fetchone()[0] == summary.moves
+    row = con.execute("SELECT uci, iccs, wxf, chinese, piece, key_before, key_after FROM moves"
+                      " WHERE game_id = 1 AND ply = 1").fetchone()
+    assert row[:5] == ("h2e2", "H2-E2", "C2.5", "炮二平五", "C")
+    assert 0 <= row[5] < 2 ** 64 and row[5] != row[6]
+    assert con.execute("""SELECT count(*) FROM moves a JOIN moves b
+                          ON a.game_id = b.game_id AND b.ply = a.ply + 1
+                          WHERE a.key_after <> b.key_before""").fetchone()[0] == 0
+    con.close()
+
+
+def test_reimport_adds_nothing(tmp_path: Path) -> None:
+    db = tmp_path / "g.duckdb"
+    paths = [str(p) for p in SAME_15] + [str(DATA / "pgn-gbk")]
+    first = import_paths(paths, db, jobs=2)
+    before = all_rows(db)
+    again = import_paths(paths, db, jobs=2)
+    assert (again.imported, again.records, again.sources) == (0, 0, 0)
+    assert again.skipped_sources == first.sources == 23
+    assert all_rows(db) == before
+
+
+def test_a_copy_under_another_name_is_linked_not_stored_twice(tmp_path: Path) -> None:
+    db = tmp_path / "g.duckdb"
+    copy = tmp_path / "copy.pgn"
+    shutil.copy(DATA / "uci" / "same-15-games-uci.pgn", copy)
+    summary = import_paths([str(DATA / "uci" / "same-15-games-uci.pgn"), str(copy)], db, jobs=1)
+    assert (summary.sources, summary.imported, summary.duplicates) == (2, 15, 15)
+    assert count(db, "SELECT count(*) FROM game_records WHERE NOT is_primary AND source_id = 2") == 15
+    assert count(db, "SELECT count(*) FROM raw_records") == 30
+
+
+def test_invalid_games_are_stored_with_moves_reason_and_raw_text(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.pgn"
+    bad.write_text('[Red "A"]\n[Black "B"]\n1. h2e2 h9g7 2. h0g2 i9h9 3. b0b9 *\n\n'
+                   '[Red "C"]\n1. h2e2 h7e7 *\n', encoding="utf-8")
+    db = tmp_path / "g.duckdb"
+    summary = import_paths([str(bad), str(DATA / "binary" / "BadMoveTest3.xqf")], db, jobs=2)
+    assert summary.records == 3
+    assert summary.invalid_total == 2
+    con = duckdb.connect(str(db), read_only=True)
+    rows = con.execute("""SELECT g.red, g.status, g.error_ply, g.error, g.plies,
+                                 (SELECT count(*) FROM moves m WHERE m.game_id = g.game_id),
+                                 r.text, r.data
+                          FROM games g JOIN raw_records r USING (game_id)
+                          ORDER BY g.game_id""").fetchall()
+    a, c, xqf = rows
+    assert a[:3] == ("A", "invalid", 5) and "b0b9" in a[3]
+    assert a[4] == a[5] == 4  # the moves up to the error are kept
+    assert "3. b0b9" in a[6]
+    assert c[1] == "valid" and c[4] == c[5] == 2 and c[3] is None
+    assert xqf[1:3] == ("invalid", 10) and xqf[4] == xqf[5] == 9
+    assert xqf[7] is not None and xqf[6] is None  # a binary record keeps its bytes
+    assert sum(summary.invalid.values()) == 2
+    con.close()
+
+
+def test_reason_classes_blank_the_particulars() -> None:
+    assert reason_class("illegal move 'e1f0': there is no piece on e1") == \
+        reason_class("illegal move 'a0a1': there is no piece on e1")
+
+
+def test_worker_log_records_reach_the_parents_handlers(tmp_path: Path) -> None:
+    seen: list[logging.LogRecord] = []
+
+    class Keep(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            seen.append(record)
+
+    root = logging.getLogger()
+    handler, level = Keep(level=logging.INFO), root.level
+    root.addHandler(handler)
+    root.setLevel(logging.INFO)
+    try:
+        import_paths([str(DATA / "binary" / "BadMoveTest3.xqf"), str(DATA / "pgn-gbk")],
+                     tmp_path / "g.duckdb", jobs=2)
+    finally:
+        root.removeHandler(handler)
+        root.setLevel(level)
+    from_workers = [r for r in seen if r.processName.startswith("ForkPoolWorker")]
+    assert any("BadMoveTest3.xqf" in r.getMessage() and "ply 10" in r.getMessage()
+               for r in from_workers)
+    assert {r.process for r in from_workers}.isdisjoint({__import__("os").getpid()})
+
+
+@pytest.mark.slow
+def test_everything_in_shared_data_gives_the_readers_numbers(tmp_path: Path) -> None:
+    db = tmp_path / "all.duckdb"
+    summary = import_paths([str(DATA)], db, jobs=2)
+
+    records = invalid = 0
+    kept: dict[int, int] = {}
+    plies_invalid = 0
+    for record in read_paths([str(DATA)]):
+        records += 1
+        game = replay(record)
+        if game.is_valid:
+            kept.setdefault(content_hash(game.start_fen, game.uci), game.plies)
+        else:
+            invalid += 1
+            plies_invalid += game.plies
+    games = len(kept) + invalid
+    moves = sum(kept.values()) + plies_invalid
+
+    assert count(db, "SELECT count(*) FROM game_records") == records == summary.records
+    assert count(db, "SELECT count(*) FROM raw_records") == records
+    assert count(db, "SELECT count(*) FROM games") == games == summary.imported
+    assert count(db, "SELECT count(*) FROM games WHERE status = 'invalid'") == invalid
+    assert count(db, "SELECT count(*) FROM moves") == moves == summary.moves
+    assert count(db, "SELECT sum(plies) FROM games") == moves
+    assert summary.invalid_total == invalid
+    assert records > 11_791 + 1_125
+    # Per source, the stored record count is what the reader yielded for it.
+    per_source = Counter((r.origin.path, r.origin.member) for r in read_paths([str(DATA / "binary")]))
+    con = duckdb.connect(str(db), read_only=True)
+    stored = {(p, m): n for p, m, n in con.execute(
+        "SELECT path, member, records FROM sources WHERE path LIKE '%/binary/%'").fetchall()}
+    con.close()
+    assert stored == dict(per_source)
