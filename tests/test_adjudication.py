@@ -1,0 +1,223 @@
+"""Game adjudication against pyffish's verdicts: hand-built endings and 1,125 master games.
+
+pyffish's ``is_optional_game_end(variant, fen, moves)`` gives ``(ended, value)`` with the
+value from the point of view of the side to move after the moves (+32000 win, -32000
+loss, 0 draw), and it applies a 100-ply move limit: so the comparisons use
+``move_limit=100``.
+"""
+
+from __future__ import annotations
+
+import pyffish
+import pytest
+
+from positions import coordinate_games
+from xqdb.rules import BLACK, RED, IllegalMoveError, Move, Position, STARTING_FEN
+from xqdb.rules.adjudication import Adjudicator, Ending, adjudicate, chasing_sides, threatened
+
+MATE = pyffish.VALUE_MATE
+
+
+def to_ffish(move: str) -> str:
+    """``b2b9`` (ranks 0-9) -> ``b3b10`` (ranks 1-10)."""
+    return f"{move[0]}{int(move[1]) + 1}{move[2]}{int(move[3]) + 1}"
+
+
+def played(fen: str, moves: list[str]) -> Position:
+    pos = Position.from_fen(fen)
+    for text in moves:
+        pos.push_legal(Move.from_uci(text))
+    return pos
+
+
+def value_for_side_to_move(ending: Ending, pos: Position) -> int:
+    """Our verdict on pyffish's scale."""
+    if ending.is_draw:
+        return 0
+    return -MATE if ending.loser == pos.turn else MATE
+
+
+def pyffish_verdict(fen: str, moves: list[str]) -> tuple[bool, int]:
+    return pyffish.is_optional_game_end("xiangqi", Position.from_fen(fen).fen(),
+                                        [to_ffish(m) for m in moves])
+
+
+# (name, fen, one cycle of moves, expected ending, offender)
+REPETITIONS = [
+    ("rook checks every move", "R2k5/9/9/9/9/9/9/9/9/5K3 b",
+     ["d9d8", "a9a8", "d8d9", "a8a9"], "perpetual_check", RED),
+    ("kings shuffle", "4k4/9/9/9/9/9/9/9/9/3K5 w",
+     ["d0d1", "e9e8", "d1d0", "e8e9"], "repetition", None),
+    ("rook chases a lone cannon", "4k4/9/9/8c/R8/9/9/9/9/3K5 w",
+     ["a5a6", "i6i5", "a6a5", "i5i6"], "perpetual_chase", RED),
+    ("rook attacks a cannon protected by a chariot", "4k3r/9/9/8c/R8/9/9/9/9/3K5 w",
+     ["a5a6", "i6i5", "a6a5", "i5i6"], "repetition", None),
+    ("rook chases a pawn across the river", "5k3/9/9/9/9/9/6p2/9/9/3K3R1 w",
+     ["h0g0", "g3h3", "g0h0", "h3g3"], "perpetual_chase", RED),
+    ("horse chases a lone chariot", "5k3/9/9/9/4r4/5N3/9/9/9/3K5 w",
+     ["f4d3", "e5e6", "d3f4", "e6e5"], "perpetual_chase", RED),
+    ("horse chases a protected chariot", "4rk3/9/9/9/4r4/5N3/9/9/9/3K5 w",
+     ["f4d3", "e5e6", "d3f4", "e6e5"], "perpetual_chase", RED),
+    ("rook offers a rook exchange", "4k4/9/9/8r/R8/9/9/9/9/3K5 w",
+     ["a5a6", "i6i5", "a6a5", "i5i6"], "repetition", None),
+    ("the only protector is pinned by the facing kings", "4k4/9/4b4/9/6c2/9/9/9/9/4K2R1 w",
+     ["h0g0", "g5h5", "g0h0", "h5g5"], "perpetual_chase", RED),
+    ("the same protector, free", "3k5/9/4b4/9/6c2/9/9/9/9/4K2R1 w",
+     ["h0g0", "g5h5", "g0h0", "h5g5"], "repetition", None),
+]
+
+
+@pytest.mark.parametrize("fen, cycle, name, offender",
+                         [case[1:] for case in REPETITIONS], ids=[case[0] for case in REPETITIONS])
+def test_repetition_verdicts_agree_with_pyffish(fen: str, cycle: list[str], name: str,
+                                                offender: int | None) -> None:
+    once, twice = cycle, cycle * 2
+    # Second occurrence: nothing yet, for both.
+    assert adjudicate(fen, once) is None
+    assert pyffish_verdict(fen, once)[0] is False
+    # Third occurrence: the ending, at the last ply.
+    ending = adjudicate(fen, twice)
+    assert ending is not None
+    assert (ending.name, ending.offender, ending.ply) == (name, offender, len(twice))
+    assert ending.chase == (name == "perpetual_chase")
+    assert ending.result == {RED: "0-1", BLACK: "1-0", None: "1/2-1/2"}[offender]
+    assert pyffish_verdict(fen, twice) == (True, value_for_side_to_move(ending, played(fen, twice)))
+
+
+@pytest.mark.parametrize("fen, moves, name, result", [
+    ("3k5/9/9/9/9/9/9/9/9/R3K4 w", ["a0d0"], "checkmate", "1-0"),        # rook + facing king
+    ("3k5/9/9/9/9/9/9/9/9/R3K4 w", ["a0a8"], "stalemate", "1-0"),        # d9e9 faces the king
+    ("3k5/9/9/9/9/9/9/1r7/r8/4K4 b", ["b2b0"], "checkmate", "0-1"),     # two chariots
+    ("3k5/2P6/9/9/9/9/9/9/9/4K4 w", ["c8d8"], None, None),                 # pawn check, king escapes
+])
+def test_mate_and_stalemate_agree_with_pyffish(fen: str, moves: list[str], name: str | None,
+                                               result: str | None) -> None:
+    ending = adjudicate(fen, moves)
+    pos = played(fen, moves)
+    theirs = pyffish.legal_moves("xiangqi", pos.fen(), [])
+    if name is None:
+        assert ending is None and theirs
+        return
+    assert (ending.name, ending.result, ending.ply, ending.offender) == (name, result, 1, None)
+    assert theirs == []
+    assert pyffish.gives_check("xiangqi", pos.fen(), []) == (name == "checkmate")
+    assert pyffish.game_result("xiangqi", pos.fen(), []) == -MATE  # the side to move lost
+    assert ending.loser == pos.turn
+
+
+def test_move_limit_agrees_with_pyffish_at_100_plies() -> None:
+    board = "4k4/9/9/9/9/9/9/9/9/3K5"
+    ending = adjudicate(f"{board} w - - 99 80", ["d0d1"], move_limit=100)
+    assert ending == Ending("move_limit", "1/2-1/2", 1, move_limit=100)
+    assert pyffish_verdict(f"{board} w - - 99 80", ["d0d1"]) == (True, 0)
+    assert adjudicate(f"{board} w - - 98 80", ["d0d1"], move_limit=100) is None
+    assert pyffish_verdict(f"{board} w - - 98 80", ["d0d1"]) == (False, 0)
+
+
+def test_move_limit_is_configurable_and_recorded() -> None:
+    board = "4k4/9/9/9/9/9/9/9/9/3K5"
+    assert adjudicate(f"{board} w - - 99 80", ["d0d1"]) is None  # 120 plies by default
+    ending = adjudicate(f"{board} w - - 119 80", ["d0d1"])
+    assert (ending.name, ending.move_limit, ending.is_draw) == ("move_limit", 120, True)
+    assert adjudicate(f"{board} w - - 500 80", ["d0d1"], move_limit=None) is None
+    assert adjudicate(f"{board} w - - 0 1", ["d0d1", "e9e8"], move_limit=2).name == "move_limit"
+
+
+def test_a_capture_restarts_the_move_count() -> None:
+    fen = "4k4/9/9/9/9/9/9/r8/R8/3K5 w - - 118 80"
+    assert adjudicate(fen, ["a1a2", "e9e8"]) is None   # a1xa2 took the chariot
+    assert adjudicate(fen, ["a1b1", "e9e8"]).name == "move_limit"
+
+
+def test_incremental_and_pure_forms_agree_on_real_games() -> None:
+    for moves in coordinate_games()[:150]:
+        pos = Position()
+        adjudicator = Adjudicator(pos)
+        endings = []
+        for text in moves:
+            pos.push(Move.from_uci(text))
+            ending = adjudicator.update(pos)
+            if ending is not None:
+                endings.append(ending)
+        assert len(endings) <= 1  # only the first ending is reported
+        assert adjudicator.ending == (endings[0] if endings else None)
+        assert adjudicate(STARTING_FEN, moves) == adjudicator.ending
+        assert adjudicator.ply == len(moves)
+
+
+def test_repetition_analysis_leaves_the_position_untouched() -> None:
+    fen, cycle = REPETITIONS[2][1], REPETITIONS[2][2]
+    pos = Position.from_fen(fen)
+    adjudicator = Adjudicator(pos)
+    for text in cycle * 2:
+        pos.push(Move.from_uci(text))
+        ending = adjudicator.update(pos)
+    assert ending is not None and ending.name == "perpetual_chase"
+    assert pos.fen() == played(fen, cycle * 2).fen()
+    assert [str(m) for m in pos.move_stack] == cycle * 2
+    assert pos.zobrist() == Position.from_fen(pos.fen()).zobrist()
+    # Playing on: the ending stays the first one, later plies report nothing new.
+    pos.push(Move.from_uci("a5a6"))
+    assert adjudicator.update(pos) is None
+    assert adjudicator.ending == ending
+
+
+def test_game_over_in_the_start_position() -> None:
+    adjudicator = Adjudicator(Position.from_fen("3k5/9/9/9/9/9/9/9/9/3RK4 b"))
+    assert adjudicator.ending == Ending("checkmate", "1-0", 0)
+    assert adjudicate("3k5/9/9/9/9/9/9/9/9/3RK4 b", []) == adjudicator.ending
+
+
+def test_illegal_move_is_named_with_its_ply() -> None:
+    with pytest.raises(IllegalMoveError, match=r"ply 2: e9e7: the king on e9 cannot move to e7"):
+        adjudicate("4k4/9/9/9/9/9/9/9/9/3K5 w", ["d0d1", "e9e7"])
+
+
+def test_threats_follow_the_chasing_rule() -> None:
+    # A pawn still on its own side of the river is not chased; across it, it is.
+    assert threatened(Position("4k4/9/9/R5p2/9/9/9/9/9/3K5 w"), RED) == set()
+    assert threatened(Position("4k4/9/9/9/9/R5p2/9/9/9/3K5 w"), RED) == {9 * 4 + 6}
+    # Kings are never chased, and kings and pawns never chase.
+    assert threatened(Position("4k4/9/9/9/9/9/9/9/4c4/3K5 w"), RED) == set()
+    assert threatened(Position("4k4/9/9/4c4/4P4/9/9/9/9/3K5 w"), RED) == set()
+    # A cannon threatens over a screen only.
+    assert threatened(Position("4k4/9/9/9/9/C1P3n2/9/9/9/3K5 w"), RED) == {9 * 4 + 6}
+    assert threatened(Position("4k4/9/9/9/9/C5n2/9/9/9/3K5 w"), RED) == set()
+
+
+def test_chasing_sides_needs_every_move_of_the_cycle() -> None:
+    pos = played("4k4/9/9/8c/R8/9/9/9/9/3K5 w", ["a5a6", "i6i5", "a6a5", "i5i6"])
+    assert chasing_sides(pos, 4) == {RED}
+    quiet = played("4k4/9/9/8c/R8/9/9/9/9/3K5 w", ["d0d1", "e9e8", "d1d0", "e8e9"])
+    assert chasing_sides(quiet, 4) == set()
+
+
+def test_master_games_agree_with_pyffish() -> None:
+    """All 1,125 games of liu-dahua-1125.pgn: every ending we find, at its ply, is
+    pyffish's verdict too, and where we find none pyffish finds none either."""
+    counts: dict[str | None, int] = {}
+    disagreements = []
+    for index, moves in enumerate(coordinate_games()):
+        pos = Position()
+        adjudicator = Adjudicator(pos, move_limit=100)
+        for text in moves:
+            pos.push(Move.from_uci(text))
+            if adjudicator.update(pos):
+                break
+        ending = adjudicator.ending
+        name = ending.name if ending else None
+        counts[name] = counts.get(name, 0) + 1
+        theirs = pyffish_verdict(STARTING_FEN, moves[:adjudicator.ply])
+        if name is None or name in ("checkmate", "stalemate"):
+            expected = (False, theirs[1])  # pyffish leaves mate to legal_moves
+        else:
+            expected = (True, value_for_side_to_move(ending, pos))
+        if theirs != expected:
+            disagreements.append(f"game {index + 1}, ply {adjudicator.ply}: ours {ending}, "
+                                 f"pyffish {theirs}")
+    assert not disagreements, "\n".join(disagreements[:5])
+    assert sum(counts.values()) == 1125
+    assert counts.get("perpetual_check", 0) >= 10
+    assert counts.get("perpetual_chase", 0) >= 10
+    assert counts.get("repetition", 0) >= 50
+    assert counts.get("checkmate", 0) >= 1
