@@ -272,3 +272,21 @@ def test_square_off_the_board() -> None:
     data[first] = 24 + 95
     record = read_bytes(xqf, bytes(data))[0]
     assert record.error == "move node 1 has a square out of the board (from 95, to 24; squares are 0-89)"
+
+
+# --- Replay: the main line is the game, variations are checked too ---------------------
+
+
+def test_replay_judges_the_main_line_and_reports_bad_variations() -> None:
+    from xqdb.replay import replay
+
+    bad = replay(one("BadMoveTest3.xqf"))
+    assert bad.status == "invalid" and bad.error_ply == 10 and bad.error_text == "e1f0"
+    assert "there is no piece on e1" in bad.error
+    wild = replay(one("WildHouse.xqf"))
+    assert wild.status == "valid" and wild.plies == 65
+    assert len(wild.variation_errors) == 1
+    assert "e7f7" in wild.variation_errors[0]
+    assert "there is no piece on e7" in wild.variation_errors[0]
+    five = replay(one("FiveGoatsTest.xqf"))
+    assert five.status == "valid" and five.plies == 77 and five.variation_errors == []

@@ -69,13 +69,19 @@ def side_of_first_move(board: list[int], from_square: int | None, default: int) 
     return 1 if board[from_square] > 0 else -1
 
 
+#: UCI_TEXTS[from * 90 + to]: the coordinate text of every move, built once (readers
+#: produce one per move node, millions in a large import).
+UCI_TEXTS: tuple[str, ...] = tuple(str(Move.of(f, t)) for f in range(NUM_SQUARES)
+                                   for t in range(NUM_SQUARES))
+
+
 def uci(from_square: int, to_square: int) -> str:
     """Coordinate text (ranks 0-9) of a move between two valid squares.
 
     >>> uci(7 * 9 + 7, 7 * 9 + 4)
     'h7e7'
     """
-    return str(Move.of(from_square, to_square))
+    return UCI_TEXTS[from_square * 90 + to_square]
 
 
 class TreeBuilder:

@@ -109,9 +109,12 @@ def decrypt(data: bytes, keys: Keys) -> bytes:
     for j in range(32):
         k = stream[j]
         if k:
-            table = bytes((b - k) & 0xFF for b in range(256))
-            out[j::32] = body[j::32].translate(table)
+            out[j::32] = body[j::32].translate(_SUBTRACT[k])
     return bytes(out)
+
+
+#: _SUBTRACT[k] maps each byte b to (b - k) mod 256, as a bytes.translate table.
+_SUBTRACT: tuple[bytes, ...] = tuple(bytes((b - k) & 0xFF for b in range(256)) for k in range(256))
 
 
 def header_board(header: bytes, keys: Keys) -> tuple[list[int], str | None]:
