@@ -290,3 +290,11 @@ def test_replay_judges_the_main_line_and_reports_bad_variations() -> None:
     assert "there is no piece on e7" in wild.variation_errors[0]
     five = replay(one("FiveGoatsTest.xqf"))
     assert five.status == "valid" and five.plies == 77 and five.variation_errors == []
+
+
+def test_two_pieces_on_one_point() -> None:
+    data = bytearray((BINARY / "test1.xqf").read_bytes())  # version 10: squares in clear
+    data[16 + 1] = data[16]  # the first horse slot gets the first chariot's point
+    record = read_bytes(xqf, bytes(data))[0]
+    assert record.error == "the header puts two pieces on one point (a0)"
+    assert record.raw == bytes(data)

@@ -114,6 +114,7 @@ class TreeBuilder:
         if target is None:
             raise ValueError("no move is expected here")
         line, index = target
+        anchor: tuple[Line, int]
         if index is None:
             line.moves.append(move)
             here = len(line.moves) - 1
@@ -121,13 +122,13 @@ class TreeBuilder:
         else:
             variation = Line(moves=[move])
             line.variations.append((index, variation))
+            anchor = (line, index)
             line, here = variation, 0
-            anchor = target  # type: ignore[assignment]
         if comment:
             line.comments[here + 1] = comment
         self.nodes += 1
         if has_sibling:
-            self._pending.append(anchor)  # type: ignore[arg-type]
+            self._pending.append(anchor)
         if has_child:
             self._next = (line, None)
         elif self._pending:
