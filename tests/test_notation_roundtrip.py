@@ -1,0 +1,59 @@
+"""Notation round trip over the real position set of ``positions.py``.
+
+For every legal move of every position (openings, middlegames, endgames, positions in
+check, EPD endgame studies), the text written in each notation reads back as the same move,
+strictly (never *loose*), both under its own notation name and with ``auto``.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from positions import oracle_positions, positions_by_kind
+from xqdb import Position
+from xqdb.notation import WRITTEN_NOTATIONS, read_move, write_move
+
+
+def test_the_position_set_covers_every_kind() -> None:
+    kinds = positions_by_kind()
+    assert len(oracle_positions()) >= 3000
+    assert all(len(kinds[k]) >= 100 for k in ("opening", "middlegame", "endgame", "check", "epd"))
+    assert all(Position.from_fen(fen).is_check() for fen in kinds["check"])
+
+
+@pytest.mark.slow
+def test_every_legal_move_round_trips_in_every_notation() -> None:
+    failures: list[str] = []
+    moves = 0
+    tandem = 0
+    for fen in oracle_positions():
+        pos = Position.from_fen(fen)
+        for move in pos.legal_moves():
+            moves += 1
+            for notation in WRITTEN_NOTATIONS:
+                text = write_move(pos, move, notation)
+                # Ranks 1-10 cannot be told from ranks 0-9 without a "10" in the text.
+                names = (notation, "auto") if notation != "uci10" or "10" in text else (notation,)
+                for name in names:
+                    try:
+                        back = read_move(pos, text, name)
+                    except ValueError as exc:
+                        back = (str(exc), None)
+                    if back != (move, False):
+                        failures.append(f"{fen} {move} {notation} {text!r} read as {name}: {back}")
+            if write_move(pos, move, "chinese")[0] in "前中后二三四五":
+                tandem += 1
+    assert not failures, f"{len(failures)} failures, first: {failures[:5]}"
+    assert moves > 150_000
+    assert tandem > 1_000  # the set really exercises tandem pieces
+
+
+@pytest.mark.slow
+def test_texts_of_one_position_are_distinct() -> None:
+    """A writer never gives two legal moves the same text (checked per notation)."""
+    for fen in oracle_positions()[::7]:
+        pos = Position.from_fen(fen)
+        legal = pos.legal_moves()
+        for notation in ("chinese", "chinese-traditional", "wxf"):
+            texts = {write_move(pos, move, notation) for move in legal}
+            assert len(texts) == len(legal), (fen, notation)
