@@ -156,3 +156,49 @@ def info_command(db: str, top: int) -> None:
         click.echo(str(database_info(con, top=top, path=db)))
     finally:
         con.close()
+
+
+@cli.command("read")
+@click.argument("paths", nargs=-1, required=True)
+@click.option("--format", "format_", default=None,
+              help="Read every source as this format (pgn, dhtmlxq, movelist, xqf, cbr, cbf).")
+@click.option("--encoding", default=None, help="Text encoding (default: detected per file).")
+@click.option("--show", type=click.IntRange(1), default=None, metavar="N",
+              help="Print the N-th record (1-based) with its moves instead of the summary.")
+@click.option("--notation", type=click.Choice(["chinese", "wxf", "iccs", "uci", "source"]),
+              default="chinese", show_default=True, help="Notation of the moves --show prints.")
+@click.option("--replay/--no-replay", default=True, show_default=True,
+              help="Replay every game to tell valid from invalid.")
+@click.option("--examples", type=click.IntRange(0), default=3, show_default=True,
+              help="Failures shown per reason.")
+@click.option("--all-errors", is_flag=True, help="List every invalid record.")
+def read_command(paths: tuple[str, ...], format_: str | None, encoding: str | None,
+                 show: int | None, notation: str, replay: bool, examples: int,
+                 all_errors: bool) -> None:
+    """Summarize the game records in PATHS (files, folders, archives, - for stdin).
+
+    Counts records per format and encoding, valid and invalid, with the reasons and
+    examples naming file, record and ply. Exits with 1 when a record is invalid.
+    """
+    from .formats import formats
+    from .formats.encoding import normalize_encoding
+    from .reading import format_game, nth_record, summarize
+
+    if format_ is not None and format_ not in formats():
+        raise click.BadParameter(f"{format_!r} is not one of {', '.join(formats())}",
+                                 param_hint="--format")
+    if encoding is not None:
+        try:
+            encoding = normalize_encoding(encoding)
+        except ValueError as exc:
+            raise click.BadParameter(str(exc), param_hint="--encoding") from None
+    if show is not None:
+        record = nth_record(paths, show, format_, encoding)
+        if record is None:
+            raise click.ClickException(f"there are fewer than {show} records")
+        click.echo(format_game(record, notation))
+        return
+    summary = summarize(paths, format_, encoding, replay_games=replay)
+    click.echo(summary.report(examples=examples, all_failures=all_errors))
+    if summary.invalid or not summary.records:
+        sys.exit(1)

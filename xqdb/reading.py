@@ -1,0 +1,227 @@
+"""What a pile of files holds, without a database: the library behind ``xqdb read``.
+
+:func:`summarize` reads (and by default replays) every record under some paths and
+counts them per format and encoding, valid and invalid, grouping the failures by reason
+with examples that name the file, record and ply. :func:`format_game` prints one game
+with its moves in a chosen notation.
+
+>>> import tempfile, os
+>>> path = os.path.join(tempfile.mkdtemp(), "g.pgn")
+>>> with open(path, "w") as f:
+...     _ = f.write('[Red "A"]\\n1. h2e2 h9g7 *\\n\\n[Red "B"]\\n1. h2e2 h2e2 *\\n')
+>>> summary = summarize([path])
+>>> summary.records, summary.valid, summary.invalid
+(2, 1, 1)
+>>> summary.failures[0].ply, summary.failures[0].reason
+(2, 'illegal move')
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Iterable, Iterator
+
+from .formats import read_paths
+from .formats.record import GameRecord
+from .replay import ReplayedGame, replay
+
+#: Notations a game can be shown in.
+SHOW_NOTATIONS = ("chinese", "wxf", "iccs", "uci", "source")
+
+_SPECIFICS = re.compile(r"'[^']*'|\"[^\"]*\"|\b[a-i]\d-?[a-i]\d\b|\d[\d,]*")
+
+
+@dataclass(slots=True)
+class Failure:
+    """One record that could not be read or replayed."""
+
+    where: str
+    """File, archive member and record number (and line or offset)."""
+    error: str
+    ply: int | None = None
+    text: str | None = None
+    """The move text that failed."""
+
+    @property
+    def reason(self) -> str:
+        """The kind of failure, without the specifics (``illegal move``, ``bad FEN``...)."""
+        return reason_of(self.error)
+
+    def __str__(self) -> str:
+        at = f", ply {self.ply}" if self.ply is not None else ""
+        return f"{self.where}{at}: {self.error}"
+
+
+def reason_of(error: str) -> str:
+    """The kind of an error message: its text before the first colon, specifics removed.
+
+    >>> reason_of("illegal move '4765': e2-g4 would leave red's king in check")
+    'illegal move'
+    >>> reason_of("bad FEN 'rnbakabnr/9/...': red has no king")
+    'bad FEN'
+    """
+    head = _SPECIFICS.sub("", error.split(": ", 1)[0])
+    return " ".join(head.split()) or error[:60]
+
+
+@dataclass(slots=True)
+class Tally:
+    records: int = 0
+    valid: int = 0
+    invalid: int = 0
+
+
+@dataclass
+class ReadSummary:
+    """Counts of what :func:`summarize` found."""
+
+    replayed: bool = True
+    sources: set[str] = field(default_factory=set)
+    by_kind: dict[tuple[str, str], Tally] = field(default_factory=dict)
+    reasons: Counter[str] = field(default_factory=Counter)
+    failures: list[Failure] = field(default_factory=list)
+    """Every failure, in reading order."""
+    plies: int = 0
+    seconds: float = 0.0
+
+    @property
+    def records(self) -> int:
+        return sum(t.records for t in self.by_kind.values())
+
+    @property
+    def valid(self) -> int:
+        return sum(t.valid for t in self.by_kind.values())
+
+    @property
+    def invalid(self) -> int:
+        return sum(t.invalid for t in self.by_kind.values())
+
+    def add(self, record: GameRecord, game: ReplayedGame | None) -> None:
+        where = record.origin.path if record.origin.member is None else \
+            f"{record.origin.path}!{record.origin.member}"
+        self.sources.add(where)
+        tally = self.by_kind.setdefault((record.format, record.encoding or "-"), Tally())
+        tally.records += 1
+        failure: Failure | None = None
+        if game is not None:
+            self.plies += game.plies
+            if not game.is_valid:
+                failure = Failure(str(record.origin), game.error or "invalid", game.error_ply,
+                                  game.error_text)
+        elif record.error is not None:
+            failure = Failure(str(record.origin), record.error)
+        if failure is None:
+            tally.valid += 1
+            return
+        tally.invalid += 1
+        self.reasons[failure.reason] += 1
+        self.failures.append(failure)
+
+    def report(self, examples: int = 3, all_failures: bool = False) -> str:
+        """The summary as text: a table per format and encoding, then the failures."""
+        rate = f" ({self.records / self.seconds:,.0f} records/s)" if self.seconds > 0.05 else ""
+        checked = "read and replayed" if self.replayed else "read (not replayed)"
+        lines = [f"{self.records:,} records {checked} from {len(self.sources):,} sources "
+                 f"in {self.seconds:.1f} s{rate}", ""]
+        rows = [("format", "encoding", "records", "valid", "invalid")]
+        for (fmt, enc), t in sorted(self.by_kind.items(), key=lambda kv: -kv[1].records):
+            rows.append((fmt, enc, f"{t.records:,}", f"{t.valid:,}", f"{t.invalid:,}"))
+        if len(self.by_kind) > 1:
+            rows.append(("total", "", f"{self.records:,}", f"{self.valid:,}", f"{self.invalid:,}"))
+        widths = [max(len(r[i]) for r in rows) for i in range(5)]
+        for row in rows:
+            lines.append("  " + "  ".join(
+                cell.ljust(w) if i < 2 else cell.rjust(w) for i, (cell, w) in enumerate(zip(row, widths))
+            ).rstrip())
+        if self.replayed and self.records:
+            lines.append("")
+            lines.append(f"valid: {self.valid / self.records:.2%} of records, "
+                         f"{self.plies:,} plies replayed")
+        if not self.failures:
+            return "\n".join(lines)
+        lines += ["", f"Invalid records: {self.invalid:,}"]
+        if all_failures:
+            lines += [f"  {f}" for f in self.failures]
+            return "\n".join(lines)
+        shown: Counter[str] = Counter()
+        by_reason: dict[str, list[Failure]] = {}
+        for failure in self.failures:
+            if shown[failure.reason] < examples:
+                shown[failure.reason] += 1
+                by_reason.setdefault(failure.reason, []).append(failure)
+        for reason, count in self.reasons.most_common():
+            lines.append(f"  {count:>6,}  {reason}")
+            for failure in by_reason.get(reason, []):
+                lines.append(f"            {failure}")
+        if any(count > examples for count in self.reasons.values()):
+            lines.append("  (--all-errors lists every one)")
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.report()
+
+
+def summarize(paths: Iterable[str], format: str | None = None, encoding: str | None = None,
+              replay_games: bool = True) -> ReadSummary:
+    """Read (and replay) every record under ``paths`` and count what was found."""
+    summary = ReadSummary(replayed=replay_games)
+    start = time.perf_counter()
+    for record in read_paths(paths, format, encoding):
+        summary.add(record, replay(record) if replay_games else None)
+    summary.seconds = time.perf_counter() - start
+    return summary
+
+
+def nth_record(paths: Iterable[str], n: int, format: str | None = None,
+               encoding: str | None = None) -> GameRecord | None:
+    """The ``n``-th record (1-based) under ``paths``, or ``None`` if there are fewer."""
+    records: Iterator[GameRecord] = read_paths(paths, format, encoding)
+    for i, record in enumerate(records, start=1):
+        if i == n:
+            return record
+    return None
+
+
+def format_game(record: GameRecord, notation: str = "chinese") -> str:
+    """One game as text: where it came from, tags, start, numbered moves, result.
+
+    ``notation`` is one of :data:`SHOW_NOTATIONS`; ``source`` shows the texts as written.
+    Moves after a failing one are not shown; the failure is.
+    """
+    game = replay(record)
+    lines = [f"{record.origin}  ({record.format}, {record.encoding or '-'}, "
+             f"moves in {record.notation})"]
+    width = max((len(k) for k in record.tags), default=0)
+    lines += [f"  {k.ljust(width)}  {v}" for k, v in record.tags.items()]
+    lines.append(f"  start: {game.start_fen}")
+    if notation == "source":
+        texts = list(record.moves)
+    else:
+        texts = list(getattr(game, notation))
+    first_black = game.start_fen.split()[1:2] == ["b"]
+    lines.append("")
+    lines += _numbered(texts, first_black)
+    variations = record.mainline.count_variations()
+    if variations:
+        lines.append(f"  ({variations} variations kept)")
+    if not game.is_valid:
+        at = f" at ply {game.error_ply} ({game.error_text})" if game.error_ply else ""
+        lines.append(f"  invalid{at}: {game.error}")
+    lines.append(f"  result: {record.result or 'none'}"
+                 + (f" ({game.termination})" if game.termination else ""))
+    return "\n".join(lines)
+
+
+def _numbered(texts: list[str], first_black: bool) -> list[str]:
+    plies = ([""] if first_black else []) + texts
+    width = max((len(t) for t in texts), default=4)
+    out = []
+    for i in range(0, len(plies), 2):
+        red = plies[i] or "..."
+        black = plies[i + 1] if i + 1 < len(plies) else ""
+        out.append(f"  {i // 2 + 1:>3}. {red.ljust(width)}  {black}".rstrip())
+    return out
+
