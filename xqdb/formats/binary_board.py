@@ -23,7 +23,7 @@ False
 
 from __future__ import annotations
 
-from ..rules.board import NUM_SQUARES, RED, Move
+from ..rules.board import BLACK, NUM_SQUARES, RED, Move
 from ..rules.position import STARTING_FEN, Position
 from .record import Line
 
@@ -66,7 +66,7 @@ def side_of_first_move(board: list[int], from_square: int | None, default: int) 
     """
     if from_square is None or not 0 <= from_square < NUM_SQUARES or not board[from_square]:
         return default
-    return 1 if board[from_square] > 0 else -1
+    return RED if board[from_square] > 0 else BLACK
 
 
 #: UCI_TEXTS[from * 90 + to]: the coordinate text of every move, built once (readers

@@ -29,6 +29,7 @@ from typing import BinaryIO, Iterator
 
 from ..rules.board import (
     ADVISOR, BLACK, CANNON, CHARIOT, ELEPHANT, HORSE, KING, NUM_SQUARES, PAWN, RED,
+    square_name,
 )
 from .binary_board import TreeBuilder, board_fen, result_from_code, side_of_first_move, uci
 from .record import GameRecord, Origin
@@ -130,13 +131,9 @@ def header_board(header: bytes, keys: Keys) -> tuple[list[int], str | None]:
             continue  # captured
         sq = (value % 10) * 9 + value // 10
         if board[sq]:
-            return board, f"the header puts two pieces on one point ({_name(sq)})"
+            return board, f"the header puts two pieces on one point ({square_name(sq)})"
         board[sq] = SLOT_PIECES[slot]
     return board, None
-
-
-def _name(sq: int) -> str:
-    return "abcdefghi"[sq % 9] + str(sq // 9)
 
 
 def _text(raw: bytes, encoding: str) -> str:
