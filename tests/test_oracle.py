@@ -12,8 +12,9 @@ from dataclasses import dataclass
 import pyffish
 import pytest
 
-from positions import epd_lines, oracle_positions, positions_by_kind
-from xqdb.rules import FenError, Move, Position
+from positions import coordinate_games, epd_lines, oracle_positions, positions_by_kind
+from xqdb.rules import STARTING_FEN, FenError, Move, Position
+from xqdb.rules.zobrist import board_key
 
 _FFISH_MOVE = re.compile(r"([a-i])(10|[1-9])([a-i])(10|[1-9])")
 
@@ -130,3 +131,71 @@ def test_every_epd_study_is_read_or_rejected_for_a_missing_king() -> None:
             rejected.append((name, line, str(exc)))
     assert len(epd_lines()) == 6622
     assert rejected == [("_K.EPD", 51, "red has no king"), ("_K.EPD", 52, "red has no king")]
+
+
+def to_ffish(move: str) -> str:
+    """``b2b9`` (ranks 0-9) -> ``b3b10`` (ranks 1-10)."""
+    return f"{move[0]}{int(move[1]) + 1}{move[2]}{int(move[3]) + 1}"
+
+
+def test_push_pop_captures_and_keys_over_real_games() -> None:
+    """Whole games: the final FEN is pyffish's, every incremental Zobrist key equals the
+    key computed from scratch, the captured piece is the one that stood on the target,
+    and popping every move gives back the start exactly."""
+    games = coordinate_games()
+    assert len(games) == 1125
+    for moves in games[::5]:
+        pos = Position()
+        keys = [pos.zobrist()]
+        for text in moves:
+            move = Move.from_uci(text)
+            on_target = pos.piece_at(move.to_square)
+            assert pos.push_legal(move) == on_target
+            assert pos.last_capture() == on_target
+            assert pos.zobrist() == board_key(pos.board, pos.turn), (pos.fen(), text)
+            keys.append(pos.zobrist())
+        assert pos.fen() == pyffish.get_fen("xiangqi", STARTING_FEN, [to_ffish(m) for m in moves])
+        for text in reversed(moves):
+            keys.pop()
+            assert str(pos.pop()) == text
+            assert pos.zobrist() == keys[-1]
+        assert pos.fen() == STARTING_FEN and not pos.move_stack
+
+
+def test_zobrist_keys_are_64_bit_and_tell_positions_apart() -> None:
+    fens = oracle_positions()
+    keys = {Position.from_fen(fen).zobrist() for fen in fens}
+    # Positions equal up to the move counters share a key; all others must differ.
+    assert len(keys) == len({" ".join(fen.split()[:2]) for fen in fens})
+    assert all(0 <= key < 2**64 for key in keys)
+    assert max(keys).bit_length() == 64
+    # Same board, other side to move: another key.
+    red = Position.from_fen(STARTING_FEN)
+    black = Position.from_fen(STARTING_FEN.replace(" w ", " b "))
+    assert red.zobrist() != black.zobrist()
+
+
+def test_transpositions_share_a_key() -> None:
+    one, other = Position(), Position()
+    for text in ["h2e2", "h9g7", "h0g2", "b9c7"]:
+        one.push(Move.from_uci(text))
+    for text in ["h0g2", "b9c7", "h2e2", "h9g7"]:
+        other.push(Move.from_uci(text))
+    assert one.fen().split()[:2] == other.fen().split()[:2]
+    assert one.zobrist() == other.zobrist()
+
+
+@pytest.mark.parametrize("fen, move, reason", [
+    # The king itself steps onto the open file of the other king.
+    ("4k4/9/9/9/9/9/9/9/9/3K5 w", "d0e0", "kings facing each other"),
+    # A piece leaves the file between the kings.
+    ("4k4/9/9/9/9/9/9/9/4A4/4K4 w", "e1d2", "kings facing each other"),
+    ("4k4/9/9/9/9/9/9/9/r8/3K5 w", "d0d1", "in check"),
+    ("4k4/9/9/9/9/9/9/9/9/3K5 w", "d0d2", "cannot move to d2"),
+])
+def test_illegal_moves_are_explained(fen: str, move: str, reason: str) -> None:
+    pos = Position.from_fen(fen)
+    assert not pos.is_legal(Move.from_uci(move))
+    assert from_ffish(to_ffish(move)) not in {from_ffish(m) for m in
+                                              pyffish.legal_moves("xiangqi", fen, [])}
+    assert reason in pos.explain_illegal(Move.from_uci(move))
