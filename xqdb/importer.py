@@ -42,7 +42,7 @@ log = logging.getLogger("xqdb.import")
 #: A work unit closes at this many sources or bytes, whichever comes first: small
 #: archive members travel together, a big file travels alone.
 UNIT_SOURCES = 200
-UNIT_BYTES = 4 << 20
+UNIT_BYTES = 256 << 10
 #: A unit whose staged moves pass this many rows spills them to Parquet files, so a
 #: single huge file never has to fit in memory.
 SPILL_ROWS = 400_000
