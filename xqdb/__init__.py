@@ -7,7 +7,7 @@
 'rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C2C4/9/RNBAKABNR b - - 1 1'
 """
 
-from .notation import NotationError
+from .notation import AmbiguousMoveError, NotationError
 from .position import Move, Position
 
-__all__ = ["Position", "Move", "NotationError"]
+__all__ = ["Position", "Move", "NotationError", "AmbiguousMoveError"]

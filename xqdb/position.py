@@ -14,7 +14,7 @@ In the spirit of python-chess: parse a move text in any notation, write a move i
 
 from __future__ import annotations
 
-from . import notation
+from . import notation as _notation
 from .rules.board import Move
 from .rules.position import Position as _RulesPosition
 
@@ -30,30 +30,30 @@ class Position(_RulesPosition):
 
     __slots__ = ()
 
-    def read_move(self, text: str, notation_name: str = "auto") -> tuple[Move, bool]:
+    def read_move(self, text: str, notation: str = "auto") -> tuple[Move, bool]:
         """``(move, loose)`` for ``text``: the legal move it names, and whether it was loose.
 
         Raises :class:`~xqdb.notation.NotationError` when the text names no legal move
         (for coordinate texts too) or several.
         """
-        move, loose = notation.read_move(self, text, notation_name)
+        move, loose = _notation.read_move(self, text, notation)
         if not self.is_legal(move):
-            raise notation.NotationError(f"{text!r}: {self.explain_illegal(move)}")
+            raise _notation.NotationError(f"{text!r}: {self.explain_illegal(move)}")
         return move, loose
 
-    def parse_move(self, text: str, notation_name: str = "auto") -> Move:
-        """The legal move ``text`` names (any notation when ``notation_name`` is ``auto``)."""
-        return self.read_move(text, notation_name)[0]
+    def parse_move(self, text: str, notation: str = "auto") -> Move:
+        """The legal move ``text`` names (any notation when ``notation`` is ``auto``)."""
+        return self.read_move(text, notation)[0]
 
-    def push_text(self, text: str, notation_name: str = "auto") -> Move:
+    def push_text(self, text: str, notation: str = "auto") -> Move:
         """Parse ``text`` and make the move; returns it."""
-        move = self.parse_move(text, notation_name)
+        move = self.parse_move(text, notation)
         self.push(move)
         return move
 
-    def move_text(self, move: Move, notation_name: str = "chinese") -> str:
-        """``move`` (legal here) written in ``notation_name``."""
-        return notation.write_move(self, move, notation_name)
+    def move_text(self, move: Move, notation: str = "chinese") -> str:
+        """``move`` (legal here) written in ``notation``."""
+        return _notation.write_move(self, move, notation)
 
 
 __all__ = ["Position", "Move"]
