@@ -199,3 +199,28 @@ def test_illegal_moves_are_explained(fen: str, move: str, reason: str) -> None:
     assert from_ffish(to_ffish(move)) not in {from_ffish(m) for m in
                                               pyffish.legal_moves("xiangqi", fen, [])}
     assert reason in pos.explain_illegal(Move.from_uci(move))
+
+
+@pytest.mark.parametrize("rule, fen, origin, expected", [
+    ("king stays in the palace", "5k3/9/9/9/9/9/9/3K5/9/9 w", "d2", {"d1", "e2"}),
+    ("kings may not face each other", "5k3/9/9/9/9/9/9/9/4K4/9 w", "e1", {"e0", "e2", "d1"}),
+    ("advisor on the palace diagonals", "5k3/9/9/9/9/9/9/9/4A4/3K5 w", "e1", {"d2", "f2", "f0"}),
+    ("elephant eye blocked", "5k3/9/9/9/9/9/9/9/3N5/2B1K4 w", "c0", {"a2"}),
+    ("elephant does not cross the river", "5k3/9/9/9/9/2B6/9/9/9/4K4 w", "c4", {"a2", "e2"}),
+    ("horse leg blocked", "5k3/9/9/9/9/9/9/9/1R7/1N2K4 w", "b0", {"d1"}),
+    ("cannon moves like a chariot, takes over one screen", "5k3/9/9/9/1n7/9/9/1p7/9/1C2K4 w", "b0",
+     {"b1", "a0", "c0", "d0", "b5"}),
+    ("pawn before the river: forward only", "5k3/9/9/9/2P6/9/2P6/9/9/4K4 w", "c3", {"c4"}),
+    ("pawn across the river: sideways too, never back", "5k3/9/9/9/2P6/9/2P6/9/9/4K4 w", "c5",
+     {"c6", "b5", "d5"}),
+    ("black pawn across the river", "5k3/9/9/9/9/9/2p6/9/9/4K4 b", "c3", {"c2", "b3", "d3"}),
+    ("a pinned piece may only move along the pin", "4k4/9/4r4/9/9/9/9/4R4/9/4K4 w", "e2",
+     {"e1", "e3", "e4", "e5", "e6", "e7"}),
+])
+def test_each_piece_moves_as_the_rules_say(rule: str, fen: str, origin: str,
+                                           expected: set[str]) -> None:
+    ours = {str(m)[2:] for m in Position.from_fen(fen).legal_moves() if str(m)[:2] == origin}
+    theirs = {m[2:] for m in map(from_ffish, pyffish.legal_moves("xiangqi", fen, []))
+              if m[:2] == origin}
+    assert ours == expected, rule
+    assert theirs == expected, rule
