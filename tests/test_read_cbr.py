@@ -211,3 +211,17 @@ def test_a_library_without_records_says_so() -> None:
     data = (BINARY / LIB_35).read_bytes()[:FIRST_RECORD]
     [record] = read_bytes(cbr, data)
     assert record.error == "a CBL library without a single 'CCBridge Record'"
+
+
+def test_splitting_matches_the_magic_positions_and_bounds_each_record() -> None:
+    data = (BINARY / LIB_93).read_bytes()
+    starts = [m.start() for m in re.finditer(re.escape(cbr.RECORD_MAGIC), data)]
+    records = list(cbr.split_records(io.BytesIO(data)))
+    assert [offset for offset, _ in records] == starts
+    assert b"".join(chunk for _, chunk in records) == data[starts[0]:]
+    # A record without a following magic for megabytes is cut, not held whole.
+    junk = data[:FIRST_RECORD + SLOT] + bytes(300_000) + data[FIRST_RECORD:FIRST_RECORD + SLOT]
+    cut = list(cbr.split_records(io.BytesIO(junk), max_record=10_000))
+    assert [(offset, len(chunk)) for offset, chunk in cut] == [
+        (FIRST_RECORD, 10_000), (FIRST_RECORD + SLOT + 300_000, SLOT)]
+    assert cut[0][1] == data[FIRST_RECORD:FIRST_RECORD + SLOT] + bytes(10_000 - SLOT)

@@ -40,6 +40,8 @@ RECORD_MAGIC = b"CCBridge Record\x00"
 LIBRARY_MAGIC = b"CCBridgeLibrary\x00"
 
 _CHUNK = 1 << 16
+#: A record longer than this is cut (real ones fill one 4,096-byte slot).
+MAX_RECORD = 1 << 22
 
 #: (tag, offset, size in bytes) of the UTF-16LE text fields of a version-2 record.
 TEXT_FIELDS: tuple[tuple[str, int, int], ...] = (
@@ -95,11 +97,13 @@ def _empty(origin: Origin) -> GameRecord:
                       encoding="utf-16-le", notation="uci")
 
 
-def split_records(stream: BinaryIO, head: bytes = b"") -> Iterator[tuple[int, bytes]]:
+def split_records(stream: BinaryIO, head: bytes = b"",
+                  max_record: int = MAX_RECORD) -> Iterator[tuple[int, bytes]]:
     """Cut a stream into ``(offset, bytes)`` records at each ``CCBridge Record`` magic.
 
-    Only one record (plus a read chunk) is held at a time. A library header before the
-    first record is skipped.
+    Only one record (plus a read chunk) is held at a time; a record is cut at
+    ``max_record`` bytes, the rest up to the next magic skipped, so garbage without a
+    magic cannot fill the memory. A library header before the first record is skipped.
 
     >>> import io
     >>> data = b"lib" + RECORD_MAGIC + b"a" + RECORD_MAGIC + b"bc"
@@ -109,29 +113,39 @@ def split_records(stream: BinaryIO, head: bytes = b"") -> Iterator[tuple[int, by
     magic = RECORD_MAGIC
     buffer = bytearray(head)
     base = 0  # file offset of buffer[0]
-    start = -1  # start of the current record within buffer, -1 before the first
+    start: int | None = None  # where the current record starts in buffer
+    cut: tuple[int, bytes] | None = None  # the current record, once cut at max_record
+    scanned = 0  # no magic starts in buffer before this
     eof = False
     while True:
-        search_from = 0 if start < 0 else start + 1
-        found = buffer.find(magic, search_from)
+        found = buffer.find(magic, scanned if start is None else max(scanned, start + 1))
         if found >= 0:
-            if start >= 0:
+            if cut is not None:
+                yield cut
+                cut = None
+            elif start is not None:
                 yield base + start, bytes(buffer[start:found])
-            start = found
+            start = scanned = found
             continue
         if eof:
             break
-        # Keep what may still hold the start of a magic split across chunks.
-        keep_from = start if start >= 0 else max(0, len(buffer) - len(magic) + 1)
+        scanned = max(0, len(buffer) - len(magic) + 1)
+        if start is not None and len(buffer) - start > max_record:
+            cut = (base + start, bytes(buffer[start:start + max_record]))
+            start = None
+        # Keep the current record, or else only what may hold the start of a magic.
+        keep_from = scanned if start is None else start
         del buffer[:keep_from]
         base += keep_from
-        if start >= 0:
+        scanned -= keep_from
+        if start is not None:
             start = 0
         chunk = stream.read(_CHUNK)
-        if not chunk:
-            eof = True
+        eof = not chunk
         buffer += chunk
-    if start >= 0:
+    if cut is not None:
+        yield cut
+    elif start is not None:
         yield base + start, bytes(buffer[start:])
 
 
