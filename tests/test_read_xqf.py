@@ -17,6 +17,7 @@ import pytest
 
 from binary_samples import BINARY, ffish_rejects, read_bytes, read_file, walk
 from xqdb.formats import xqf
+from xqdb.formats.record import Origin
 from xqdb.notation import read_move
 from xqdb.rules import CANNON, PAWN, Move, Position
 
@@ -298,3 +299,16 @@ def test_two_pieces_on_one_point() -> None:
     record = read_bytes(xqf, bytes(data))[0]
     assert record.error == "the header puts two pieces on one point (a0)"
     assert record.raw == bytes(data)
+
+
+def test_an_unknown_encoding_is_a_record_error() -> None:
+    with (BINARY / "test.xqf").open("rb") as stream:
+        [record] = xqf.read(stream, Origin("test.xqf"), encoding="no-such-codec")
+    assert record.error == "unknown text encoding 'no-such-codec'"
+
+
+def test_an_explicit_encoding_is_used_for_names() -> None:
+    with (BINARY / "test.xqf").open("rb") as stream:
+        [record] = xqf.read(stream, Origin("test.xqf"), encoding="big5")
+    assert record.encoding == "big5" and record.tags["Red"] != "柳大华"
+    assert record.moves == one("test.xqf").moves

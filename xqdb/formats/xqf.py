@@ -24,6 +24,7 @@ move's origin square decides it.
 
 from __future__ import annotations
 
+import codecs
 import dataclasses
 from typing import BinaryIO, Iterator
 
@@ -173,6 +174,12 @@ def parse(data: bytes, origin: Origin, encoding: str | None = None) -> GameRecor
     """Decode one XQF file's bytes into a record; never raises for bad content."""
     codec = encoding or "gb18030"
     record = GameRecord(origin=origin, format=FORMAT, encoding=codec, notation="uci")
+    try:
+        codecs.lookup(codec)
+    except LookupError:
+        record.raw = data
+        record.error = f"unknown text encoding {codec!r}"
+        return record
     if len(data) < HEADER_SIZE or data[:2] != _MAGIC:
         record.raw = data
         record.error = ("not an XQF file: it does not start with 'XQ'" if data[:2] != _MAGIC
