@@ -106,3 +106,18 @@ def test_stdin_is_a_source(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     assert count(db, "SELECT count(*) FROM games") == 15
     assert count(db, "SELECT count(*) FROM sources WHERE path = '-'") == 1
+
+
+def test_the_readme_first_command_imports_every_sample_game(tmp_path: Path) -> None:
+    samples = Path(__file__).parents[1] / "sample_games"
+    db = tmp_path / "sample.duckdb"
+    result = _invoke("import", str(samples), "--db", str(db))
+    assert result.exit_code == 0, result.output
+    assert "1 notes ignored" in result.stdout  # SOURCES.md
+    assert count(db, "SELECT count(*) FROM games WHERE status = 'valid'") == 7
+    assert count(db, "SELECT string_agg(DISTINCT format, ',' ORDER BY format) FROM sources") \
+        == "dhtmlxq,pgn,xqf"
+    assert count(db, "SELECT count(*) FROM sources WHERE encoding = 'big5'") == 2
+    assert count(db, "SELECT count(*) FROM game_records WHERE notation = 'wxf'") == 1
+    info = _invoke("info", "--db", str(db))
+    assert info.exit_code == 0 and "games:      7 (7 valid, 0 invalid)" in info.stdout

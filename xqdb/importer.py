@@ -46,6 +46,9 @@ UNIT_BYTES = 256 << 10
 #: A unit whose staged moves pass this many rows spills them to Parquet files, so a
 #: single huge file never has to fit in memory.
 SPILL_ROWS = 400_000
+#: Notes that travel with game collections (a README, an attribution list) and are not
+#: records: skipped by name, and counted in the summary.
+NOT_GAMES = (".md", ".markdown", ".rst")
 #: The writer commits once it holds this many staged records (or a spilled unit).
 COMMIT_RECORDS = 4000
 
@@ -102,6 +105,8 @@ class ImportSummary:
     """Sources skipped because their content (sha256) was already stored."""
     failed_sources: list[str] = field(default_factory=list)
     """Sources that could not be read at all, each with its reason."""
+    ignored_sources: int = 0
+    """Files skipped by name as notes, not game records (see :data:`NOT_GAMES`)."""
     bytes: int = 0
     records: int = 0
     imported: int = 0
@@ -122,7 +127,8 @@ class ImportSummary:
         rate = self.records / self.seconds if self.seconds > 0 else 0.0
         lines = [
             f"sources: {self.sources:,} imported, {self.skipped_sources:,} skipped "
-            f"(already in the database), {len(self.failed_sources):,} unreadable",
+            f"(already in the database), {len(self.failed_sources):,} unreadable"
+            + (f", {self.ignored_sources:,} notes ignored" if self.ignored_sources else ""),
             f"records: {self.records:,} read, {self.imported:,} new games, "
             f"{self.duplicates:,} duplicates linked, {self.invalid_total:,} invalid",
             f"moves: {self.moves:,}",
@@ -206,6 +212,10 @@ def plan_units(paths: Sequence[str], known: dict[tuple[str, str | None, int], st
         if isinstance(item, SourceError):
             log.error("%s", item)
             summary.failed_sources.append(str(item))
+            continue
+        if item.name.lower().endswith(NOT_GAMES):
+            log.info("%s: not a game file, ignored", item)
+            summary.ignored_sources += 1
             continue
         if batch and (len(batch) >= UNIT_SOURCES or size + item.size > UNIT_BYTES):
             yield unit()
