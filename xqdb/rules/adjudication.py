@@ -60,7 +60,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable
 
-from .board import BLACK, CHARIOT, KING, PAWN, RED, Move
+from .board import (
+    ADVISOR, BLACK, CANNON, CHARIOT, COLOR_NAMES, ELEPHANT, HORSE, KING, PAWN, RED, Move,
+)
 from .position import IllegalMoveError, Position
 
 #: Every ending name, in the order they are checked.
@@ -73,7 +75,7 @@ DEFAULT_MOVE_LIMIT = 120
 DRAW = "1/2-1/2"
 
 #: Piece types that can chase (the king and pawns may attack freely).
-_CHASERS = frozenset({2, 3, 4, 5, 6})  # advisor, elephant, horse, chariot, cannon
+_CHASERS = frozenset({ADVISOR, ELEPHANT, HORSE, CHARIOT, CANNON})
 
 
 def _win_for(color: int) -> str:
@@ -114,6 +116,21 @@ class Ending:
     def is_draw(self) -> bool:
         return self.result == DRAW
 
+    def __str__(self) -> str:
+        """A line for reports.
+
+        >>> print(Ending("perpetual_chase", "0-1", ply=8, offender=RED, chase=True))
+        perpetual chase by red, 0-1 at ply 8
+        >>> print(Ending("move_limit", "1/2-1/2", ply=120))
+        move limit (120 plies), 1/2-1/2 at ply 120
+        """
+        what = self.name.replace("_", " ")
+        if self.offender is not None:
+            what += f" by {COLOR_NAMES[self.offender]}"
+        elif self.name == "move_limit":
+            what += f" ({self.move_limit} plies)"
+        return f"{what}, {self.result} at ply {self.ply}"
+
 
 class Adjudicator:
     """Incremental adjudication of a game, fed one position per ply.
@@ -129,23 +146,22 @@ class Adjudicator:
     Ending(name='move_limit', result='1/2-1/2', ply=4, offender=None, chase=False, move_limit=4)
     """
 
-    __slots__ = ("move_limit", "ending", "_keys", "_checks", "_seen")
+    __slots__ = ("move_limit", "ending", "_checks", "_seen")
 
     def __init__(self, pos: Position, *, move_limit: int | None = DEFAULT_MOVE_LIMIT) -> None:
         self.move_limit = move_limit
-        self.ending: Ending | None = None
-        """The first ending reached, if any (a game over on its start position included)."""
-        self._keys: list[int] = [pos.zobrist()]
+        # Whether the side to move is in check, per position since the start.
         self._checks: list[bool] = [pos.is_check()]
-        # Zobrist key -> indices into _keys, for the positions since the last capture only:
+        # Zobrist key -> plies where it occurred, for the positions since the last capture:
         # nothing before a capture can ever occur again.
         self._seen: dict[int, list[int]] = {pos.zobrist(): [0]}
-        self.ending = self._no_move_ending(pos, 0)
+        self.ending: Ending | None = self._no_move_ending(pos, 0)
+        """The first ending reached, if any (a game over on its start position included)."""
 
     @property
     def ply(self) -> int:
         """Plies seen since the start position."""
-        return len(self._keys) - 1
+        return len(self._checks) - 1
 
     def update(self, pos: Position) -> Ending | None:
         """Account for the move just pushed on ``pos``; the ending it reaches, if any.
@@ -154,8 +170,7 @@ class Adjudicator:
         often go on after a repetition) and :attr:`ending` keeps the first one.
         """
         key = pos.zobrist()
-        ply = len(self._keys)
-        self._keys.append(key)
+        ply = len(self._checks)
         self._checks.append(pos.is_check())
         if pos.last_capture():
             self._seen = {}
