@@ -13,6 +13,7 @@ import pytest
 from import_support import DATA, SAME_15, all_rows, count
 from xqdb.db.dedupe import content_hash
 from xqdb.formats import read_paths
+from xqdb.formats.sources import iter_sources
 from xqdb.importer import import_paths, reason_class
 from xqdb.replay import replay
 
@@ -156,3 +157,20 @@ def test_everything_in_shared_data_gives_the_readers_numbers(tmp_path: Path) -> 
         "SELECT path, member, records FROM sources WHERE path LIKE '%/binary/%'").fetchall()}
     con.close()
     assert stored == dict(per_source)
+
+
+def test_a_big_source_spills_to_disk_and_stores_the_same_rows(tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    import xqdb.importer
+
+    paths = [str(DATA / "uci" / "liu-dahua-1125.pgn"), str(DATA / "pgn-gbk")]
+    import_paths(paths, tmp_path / "held.duckdb", jobs=2)
+    # The workers fork after this, so they spill every 5,000 moves instead of 400,000.
+    monkeypatch.setattr(xqdb.importer, "SPILL_ROWS", 5_000)
+    source = next(iter_sources([paths[0]]))
+    unit = xqdb.importer.read_unit(xqdb.importer.WorkUnit(0, (source,), (None,), spool=str(tmp_path)))
+    assert len(unit.staged.files["moves"]) > 10 and not unit.staged.tables
+    spilled = import_paths(paths, tmp_path / "spilled.duckdb", jobs=2)
+    assert spilled.records == 1125 + 20
+    assert all_rows(tmp_path / "spilled.duckdb") == all_rows(tmp_path / "held.duckdb")
+    assert not (tmp_path / "spilled.duckdb.spool").exists()

@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import duckdb
 import pyarrow as pa
 import pyarrow.parquet as pq
 
@@ -49,6 +50,8 @@ SPILL_ROWS = 400_000
 #: Notes that travel with game collections (a README, an attribution list) and are not
 #: records: skipped by name, and counted in the summary.
 NOT_GAMES = (".md", ".markdown", ".rst")
+#: Memory DuckDB may use while importing (it spills to disk beyond this).
+DUCKDB_MEMORY = "256MB"
 #: The writer commits once it holds this many staged records (or a spilled unit).
 COMMIT_RECORDS = 4000
 
@@ -162,32 +165,36 @@ def import_paths(paths: Sequence[str], db: str | os.PathLike[str], *, jobs: int 
     jobs = jobs or default_jobs()
     summary = ImportSummary()
     start = time.perf_counter()
-    # Spilled results of big sources live beside the database, so a killed run's leftovers
-    # are found and cleared by the next run instead of piling up in a temp folder.
-    spool = f"{os.fspath(db)}.spool"
-    shutil.rmtree(spool, ignore_errors=True)
-    try:
-        os.makedirs(spool, exist_ok=True)
-    except OSError as exc:
-        raise ImportRunError(f"{db}: cannot create the spool folder: {exc}", EXIT_DATABASE) from None
-    try:
-        # The pool must exist before DuckDB starts its threads (see xqdb.parallel).
-        with process_pool(jobs) as pool:
-            try:
-                con = connect(db)
-            except DatabaseError as exc:
-                raise ImportRunError(str(exc), EXIT_DATABASE) from None
-            try:
-                writer = Writer(con)
-                units = plan_units(paths, writer.known_sources(), summary, format, encoding,
-                                   spool)
-                results = ordered_map(pool, read_unit, units, window=2 * jobs + 2)
-                _write(writer, results, summary, progress, commit_records)
-                con.execute("CHECKPOINT")
-            finally:
-                con.close()
-    finally:
-        shutil.rmtree(spool, ignore_errors=True)
+    # The pool must exist before DuckDB starts its threads (see xqdb.parallel).
+    with process_pool(jobs) as pool:
+        try:
+            con = connect(db)
+        except DatabaseError as exc:
+            raise ImportRunError(str(exc), EXIT_DATABASE) from None
+        # Spilled results of big sources live beside the database, so a killed run's
+        # leftovers are cleared by the next run. Only the holder of the database's lock
+        # touches the folder: a run refused because of the lock must leave it alone.
+        spool = f"{os.fspath(db)}.spool"
+        try:
+            shutil.rmtree(spool, ignore_errors=True)
+            os.makedirs(spool, exist_ok=True)
+            # DuckDB would otherwise cache up to most of the RAM as the file grows; a cap
+            # keeps the import's memory flat in the size of the input.
+            con.execute(f"SET memory_limit = '{DUCKDB_MEMORY}'")
+            writer = Writer(con)
+            units = plan_units(paths, writer.known_sources(), summary, format, encoding, spool)
+            results = ordered_map(pool, read_unit, units, window=2 * jobs + 2)
+            _write(writer, results, summary, progress, commit_records)
+            con.execute("CHECKPOINT")
+        except OSError as exc:
+            raise ImportRunError(f"{spool}: {exc.strerror or exc}", EXIT_DATABASE) from None
+        except duckdb.Error as exc:
+            # e.g. a full disk: what was committed stays, and the same command resumes.
+            raise ImportRunError(f"{db}: writing failed: {str(exc).splitlines()[0]}",
+                                 EXIT_DATABASE) from None
+        finally:
+            con.close()
+            shutil.rmtree(spool, ignore_errors=True)
     summary.seconds = time.perf_counter() - start
     return summary
 
