@@ -29,30 +29,31 @@ The endings, by name:
     Fairy-Stockfish) without a capture: a draw. The limit applied is kept in every ending.
 
 Chasing follows the Asian Xiangqi Federation rule in the simplified form the engines use.
-A move *chases* an enemy piece when, after it, the mover newly threatens to capture that
-piece, that is it threatens it now and did not just before the move, where a threat is a
-legal capture by a horse, chariot, cannon, elephant or advisor of
+A move *chases* an enemy piece when, after it, one of the mover's horses, chariots,
+cannons, elephants or advisors attacks that piece and did not attack it just before the
+move (the attacker moved, or a line opened for it), and the attack is a real threat:
 
-* an enemy chariot, by anything but a chariot (protected or not), or
-* any other enemy piece except the king and a pawn still on its own side of the river,
-  when that piece has no real protector (no legal recapture after the capture), and
-  cannot capture its attacker itself (an exchange offer is not a chase).
+* the victim is a chariot and the attacker is not, protected or not; or
+* the victim is any other piece except the king and a pawn still on its own side of the
+  river, it has no real protector (no legal recapture after the capture), and it cannot
+  capture its attacker itself (an exchange offer is not a chase).
 
-"Newly" compares with what the mover threatened in the position before its move. Pinned
-pieces neither threaten nor protect, except that a side in check is taken to threaten
-whatever its pieces attack (check does not make an enemy piece safe). The cycle is the
-moves from the first occurrence of the repeated position to the third; the side that
-moved last must also have offended with the move that first reached that position, when
-the record holds it. These are the choices of Fairy-Stockfish's AXF chasing rule, and the
-verdicts on all 114 repetitions and endings of the 1,125 master games in the project's
-test data agree with pyffish's.
+Pinned pieces neither attack nor protect, except that a side in check is taken to attack
+whatever its pieces attack (check does not make an enemy piece safe). A piece left
+unprotected under an attack that was already there is not chased by that move. A move
+that gives check may chase as well. The cycle is the moves from the first occurrence of
+the repeated position to the third; the side that moved last must also have chased with
+the move that first reached that position, when the record holds it. These are the
+choices that reproduce Fairy-Stockfish's AXF chasing rule: on the 2,300 master games of
+the project's test data (1,125 coordinate games and a tenth of the CCPD collection), every
+verdict, 250 repetitions and endings among them, agrees with pyffish's.
 
-Simplifications, on purpose: the king and pawns never chase (AXF allows them to); a
-check is never also counted as a chase, so "one check, one chase" is a plain repetition;
-a side must chase one and the same piece through the whole cycle (chasing two pieces in
-turn is not an offence here); the AXF refinements about counted checks during the move
-limit, sacrifices and "idle" moves are not modelled. Verdicts on repetitions are the
-rules engine's opinion, not an arbiter's: reports should say so.
+Simplifications, on purpose: the king and pawns never chase (AXF allows them to); a side
+must chase one and the same piece through the whole cycle, so "one check, one chase"
+against different pieces and chasing two pieces in turn are plain repetitions; the AXF
+refinements about counted checks during the move limit, sacrifices and "idle" moves are
+not modelled. Verdicts on repetitions are the rules engine's opinion, not an arbiter's:
+reports should say so.
 """
 
 from __future__ import annotations
@@ -243,13 +244,16 @@ def chasing_sides(pos: Position, plies: int, *, lead_in: bool = False) -> set[in
     chased: dict[int, set[int] | None] = {RED: None, BLACK: None}
     for move in moves:
         mover = work.turn
-        before = threatened(work, mover)
+        _, captures = _captures(work, mover)
+        before = {(identity[c.from_square], identity[c.to_square]) for c in captures}
         work.push(move)
         identity[move.to_square] = identity.pop(move.from_square)
-        if work.is_check():
-            new: set[int] = set()
-        else:
-            new = {identity[sq] for sq in threatened(work, mover) - before}
+        # New attacks only: a piece that becomes unprotected under an old attack is not
+        # chased by this move.
+        after, captures = _captures(work, mover)
+        new = {identity[c.to_square] for c in captures
+               if (identity[c.from_square], identity[c.to_square]) not in before
+               and _is_threat(after, c)}
         so_far = chased[mover]
         chased[mover] = new if so_far is None else so_far & new
     return {side for side, pieces in chased.items() if pieces}
@@ -265,29 +269,40 @@ def threatened(pos: Position, side: int) -> set[int]:
     >>> threatened(Position("4k4/9/9/R7c/9/9/9/9/9/3K5 w"), RED)
     {62}
     """
+    work, captures = _captures(pos, side)
+    return {c.to_square for c in captures if _is_threat(work, c)}
+
+
+def _captures(pos: Position, side: int) -> tuple[Position, list[Move]]:
+    """The captures ``side`` could make of enemy pieces that can be chased, by pieces that
+    can chase, and the copy of ``pos`` (with ``side`` to move) they apply to."""
     work = pos.copy()
     work.turn = side  # the question is what ``side`` could take if it were to move
     board = work.board
-    # A side in check still threatens what its pieces attack: being in check for a move
+    # A side in check still attacks what its pieces attack: being in check for a move
     # does not make a piece safe, so only pins count then, and those are ignored.
     in_check = work.is_check()
-    out: set[int] = set()
+    out = []
     for move in work.pseudo_legal_moves():
-        if not board[move.to_square] or not (in_check or work.is_legal(move)):
-            continue
         target = move.to_square
         victim = board[target] * -side
         if victim <= 0 or victim == KING or abs(board[move.from_square]) not in _CHASERS:
             continue
         if victim == PAWN and not _crossed_river(target, -side):
             continue
-        attacker = abs(board[move.from_square])
-        if victim == CHARIOT and attacker != CHARIOT:
-            out.add(target)
-        elif not _can_capture(work, target, move.from_square, -side) and \
-                not _is_protected(work, move):
-            out.add(target)
-    return out
+        if in_check or work.is_legal(move):
+            out.append(move)
+    return work, out
+
+
+def _is_threat(work: Position, capture: Move) -> bool:
+    """Whether ``capture`` (by the side to move of ``work``) threatens its victim for real."""
+    board = work.board
+    victim = abs(board[capture.to_square])
+    if victim == CHARIOT and abs(board[capture.from_square]) != CHARIOT:
+        return True
+    return not _can_capture(work, capture.to_square, capture.from_square, -work.turn) and \
+        not _is_protected(work, capture)
 
 
 def _crossed_river(sq: int, color: int) -> bool:
