@@ -19,6 +19,7 @@ results, and the adverts or ``=====`` rules some programs write after the result
 
 from __future__ import annotations
 
+import codecs
 import dataclasses
 import io
 import re
@@ -76,10 +77,13 @@ def read(stream: BinaryIO, origin: Origin, encoding: str | None = None) -> Itera
     """Yield the games of a PGN stream one at a time."""
     head = stream.read(_HEAD)
     file_encoding = encoding or detect_encoding(head)
+    base = 0
+    if head.startswith(codecs.BOM_UTF8):
+        head, base = head[3:], 3
     if file_encoding.startswith("utf-16"):
         chunks = _text_records(stream, head, file_encoding)
     else:
-        chunks = _byte_records(stream, head)
+        chunks = _byte_records(stream, head, base)
     for index, (data, offset, line) in enumerate(chunks):
         if isinstance(data, bytes):
             text, used = decode(data, file_encoding)
@@ -213,13 +217,13 @@ _BOUNDARY_BYTES = re.compile(rb"^(?![ \t]*\[)[^\n]*[^\s][ \t\r]*\n(?:[ \t\r]*\n)
 _BOUNDARY_TEXT = re.compile(_BOUNDARY_BYTES.pattern.decode(), re.M)
 
 
-def _split(chunks: Iterator[bytes] | Iterator[str], boundary: re.Pattern
+def _split(chunks: Iterator[bytes] | Iterator[str], boundary: re.Pattern, base: int = 0
            ) -> Iterator[tuple[bytes | str, int, int]]:
     """Cut a stream of chunks into records; yields ``(record, offset, line)`` where
     offset counts bytes (or characters) and line is 1-based, both of its first
     non-blank line."""
     pending = None
-    offset, line = 0, 1
+    offset, line = base, 1
     for chunk in chunks:
         pending = chunk if pending is None else pending + chunk
         cut = 0
@@ -258,8 +262,9 @@ def _byte_chunks(stream: BinaryIO, head: bytes) -> Iterator[bytes]:
         yield pending
 
 
-def _byte_records(stream: BinaryIO, head: bytes) -> Iterator[tuple[bytes, int | None, int]]:
-    yield from _split(_byte_chunks(stream, head), _BOUNDARY_BYTES)  # type: ignore[misc]
+def _byte_records(stream: BinaryIO, head: bytes, base: int = 0
+                  ) -> Iterator[tuple[bytes, int | None, int]]:
+    yield from _split(_byte_chunks(stream, head), _BOUNDARY_BYTES, base)  # type: ignore[misc]
 
 
 def _text_records(stream: BinaryIO, head: bytes, encoding: str

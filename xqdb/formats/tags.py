@@ -29,37 +29,54 @@ def normalize_result(text: str | None) -> str | None:
     return _RESULTS.get(text.strip().translate(_FULLWIDTH).replace(" ", ""))
 
 
-_YMD = re.compile(r"(\d{4})\s*[-./年]\s*(\d{1,2})\s*[-./月]\s*(\d{1,2})\s*日?")
-_COMPACT = re.compile(r"(\d{4})(\d{2})(\d{2})")
-_DMY = re.compile(r"(\d{1,2})\s*[-./]\s*(\d{1,2})\s*[-./]\s*(\d{4})")
+_SEP = r"\s*[-./:·。、年\s]\s*"
+_YMD = re.compile(rf"(\d{{4}}){_SEP}(\d{{1,2}}){_SEP.replace('年', '年月')}(\d{{1,2}})(?!\d)")
+_COMPACT = re.compile(r"(\d{4})(\d{2})(\d{2})(?!\d)")
+_DMY = re.compile(r"(?<!\d)(\d{1,2})\s*[-./]\s*(\d{1,2})\s*[-./]\s*(\d{4}|\d{2})(?!\d)")
+_YY_MD = re.compile(r"(\d{2})-(\d{1,2})-(\d{1,2})")
 _YEAR = re.compile(r"(?<!\d)(1[0-9]{3}|20[0-9]{2})(?!\d)")
 
 
 def parse_date(raw: str | None) -> datetime.date | None:
     """The calendar date a Date tag names, or ``None`` when it names no full date.
 
-    Accepts ``1997.11.16``, ``1997-11-16``, ``1997.1.05``, ``1997年11月16日``,
-    ``19971116``, ``16-1-1997`` and ``16/11/1997`` (day first, unless only the other
-    order makes a date). A year alone (``1982``, ``1997年``, ``1997.??.??``) is no
-    date: see :func:`parse_year`.
+    Accepts the forms of real files: ``1997.11.16``, ``1997-11-16``, ``1997.1.05``,
+    ``1997年11月16日``, ``1997·11·16``, ``1997 11 16``, ``19971116`` (also followed by a
+    time), ``97-11-19`` (two-digit years are 1930-2029), ``16-1-1997`` and ``16/11/1997``
+    (day first, unless only the other order makes a date, as in ``11/23/97``). A year
+    alone (``1982``, ``1997年``), a zero day (``2003-04-00``) or an order that cannot be
+    told (``26.05.01``) is no date: see :func:`parse_year`.
 
     >>> parse_date("16/11/1997"), parse_date("11/16/1997"), parse_date("1997.??.??")
     (datetime.date(1997, 11, 16), datetime.date(1997, 11, 16), None)
+    >>> parse_date("20081010-14：30"), parse_date("81-1-16"), parse_date("2003-04-00")
+    (datetime.date(2008, 10, 10), datetime.date(1981, 1, 16), None)
     """
     if not raw:
         return None
     text = raw.strip().translate(_FULLWIDTH)
-    m = _YMD.search(text)
+    m = _YMD.match(text)
     if m:
         return _date(int(m[1]), int(m[2]), int(m[3]))
-    m = _COMPACT.fullmatch(text)
+    m = _COMPACT.match(text)
     if m:
         return _date(int(m[1]), int(m[2]), int(m[3]))
-    m = _DMY.search(text)
+    m = _YY_MD.fullmatch(text)
+    if m:
+        return _date(_century(int(m[1])), int(m[2]), int(m[3]))
+    m = _DMY.fullmatch(text)
     if m:
         first, second, year = int(m[1]), int(m[2]), int(m[3])
+        if len(m[3]) == 2:
+            if year <= 31:
+                return None  # 26.05.01: which number is the year cannot be told
+            year = _century(year)
         return _date(year, second, first) or _date(year, first, second)
     return None
+
+
+def _century(yy: int) -> int:
+    return 2000 + yy if yy < 30 else 1900 + yy
 
 
 def parse_year(raw: str | None) -> int | None:
