@@ -135,7 +135,8 @@ def main() -> None:
     for notation in ("chinese", "chinese-traditional", "wxf", "iccs"):
         elapsed, plies = best_of(repeat, lambda: push_and_write(games, notation))
         net = max(elapsed - base, 1e-9)
-        print(f"write {notation:<20} {plies / net:12,.0f} plies/s  ({net / plies * 1e6:.2f} us/ply)")
+        print(f"write {notation:<20} {plies / net:12,.0f} plies/s  "
+              f"({net / plies * 1e6:.2f} us/ply)")
     for label, texts, notation in (("chinese", chinese, "chinese"), ("wxf", wxf, "wxf"),
                                    ("chinese (auto)", chinese, "auto"),
                                    ("xqbase chinese", xqbase, "chinese")):
@@ -146,7 +147,8 @@ def main() -> None:
     print(f"validating replay, Chinese text (parse+push+check): {plies / elapsed:,.0f} plies/s = "
           f"{len(games) / elapsed:,.0f} games/s")
     elapsed, plies = best_of(repeat, lambda: full_replay(chinese, "chinese"))
-    print(f"replay() with Chinese text, writing uci/iccs/wxf/chinese: {plies / elapsed:,.0f} plies/s "
+    print(f"replay() with Chinese text, writing uci/iccs/wxf/chinese: "
+          f"{plies / elapsed:,.0f} plies/s "
           f"= {len(games) / elapsed:,.0f} games/s ({plies / len(games):.0f} plies/game)")
 
 

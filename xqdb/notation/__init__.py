@@ -103,7 +103,8 @@ def read_move(pos: Position, text: str, notation: str = "auto") -> tuple[Move, b
         if reader is not None:
             return reader(pos, text)
         return _COORDINATE_READERS[found](fold(text)), False
-    raise NotationError(f"notation {notation!r} is not supported (use one of {', '.join(NOTATIONS)})")
+    raise NotationError(f"notation {notation!r} is not supported "
+                        f"(use one of {', '.join(NOTATIONS)})")
 
 
 def parse_move(pos: Position, text: str, notation: str = "auto") -> Move:

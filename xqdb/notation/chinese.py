@@ -67,12 +67,11 @@ class _Style:
         self.words = (None, None, (front, rear), (front, middle, rear),
                       (front, "二", "三", "四"), (front, "二", "三", "四", "五"))
         #: heads[piece][square] = piece glyph and file number (``炮二``).
-        self.heads = {
-            piece: tuple(glyph + numerals[color][file_number(color, sq % 9) - 1] for sq in range(90))
-            for ptype, glyph_pair in pieces.items()
-            for color, glyph in zip((RED, BLACK), glyph_pair)
-            for piece in (ptype * color,)
-        }
+        self.heads: dict[int, tuple[str, ...]] = {}
+        for ptype, glyph_pair in pieces.items():
+            for color, glyph in zip((RED, BLACK), glyph_pair):
+                self.heads[ptype * color] = tuple(
+                    glyph + numerals[color][file_number(color, sq % 9) - 1] for sq in range(90))
         #: tails[color][from * 90 + to] = direction and target (``平五``), filled on first use.
         self.tails: dict[int, list[str | None]] = {RED: [None] * 8100, BLACK: [None] * 8100}
 
@@ -101,8 +100,8 @@ def write_chinese(board: list[int], move: Move, traditional: bool = False) -> st
 
     >>> from xqdb.rules import Position
     >>> pos = Position("4k4/9/9/4P4/4P4/2P6/2P6/9/9/3K5 w")
-    >>> write_chinese(pos.board, Move.from_uci("e5d5")), write_chinese(pos.board, Move.from_uci("c4c5"))
-    ('后五平六', '前七进一')
+    >>> [write_chinese(pos.board, Move.from_uci(m)) for m in ("e5d5", "c4c5")]
+    ['后五平六', '前七进一']
     """
     style = _TRADITIONAL if traditional else _SIMPLIFIED
     f = move.from_square

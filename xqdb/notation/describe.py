@@ -252,7 +252,8 @@ def resolve(pos: Position, desc: Description, text: str) -> tuple[Move, bool]:
         if len(fits) == 1:
             raise NotationError(f"{text!r}: {pos.explain_illegal(fits[0])}")
         tried = "; ".join(f"{m}: {pos.explain_illegal(m)}" for m in fits)
-        raise NotationError(f"{text!r}: no {PIECE_NAMES[ptype]} it may name can make the move ({tried})")
+        raise NotationError(f"{text!r}: no {PIECE_NAMES[ptype]} it may name can make the move "
+                            f"({tried})")
     which = ", ".join(SQUARE_NAMES[m.from_square] for m in legal)
     raise AmbiguousMoveError(f"{text!r} is ambiguous: the {PIECE_NAMES[ptype]}s on {which} can all "
                              f"make it")
