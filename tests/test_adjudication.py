@@ -8,10 +8,16 @@ loss, 0 draw), and it applies a 100-ply move limit: so the comparisons use
 
 from __future__ import annotations
 
+import io
+import zipfile
+
 import pyffish
 import pytest
 
-from positions import coordinate_games
+from positions import DATA, coordinate_games
+from xqdb.formats import pgn
+from xqdb.formats.record import Origin
+from xqdb.replay import replay
 from xqdb.rules import BLACK, RED, IllegalMoveError, Move, Position, STARTING_FEN
 from xqdb.rules.adjudication import Adjudicator, Ending, adjudicate, chasing_sides, threatened
 
@@ -221,3 +227,49 @@ def test_master_games_agree_with_pyffish() -> None:
     assert counts.get("perpetual_chase", 0) >= 10
     assert counts.get("repetition", 0) >= 50
     assert counts.get("checkmate", 0) >= 1
+
+
+def test_real_cannon_duel_counts_new_attacks_only() -> None:
+    """Yan Mujiang - Yang Guanlin, 1981 (CCPD, 00000343.pgn), from move 15: Black's
+    cannons attack Red's chariot anew with every move, one of them a check; Red's cannon
+    only cuts the protection of a horse its chariot already attacked, which is no chase.
+    The record says 1/2-1/2: the arbiters did not apply the rule, pyffish does."""
+    fen = "r2akabr1/9/2n1b1n2/p1p1p1R1p/6c2/2P6/P3P2CP/2N1C4/7cN/R1BAKAB2 b - - 2 15"
+    moves = ["h1g1"] + ["e2g2", "g5e5", "g2e2", "e5g5"] * 2
+    ending = adjudicate(fen, moves)
+    assert (ending.name, ending.offender, ending.result, ending.ply) == \
+        ("perpetual_chase", BLACK, "1-0", 9)
+    assert pyffish_verdict(fen, moves) == (True, value_for_side_to_move(ending, played(fen, moves)))
+
+
+def test_practical_dataset_sample_agrees_with_pyffish() -> None:
+    """One game in twenty of ccpd-dev.zip (Big5 PGN, Chinese notation), read and replayed
+    by xqdb itself: every verdict, ending or not, is pyffish's too."""
+    path = DATA / "ccpd-dev.zip"
+    endings, games, disagreements = 0, 0, []
+    with zipfile.ZipFile(path) as archive:
+        names = sorted(n for n in archive.namelist() if n.lower().endswith(".pgn"))
+        for name in names[::20]:
+            for record in pgn.read(io.BytesIO(archive.read(name)), Origin(str(path), member=name)):
+                game = replay(record)
+                assert game.is_valid, (name, game.error)
+                games += 1
+                pos = Position.from_fen(game.start_fen)
+                adjudicator = Adjudicator(pos, move_limit=100)
+                for text in game.uci:
+                    pos.push(Move.from_uci(text))
+                    if adjudicator.update(pos):
+                        break
+                ending = adjudicator.ending
+                theirs = pyffish_verdict(game.start_fen, game.uci[:adjudicator.ply])
+                if ending is None or ending.name in ("checkmate", "stalemate"):
+                    expected = (False, theirs[1])
+                else:
+                    endings += 1
+                    expected = (True, value_for_side_to_move(ending, pos))
+                if theirs != expected:
+                    disagreements.append(f"{name}, ply {adjudicator.ply}: ours {ending}, "
+                                         f"pyffish {theirs}")
+    assert not disagreements, "\n".join(disagreements[:5])
+    assert games >= 580
+    assert endings >= 40
