@@ -130,15 +130,15 @@ def test_chinese_result_words(word, result):
 
 
 def test_binit_gives_a_fen_with_the_side_to_move_from_the_first_move():
-    # A rook ending: red king e0, rook a4; black king e9, black to move first.
+    # A rook ending: red king e0, rook a4; black king d9, black to move first.
     slots = ["99"] * 32
-    slots[0], slots[4], slots[20] = "05", "49", "40"  # red rook a4, red king e0, black king e9
+    slots[0], slots[4], slots[20] = "05", "49", "30"  # red rook a4, red king e0, black king d9
     binit = "".join(slots)
     block = (f"[DhtmlXQ_binit]{binit}[/DhtmlXQ_binit]"
-             "[DhtmlXQ_movelist]4041[/DhtmlXQ_movelist]")
+             "[DhtmlXQ_movelist]3031[/DhtmlXQ_movelist]")
     record, = dhtmlxq.parse_block(block, Origin("x"))
-    assert record.fen == "4k4/9/9/9/9/R8/9/9/9/4K4 b - - 0 1"
-    assert replay(record).uci == ["e9e8"]
+    assert record.fen == "3k5/9/9/9/9/R8/9/9/9/4K4 b - - 0 1"
+    assert replay(record).uci == ["d9d8"]
 
 
 def test_broken_movelists_are_record_errors():
