@@ -473,21 +473,22 @@ class Position:
         if not self.is_pseudo_legal(move):
             return f"the {name} on {fname} cannot move to {tname}"
         if not self._leaves_king_safe(move):
-            board[t], board[f], captured = p, 0, board[t]
-            king = t if abs(p) == KING else self._kings.get(KING * self.turn)
-            facing = king is not None and self._kings.get(-KING * self.turn) is not None and \
-                self._facing_kings()
-            board[f], board[t] = p, captured
-            if facing:
+            if self._kings_face_after(move):
                 return f"{fname}-{tname} would leave the kings facing each other on an open file"
             return f"{fname}-{tname} would leave {COLOR_NAMES[self.turn]}'s king in check"
         return "the move is legal"
 
-    def _facing_kings(self) -> bool:
-        red, black = self._kings.get(KING), self._kings.get(-KING)
+    def _kings_face_after(self, move: Move) -> bool:
+        """Whether the two kings would see each other along an open file after ``move``."""
+        f, t = move.from_square, move.to_square
+        kings = dict(self._kings)
+        if abs(self.board[f]) == KING:
+            kings[self.board[f]] = t
+        red, black = kings.get(KING), kings.get(-KING)
         if red is None or black is None or red % 9 != black % 9:
             return False
-        return not any(self.board[s] for s in range(red + 9, black, 9))
+        between = range(red + 9, black, 9)
+        return not any(s != f and (s == t or self.board[s]) for s in between)
 
 
 # --- FEN parsing ---------------------------------------------------------------------
