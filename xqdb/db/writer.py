@@ -183,13 +183,13 @@ class Writer:
             INSERT INTO sources
             SELECT source_id, path, member, sha256, bytes, format, encoding, records, error,
                    current_timestamp::TIMESTAMP
-            FROM s ORDER BY source_id
+            FROM s
         """)
         # Records of the stored sources, with the game each one belongs to: an earlier
         # valid game with the same content, else a new game numbered in input order.
         con.execute("""
             CREATE TEMP TABLE r AS
-            SELECT st.*, s.source_id,
+            SELECT st.unit, st.seq, st.record_index, st.status, st.content_hash, s.source_id,
                    CASE WHEN st.status = 'valid'
                         THEN row_number() OVER (PARTITION BY st.status = 'valid', st.content_hash
                                                 ORDER BY st.unit, st.seq, st.record_index)
@@ -198,7 +198,9 @@ class Writer:
             FROM st_records st
             JOIN s USING (unit, seq)
             LEFT JOIN (SELECT content_hash, min(game_id) AS game_id FROM games
-                       WHERE status = 'valid' GROUP BY content_hash) old
+                       WHERE status = 'valid'
+                         AND content_hash IN (SELECT content_hash FROM st_records)
+                       GROUP BY content_hash) old
                    ON st.status = 'valid' AND old.content_hash = st.content_hash
         """)
         con.execute("""
@@ -209,7 +211,7 @@ class Writer:
                            + row_number() OVER (ORDER BY unit, seq, record_index) AS game_id
                 FROM r WHERE old_game_id IS NULL AND nth = 1
             )
-            SELECT r.unit, r.seq, r.record_index,
+            SELECT r.unit, r.seq, r.record_index, r.source_id,
                    coalesce(r.old_game_id, own.game_id, firsts.game_id) AS game_id,
                    own.game_id IS NOT NULL AS is_primary
             FROM r
@@ -220,28 +222,27 @@ class Writer:
         """)
         counts.records = con.execute("SELECT count(*) FROM ids").fetchone()[0]
         counts.invalid = dict(con.execute(
-            "SELECT reason, count(*) FROM r WHERE status = 'invalid' GROUP BY reason").fetchall())
+            "SELECT reason, count(*) FROM st_records JOIN ids USING (unit, seq, record_index)"
+            " WHERE status = 'invalid' GROUP BY reason").fetchall())
         con.execute(f"""
             INSERT INTO games (game_id, source_id, record_index, {_GAME_NAMES})
-            SELECT ids.game_id, r.source_id, r.record_index, {", ".join("r." + n for n in _GAME_NAMES.split(", "))}
-            FROM r JOIN ids USING (unit, seq, record_index)
-            WHERE ids.is_primary ORDER BY ids.game_id
+            SELECT ids.game_id, ids.source_id, r.record_index, {", ".join("r." + n for n in _GAME_NAMES.split(", "))}
+            FROM st_records r JOIN ids USING (unit, seq, record_index)
+            WHERE ids.is_primary
         """)
         counts.games = con.execute(
             "SELECT count(*) FROM ids WHERE is_primary").fetchone()[0]
         counts.duplicates = counts.records - counts.games
         con.execute("""
             INSERT INTO game_records
-            SELECT ids.game_id, r.source_id, r.record_index, ids.is_primary, r.line, r."offset",
+            SELECT ids.game_id, ids.source_id, r.record_index, ids.is_primary, r.line, r."offset",
                    r.format, r.notation, r.encoding, r.status, r.tags
-            FROM r JOIN ids USING (unit, seq, record_index)
-            ORDER BY r.source_id, r.record_index
+            FROM st_records r JOIN ids USING (unit, seq, record_index)
         """)
         con.execute("""
             INSERT INTO raw_records
-            SELECT ids.game_id, r.source_id, r.record_index, r.raw_text, r.raw_data
-            FROM r JOIN ids USING (unit, seq, record_index)
-            ORDER BY r.source_id, r.record_index
+            SELECT ids.game_id, ids.source_id, r.record_index, r.raw_text, r.raw_data
+            FROM st_records r JOIN ids USING (unit, seq, record_index)
         """)
         moved = con.execute("""
             INSERT INTO moves
