@@ -113,10 +113,13 @@ def import_command(paths: tuple[str, ...], db: str, jobs: int | None, format_: s
     bar = _progress_bar(paths, not quiet)
     started = time.perf_counter()
 
+    read = [0, 0]  # records and invalid records replayed so far, committed or not
+
     def progress(unit: UnitResult, summary: ImportSummary) -> None:
-        rate = summary.records / max(time.perf_counter() - started, 1e-9)
-        bar.label = (f"{summary.records:,} games, {summary.invalid_total:,} invalid, "
-                     f"{rate:,.0f} games/s")
+        read[0] += unit.records
+        read[1] += unit.invalid
+        rate = read[0] / max(time.perf_counter() - started, 1e-9)
+        bar.label = f"{read[0]:,} games, {read[1]:,} invalid, {rate:,.0f} games/s"
         bar.update(unit.bytes)
 
     try:
