@@ -32,10 +32,13 @@ def _move(f1: str, r1: int, f2: str, r2: int) -> Move:
 
 def parse_uci(text: str) -> Move:
     """``h2e2``: files a-i, ranks 0-9 (Pikafish, UCCI, ElephantEye)."""
-    m = _ICCS.fullmatch(text)
-    if not m or "-" in text:
-        raise NotationError(f"{text!r} is not a coordinate move like h2e2")
-    return _move(m[1], int(m[2]), m[3], int(m[4]))
+    move = _UCI_MOVES.get(text)
+    if move is None:
+        m = _ICCS.fullmatch(text)
+        if not m or "-" in text:
+            raise NotationError(f"{text!r} is not a coordinate move like h2e2")
+        move = _move(m[1], int(m[2]), m[3], int(m[4]))
+    return move
 
 
 def parse_iccs(text: str) -> Move:
@@ -68,8 +71,7 @@ def write_uci(move: Move) -> str:
 
 
 def write_iccs(move: Move) -> str:
-    text = str(move).upper()
-    return f"{text[:2]}-{text[2:]}"
+    return _ICCS_TEXTS[move.from_square * 90 + move.to_square]
 
 
 def write_uci10(move: Move) -> str:
@@ -80,3 +82,9 @@ def write_uci10(move: Move) -> str:
 def write_dhtmlxq(move: Move) -> str:
     f, t = move.from_square, move.to_square
     return f"{f % 9}{9 - f // 9}{t % 9}{9 - t // 9}"
+
+
+# Every from-to pair, precomputed: replay parses and writes coordinates at every ply.
+_ALL_MOVES = [Move.of(f, t) for f in range(90) for t in range(90)]
+_UCI_MOVES = {str(move): move for move in _ALL_MOVES}
+_ICCS_TEXTS = [f"{str(move)[:2].upper()}-{str(move)[2:].upper()}" for move in _ALL_MOVES]
