@@ -124,8 +124,8 @@ class ReadSummary:
         """The summary as text: a table per format and encoding, then the failures."""
         rate = f" ({self.records / self.seconds:,.0f} records/s)" if self.seconds > 0.05 else ""
         checked = "read and replayed" if self.replayed else "read (not replayed)"
-        lines = [f"{self.records:,} records {checked} from {len(self.sources):,} sources "
-                 f"in {self.seconds:.1f} s{rate}", ""]
+        lines = [f"{_count(self.records, 'record')} {checked} from "
+                 f"{_count(len(self.sources), 'source')} in {self.seconds:.1f} s{rate}", ""]
         rows = [("format", "encoding", "records", "valid", "invalid")]
         for (fmt, enc), t in sorted(self.by_kind.items(), key=lambda kv: -kv[1].records):
             rows.append((fmt, enc, f"{t.records:,}", f"{t.valid:,}", f"{t.invalid:,}"))
@@ -164,6 +164,10 @@ class ReadSummary:
         return self.report()
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n:,} {noun}" + ("" if n == 1 else "s")
+
+
 def summarize(paths: Iterable[str], format: str | None = None, encoding: str | None = None,
               replay_games: bool = True) -> ReadSummary:
     """Read (and replay) every record under ``paths`` and count what was found."""
@@ -195,7 +199,7 @@ def format_game(record: GameRecord, notation: str = "chinese") -> str:
     lines = [f"{record.origin}  ({record.format}, {record.encoding or '-'}, "
              f"moves in {record.notation})"]
     width = max((len(k) for k in record.tags), default=0)
-    lines += [f"  {k.ljust(width)}  {v}" for k, v in record.tags.items()]
+    lines += [f"  {k.ljust(width)}  {v}" for k, v in record.tags.items() if v.strip()]
     lines.append(f"  start: {game.start_fen}")
     if notation == "source":
         texts = list(record.moves)

@@ -75,7 +75,7 @@ def read(stream: BinaryIO, origin: Origin, encoding: str | None = None) -> Itera
     head = stream.read(_HEAD)
     file_encoding = encoding or detect_encoding(head)
     index = 0
-    for block, line in _blocks(_text_chunks(stream, head, file_encoding)):
+    for block, line in _blocks(_text_chunks(stream, head, file_encoding, encoding is None)):
         where = dataclasses.replace(origin, index=index, line=line)
         for record in parse_block(block, where, file_encoding):
             yield record
@@ -83,7 +83,8 @@ def read(stream: BinaryIO, origin: Origin, encoding: str | None = None) -> Itera
             where = dataclasses.replace(origin, index=index, line=line)
 
 
-def _text_chunks(stream: BinaryIO, head: bytes, encoding: str) -> Iterator[str]:
+def _text_chunks(stream: BinaryIO, head: bytes, encoding: str, fallback: bool
+                 ) -> Iterator[str]:
     pending = head
     first = True
     while True:
@@ -92,7 +93,7 @@ def _text_chunks(stream: BinaryIO, head: bytes, encoding: str) -> Iterator[str]:
         # Cut after a newline or a ']' so no multi-byte character is split.
         cut = len(pending) if not chunk else max(pending.rfind(b"\n"), pending.rfind(b"]")) + 1
         if cut:
-            text, _ = decode(pending[:cut], encoding)
+            text, _ = decode(pending[:cut], encoding, fallback)
             if first:
                 text = text.lstrip("\ufeff")
                 first = False

@@ -81,12 +81,13 @@ def detect_encoding(head: bytes) -> str:
     return "gb18030" if gbk > big5 else "big5"
 
 
-def decode(data: bytes, encoding: str) -> tuple[str, str]:
+def decode(data: bytes, encoding: str, fallback: bool = True) -> tuple[str, str]:
     """Decode ``data`` as ``encoding``, falling back to the other encodings seen in
     game files when it does not fit; returns ``(text, encoding used)``.
 
     Bytes that fit no encoding become U+FFFD so a record is never lost: its move
-    texts then fail replay with the bad text named.
+    texts then fail replay with the bad text named. With ``fallback=False`` (the user
+    named the encoding) only ``encoding`` is used.
 
     >>> decode("炮二平五".encode("gbk"), "utf-8")
     ('炮二平五', 'gb18030')
@@ -96,7 +97,8 @@ def decode(data: bytes, encoding: str) -> tuple[str, str]:
     try:
         return data.decode(encoding), encoding
     except (UnicodeDecodeError, LookupError):
-        pass
+        if not fallback and _known(encoding):
+            return data.decode(encoding, errors="replace"), encoding
     for name in FALLBACKS:
         if name != encoding:
             try:

@@ -56,7 +56,7 @@ def read(stream: BinaryIO, origin: Origin, encoding: str | None = None) -> Itera
     """Yield the games of a move-list file (usually one)."""
     head = stream.read(_HEAD)
     file_encoding = encoding or detect_encoding(head)
-    text, used = decode(head + stream.read(), file_encoding)
+    text, used = decode(head + stream.read(), file_encoding, fallback=encoding is None)
     for index, (chunk, line) in enumerate(_games(text)):
         where = dataclasses.replace(origin, index=index, line=line)
         yield parse_game(chunk, where, used)

@@ -86,7 +86,7 @@ def read(stream: BinaryIO, origin: Origin, encoding: str | None = None) -> Itera
         chunks = _byte_records(stream, head, base)
     for index, (data, offset, line) in enumerate(chunks):
         if isinstance(data, bytes):
-            text, used = decode(data, file_encoding)
+            text, used = decode(data, file_encoding, fallback=encoding is None)
         else:
             text, used = data, file_encoding
         where = dataclasses.replace(origin, index=index, offset=offset, line=line)
