@@ -270,6 +270,8 @@ def _byte_records(stream: BinaryIO, head: bytes, base: int = 0
 def _text_records(stream: BinaryIO, head: bytes, encoding: str
                   ) -> Iterator[tuple[str, int | None, int]]:
     """UTF-16 files: records are found in the decoded text (byte offsets are not kept)."""
+    if encoding == "utf-16" and not head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        encoding = "utf-16-le"  # named by the user, but with no BOM to tell the byte order
     joined = io.BufferedReader(_Prepended(head, stream))  # type: ignore[arg-type]
     text = io.TextIOWrapper(joined, encoding=encoding, errors="replace", newline="")
 
