@@ -64,9 +64,10 @@ from dataclasses import dataclass
 from typing import Iterable
 
 from .board import (
-    ADVISOR, BLACK, CANNON, CHARIOT, COLOR_NAMES, ELEPHANT, HORSE, KING, PAWN, RED, Move,
+    ADVISOR, ADVISOR_STEPS, BLACK, CANNON, CHARIOT, COLOR_NAMES, ELEPHANT, ELEPHANT_STEPS,
+    HORSE, HORSE_ATTACKS, KING, KING_STEPS, PAWN, PAWN_ATTACKS, RAYS, RED, Move,
 )
-from .position import IllegalMoveError, Position
+from .position import IllegalMoveError, Position, attacked
 
 #: Every ending name, in the order they are checked.
 ENDING_NAMES = ("checkmate", "stalemate", "perpetual_check", "perpetual_chase", "repetition",
@@ -246,16 +247,14 @@ def chasing_sides(pos: Position, plies: int, *, lead_in: bool = False) -> set[in
     chased: dict[int, set[int] | None] = {RED: None, BLACK: None}
     for move in moves:
         mover = work.turn
-        _, captures = _captures(work, mover)
-        before = {(identity[c.from_square], identity[c.to_square]) for c in captures}
+        before = {(identity[a], identity[v]) for a, v in _attacks(work.board, mover)}
         work.push(move)
         identity[move.to_square] = identity.pop(move.from_square)
         # New attacks only: a piece that becomes unprotected under an old attack is not
         # chased by this move.
-        after, captures = _captures(work, mover)
-        new = {identity[c.to_square] for c in captures
-               if (identity[c.from_square], identity[c.to_square]) not in before
-               and _is_threat(after, c)}
+        board = work.board
+        new = {identity[v] for a, v in _attacks(board, mover)
+               if (identity[a], identity[v]) not in before and _is_threat(board, a, v)}
         so_far = chased[mover]
         chased[mover] = new if so_far is None else so_far & new
     return {side for side, pieces in chased.items() if pieces}
@@ -271,65 +270,108 @@ def threatened(pos: Position, side: int) -> set[int]:
     >>> threatened(Position("4k4/9/9/R7c/9/9/9/9/9/3K5 w"), RED)
     {62}
     """
-    work, captures = _captures(pos, side)
-    return {c.to_square for c in captures if _is_threat(work, c)}
+    board = pos.board[:]
+    return {victim for attacker, victim in _attacks(board, side)
+            if _is_threat(board, attacker, victim)}
 
 
-def _captures(pos: Position, side: int) -> tuple[Position, list[Move]]:
-    """The captures ``side`` could make of enemy pieces that can be chased, by pieces that
-    can chase, and the copy of ``pos`` (with ``side`` to move) they apply to."""
-    work = pos.copy()
-    work.turn = side  # the question is what ``side`` could take if it were to move
-    board = work.board
-    # A side in check still attacks what its pieces attack: being in check for a move
-    # does not make a piece safe, so only pins count then, and those are ignored.
-    in_check = work.is_check()
+# The chase analysis asks questions a position to move cannot answer (what could the side
+# that just moved take?), so it works on a bare board with the public geometry tables.
+
+
+def _attackers(board: list[int], sq: int, by: int) -> list[int]:
+    """Squares of the pieces of colour ``by`` whose pattern reaches ``sq`` (no king safety)."""
     out = []
-    for move in work.pseudo_legal_moves():
-        target = move.to_square
-        victim = board[target] * -side
-        if victim <= 0 or victim == KING or abs(board[move.from_square]) not in _CHASERS:
-            continue
-        if victim == PAWN and not _crossed_river(target, -side):
-            continue
-        if in_check or work.is_legal(move):
-            out.append(move)
-    return work, out
+    for ray in RAYS[sq]:
+        screened = False
+        for s in ray:
+            p = board[s]
+            if p:
+                if screened:
+                    if p == CANNON * by:
+                        out.append(s)
+                    break
+                if p == CHARIOT * by:
+                    out.append(s)
+                screened = True
+    for leg, origin in HORSE_ATTACKS[sq]:
+        if board[origin] == HORSE * by and not board[leg]:
+            out.append(origin)
+    for origin in PAWN_ATTACKS[by][sq]:
+        if board[origin] == PAWN * by:
+            out.append(origin)
+    for origin in ADVISOR_STEPS[sq]:
+        if board[origin] == ADVISOR * by and sq in ADVISOR_STEPS[origin]:
+            out.append(origin)
+    for eye, origin in ELEPHANT_STEPS[sq]:
+        if board[origin] == ELEPHANT * by and not board[eye]:
+            out.append(origin)
+    for origin in KING_STEPS[sq]:
+        if board[origin] == KING * by and sq in KING_STEPS[origin]:
+            out.append(origin)
+    return out
 
 
-def _is_threat(work: Position, capture: Move) -> bool:
-    """Whether ``capture`` (by the side to move of ``work``) threatens its victim for real."""
-    board = work.board
-    victim = abs(board[capture.to_square])
-    if victim == CHARIOT and abs(board[capture.from_square]) != CHARIOT:
+def _king_safe_after(board: list[int], origin: int, target: int) -> bool:
+    """Whether the side of the piece on ``origin`` keeps its king safe taking on ``target``."""
+    piece, captured = board[origin], board[target]
+    color = RED if piece > 0 else BLACK
+    board[target], board[origin] = piece, 0
+    try:
+        king = board.index(KING * color) if KING * color in board else None
+        return king is None or not attacked(board, king, -color)
+    finally:
+        board[origin], board[target] = piece, captured
+
+
+def _attacks(board: list[int], side: int) -> list[tuple[int, int]]:
+    """``(attacker, victim)`` squares: the captures ``side`` could make of enemy pieces
+    that can be chased, by pieces that can chase."""
+    king = board.index(KING * side) if KING * side in board else None
+    # A side in check still attacks what its pieces attack: check does not make an enemy
+    # piece safe. Pins are then ignored.
+    in_check = king is not None and attacked(board, king, -side)
+    out = []
+    for victim, piece in enumerate(board):
+        kind = piece * -side
+        if kind <= 0 or kind == KING or (kind == PAWN and not _crossed_river(victim, -side)):
+            continue
+        for attacker in _attackers(board, victim, side):
+            if abs(board[attacker]) in _CHASERS and \
+                    (in_check or _king_safe_after(board, attacker, victim)):
+                out.append((attacker, victim))
+    return out
+
+
+def _is_threat(board: list[int], attacker: int, victim: int) -> bool:
+    """Whether the attack on ``victim`` is a real threat (see the module docstring)."""
+    if abs(board[victim]) == CHARIOT and abs(board[attacker]) != CHARIOT:
         return True
-    return not _can_capture(work, capture.to_square, capture.from_square, -work.turn) and \
-        not _is_protected(work, capture)
+    # An exchange offer: the victim may take its attacker first.
+    if victim in _attackers(board, attacker, -_color(board[attacker])) and \
+            _king_safe_after(board, victim, attacker):
+        return False
+    return not _is_protected(board, attacker, victim)
+
+
+def _color(piece: int) -> int:
+    return RED if piece > 0 else BLACK
+
+
+def _is_protected(board: list[int], attacker: int, victim: int) -> bool:
+    """Whether, after the capture, the victim's side can legally take back."""
+    piece, captured = board[attacker], board[victim]
+    board[victim], board[attacker] = piece, 0
+    try:
+        return any(_king_safe_after(board, origin, victim)
+                   for origin in _attackers(board, victim, _color(captured)))
+    finally:
+        board[attacker], board[victim] = piece, captured
 
 
 def _crossed_river(sq: int, color: int) -> bool:
     rank = sq // 9
     return rank >= 5 if color == RED else rank <= 4
-
-
-def _can_capture(pos: Position, origin: int, target: int, color: int) -> bool:
-    """Whether the piece of ``color`` on ``origin`` may legally take on ``target`` now."""
-    saved = pos.turn
-    pos.turn = color
-    try:
-        return pos.is_legal(Move.of(origin, target))
-    finally:
-        pos.turn = saved
-
-
-def _is_protected(pos: Position, capture: Move) -> bool:
-    """Whether, after ``capture``, the victim's side can legally take back on its square."""
-    target = capture.to_square
-    pos.push(capture)
-    try:
-        return any(m.to_square == target for m in pos.legal_moves())
-    finally:
-        pos.pop()
 
 
 def adjudicate(fen: str, moves: Iterable[str | Move], *,
