@@ -18,7 +18,7 @@ from positions import DATA, coordinate_games
 from xqdb.formats import pgn
 from xqdb.formats.record import Origin
 from xqdb.replay import replay
-from xqdb.rules import BLACK, RED, IllegalMoveError, Move, Position, STARTING_FEN
+from xqdb.rules import BLACK, RED, IllegalMoveError, Move, Position, STARTING_FEN, square_name
 from xqdb.rules.adjudication import Adjudicator, Ending, adjudicate, chasing_sides, threatened
 
 MATE = pyffish.VALUE_MATE
@@ -273,3 +273,14 @@ def test_practical_dataset_sample_agrees_with_pyffish() -> None:
     assert not disagreements, "\n".join(disagreements[:5])
     assert games >= 580
     assert endings >= 40
+
+
+@pytest.mark.parametrize("fen, threatened_squares", [
+    ("3k5/9/9/9/9/5c3/9/4N4/9/4K4 w", {"f4"}),              # a lone cannon
+    ("3k5/9/4r4/9/9/5c3/9/4N4/9/4K4 w", set()),             # the horse is pinned on the e file
+    ("3k5/9/9/6n2/9/5c3/9/4N4/9/4K4 w", set()),             # the cannon is protected
+    ("3k5/9/9/9/5r3/5r3/9/4N4/9/4K4 w", {"f4"}),            # a chariot, protected or not
+    ("3k5/9/9/9/9/5n3/9/4N4/9/4K4 w", set()),               # horse for horse: an exchange offer
+])
+def test_what_a_horse_threatens(fen: str, threatened_squares: set[str]) -> None:
+    assert {square_name(sq) for sq in threatened(Position.from_fen(fen), RED)} == threatened_squares
