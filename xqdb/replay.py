@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from .formats.record import GameRecord, Line
 from .notation import NotationError, read_move, write_move
 from .rules.board import piece_symbol
+from .rules.adjudication import DEFAULT_MOVE_LIMIT, Adjudicator, Ending
 from .rules.position import FenError, Position, STARTING_FEN
 
 #: FEN letter by signed piece code (negative codes index from the end, as Black's do).
@@ -58,14 +59,23 @@ class ReplayedGame:
     """1-based ply of the move that failed (``None`` when the record itself failed)."""
     error_text: str | None = None
     """The move text that failed."""
-    termination: str | None = None
-    """How the game ended under the rules, when it did: ``checkmate``, ``stalemate``..."""
-    rules_result: str | None = None
-    """The result the rules give for that ending (``1-0``, ``0-1``, ``1/2-1/2``)."""
+    ending: Ending | None = None
+    """How the game ended under the rules, when it did (see :mod:`xqdb.rules.adjudication`).
+    A repetition or move-limit ending may come before the record's last move."""
     variations: int = 0
     """How many variations the record holds (all depths)."""
     variation_errors: list[str] = field(default_factory=list)
     """One message per variation that fails, naming its branch point, ply and reason."""
+
+    @property
+    def termination(self) -> str | None:
+        """The ending's name: ``checkmate``, ``stalemate``, ``perpetual_check``..."""
+        return self.ending.name if self.ending is not None else None
+
+    @property
+    def rules_result(self) -> str | None:
+        """The result the rules give for the ending (``1-0``, ``0-1``, ``1/2-1/2``)."""
+        return self.ending.result if self.ending is not None else None
 
     @property
     def plies(self) -> int:
@@ -76,8 +86,11 @@ class ReplayedGame:
         return self.status == "valid"
 
 
-def replay(record: GameRecord) -> ReplayedGame:
-    """Replay ``record``'s main line, validating every move."""
+def replay(record: GameRecord, move_limit: int | None = DEFAULT_MOVE_LIMIT) -> ReplayedGame:
+    """Replay ``record``'s main line, validating every move and adjudicating the game.
+
+    ``move_limit`` is the natural move limit in plies without capture (``None`` for none).
+    """
     fen = record.fen or STARTING_FEN
     game = ReplayedGame(record=record, start_fen=fen)
     if record.error is not None:
@@ -94,7 +107,9 @@ def replay(record: GameRecord) -> ReplayedGame:
     uci, iccs, wxf, chinese = game.uci.append, game.iccs.append, game.wxf.append, game.chinese.append
     pieces, captures, keys, checks = (game.pieces.append, game.captures.append,
                                       game.keys.append, game.checks.append)
+    adjudicator = Adjudicator(pos, move_limit=move_limit, probe_moves=False)
     is_legal, push, zobrist, is_check = pos.is_legal, pos.push, pos.zobrist, pos.is_check
+    adjudicate = adjudicator.update
     # Chinese and WXF texts name a piece, so reading them already finds the legal move.
     resolves_legal = notation in PIECE_NOTATIONS
     for ply, text in enumerate(record.moves, start=1):
@@ -116,11 +131,9 @@ def replay(record: GameRecord) -> ReplayedGame:
         push(move)
         keys(zobrist())
         checks(is_check())
+        adjudicate(pos)
     game.final_fen = pos.fen()
-    ending = pos.outcome()
-    if ending is not None:
-        game.termination = ending
-        game.rules_result = "0-1" if pos.turn > 0 else "1-0"
+    game.ending = adjudicator.finish(pos)
     if record.mainline.variations:
         game.variations = record.mainline.count_variations()
         game.variation_errors = validate_variations(fen, record.mainline, record.notation)

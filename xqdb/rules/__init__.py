@@ -5,6 +5,7 @@ from .board import (
     ADVISOR, BLACK, CANNON, CHARIOT, ELEPHANT, HORSE, KING, PAWN, PIECE_TYPES, RED,
     Move, parse_square, piece_symbol, square, square_file, square_name, square_rank,
 )
+from .adjudication import DEFAULT_MOVE_LIMIT, ENDING_NAMES, Adjudicator, Ending, adjudicate
 from .perft import divide, perft
 from .position import STARTING_FEN, FenError, IllegalMoveError, Position, attacked, parse_fen
 
@@ -12,5 +13,6 @@ __all__ = [
     "ADVISOR", "BLACK", "CANNON", "CHARIOT", "ELEPHANT", "HORSE", "KING", "PAWN", "PIECE_TYPES",
     "RED", "Move", "parse_square", "piece_symbol", "square", "square_file", "square_name",
     "square_rank", "divide", "perft", "STARTING_FEN", "FenError", "IllegalMoveError",
-    "Position", "attacked", "parse_fen",
+    "Position", "attacked", "parse_fen", "DEFAULT_MOVE_LIMIT", "ENDING_NAMES", "Adjudicator",
+    "Ending", "adjudicate",
 ]

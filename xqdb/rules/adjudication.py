@@ -150,10 +150,14 @@ class Adjudicator:
     Ending(name='move_limit', result='1/2-1/2', ply=4, offender=None, chase=False, move_limit=4)
     """
 
-    __slots__ = ("move_limit", "ending", "_checks", "_seen")
+    __slots__ = ("move_limit", "probe_moves", "ending", "_checks", "_seen")
 
-    def __init__(self, pos: Position, *, move_limit: int | None = DEFAULT_MOVE_LIMIT) -> None:
+    def __init__(self, pos: Position, *, move_limit: int | None = DEFAULT_MOVE_LIMIT,
+                 probe_moves: bool = True) -> None:
         self.move_limit = move_limit
+        # A game record cannot go on past mate or stalemate (its next move would be illegal),
+        # so a replay may skip the per-ply probe for legal moves and call finish() once.
+        self.probe_moves = probe_moves
         # Whether the side to move is in check, per position since the start.
         self._checks: list[bool] = [pos.is_check()]
         # Zobrist key -> plies where it occurred, for the positions since the last capture:
@@ -185,13 +189,27 @@ class Adjudicator:
             seen.append(ply)
         if self.ending is not None:
             return None
-        ending = self._no_move_ending(pos, ply)
+        ending = self._no_move_ending(pos, ply) if self.probe_moves else None
         if ending is None and seen is not None and len(seen) >= 3:
             ending = self._repetition_ending(pos, seen[-3], ply)
         if ending is None and self.move_limit is not None and pos.halfmove_clock >= self.move_limit:
             ending = Ending("move_limit", DRAW, ply, move_limit=self.move_limit)
         self.ending = ending
         return ending
+
+    def finish(self, pos: Position) -> Ending | None:
+        """The game's ending once its last move is in: :attr:`ending`, or mate or stalemate
+        on the final position.
+
+        >>> pos = Position("3k5/9/9/9/9/9/9/9/9/R3K4 w")
+        >>> adj = Adjudicator(pos, probe_moves=False)
+        >>> pos.push(Move.from_uci("a0d0"))
+        >>> adj.update(pos) is None, adj.finish(pos).name
+        (True, 'checkmate')
+        """
+        if self.ending is None:
+            self.ending = self._no_move_ending(pos, self.ply)
+        return self.ending
 
     def _no_move_ending(self, pos: Position, ply: int) -> Ending | None:
         outcome = pos.outcome()
