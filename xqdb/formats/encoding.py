@@ -135,6 +135,7 @@ def normalize_encoding(name: str) -> str:
     return codec
 
 
+@functools.lru_cache(maxsize=8)
 def head_text(head: bytes) -> str:
     """The first bytes of a file as text, good enough for format sniffing."""
     encoding = detect_encoding(head)

@@ -52,9 +52,12 @@ _TOKEN = re.compile(r"""
   | (?P<stop>[=＝]{3,}|-{3,}|_{3,}|\*{3,})
   | (?P<move>[^\s{}()（）;$]+)
 """, re.X)
-_SPECIALS = ("{", "}", "(", ")", "（", "）", ";", "$", "!", "?", "！", "？", "…", "...", " .", " ．")
-_DIGITS = frozenset("0123456789０１２３４５６７８９")
-_STOP_STARTS = frozenset("=＝-_*.．")
+#: Characters that only the full tokenizer handles (comments, variations, NAGs, marks).
+#: Rules like ``=====`` and stray periods are caught token by token in the fast path.
+_SPECIAL_CHARS = frozenset("{}()（）;$!?！？…")
+_DOTS = frozenset(".．。、")
+#: First characters no move text has in the fast path (numbers, rules like =====).
+_LEADS = frozenset("0123456789０１２３４５６７８９=＝-_*.．")
 _NUMBER = re.compile(r"[0-9０-９]+[ \t]*(?:\.\.\.|…|[.．。、])+(?![0-9０-９])")
 _STOP = re.compile(r"[=＝]{3,}|-{3,}|_{3,}|\*{3,}")
 _TERMINATORS = frozenset(("1-0", "0-1", "1/2-1/2", "½-½", "*"))
@@ -125,7 +128,7 @@ class _Unreadable:
 def _parse_movetext(text: str, start: int, root: Line) -> str | None | _Unreadable:
     """Fill ``root`` from the movetext at ``text[start:]``; returns the result token."""
     body = text[start:] if start else text
-    if not any(mark in body for mark in _SPECIALS):
+    if _SPECIAL_CHARS.isdisjoint(body):
         plain = _plain_movetext(body, root.moves)
         if plain is not _NOT_PLAIN:
             return plain  # type: ignore[return-value]
@@ -181,26 +184,20 @@ def _plain_movetext(body: str, moves: list[str]) -> str | None | object:
 
     Returns the result, or ``_NOT_PLAIN`` when a token needs the full tokenizer.
     """
-    for token in body.split():
-        first = token[0]
-        if first in _DIGITS:
-            if token in _TERMINATORS:
-                return normalize_result(token)
-            number = _NUMBER.match(token)
-            if number is None:
-                return _NOT_PLAIN
-            token = token[number.end():]
-            if not token:
-                continue
-            first = token[0]
-        if first in _STOP_STARTS:
-            if token == "*":
-                return "*"
-            if _STOP.fullmatch(token):
-                return None
-            return _NOT_PLAIN
-        moves.append(token)
-    return None
+    tokens = body.split()
+    result = None
+    ends = _TERMINATORS.intersection(tokens)
+    if ends:
+        cut = min(map(tokens.index, ends))
+        result = normalize_result(tokens[cut])
+        del tokens[cut:]
+    # Drop move numbers ("12." or "12．"); anything else starting with a digit is a
+    # number glued to a move or a WXF pawn move: the full tokenizer sorts those out.
+    plain = [t for t in tokens if not (t[-1] in _DOTS and t[:-1].isdigit())]
+    if not _LEADS.isdisjoint([t[0] for t in plain]):
+        return _NOT_PLAIN
+    moves.extend(plain)
+    return result
 
 
 def _add_comment(line: Line, comment: str) -> None:
@@ -215,6 +212,10 @@ def _add_comment(line: Line, comment: str) -> None:
 # is a tag line: the start of the next game's header.
 _BOUNDARY_BYTES = re.compile(rb"^(?![ \t]*\[)[^\n]*[^\s][ \t\r]*\n(?:[ \t\r]*\n)*(?=[ \t]*\[)", re.M)
 _BOUNDARY_TEXT = re.compile(_BOUNDARY_BYTES.pattern.decode(), re.M)
+_HEADER_BYTES = re.compile(rb"(?:[ \t]*(?:\[[^\n]*)?\n)*")
+_HEADER_TEXT = re.compile(_HEADER_BYTES.pattern.decode())
+_TAG_START_BYTES = re.compile(rb"\n[ \t]*\[")
+_TAG_START_TEXT = re.compile(_TAG_START_BYTES.pattern.decode())
 
 
 def _split(chunks: Iterator[bytes] | Iterator[str], boundary: re.Pattern, base: int = 0
@@ -224,10 +225,18 @@ def _split(chunks: Iterator[bytes] | Iterator[str], boundary: re.Pattern, base: 
     non-blank line."""
     pending = None
     offset, line = base, 1
+    is_bytes = boundary is _BOUNDARY_BYTES
+    header, tag_start = (_HEADER_BYTES, _TAG_START_BYTES) if is_bytes else (_HEADER_TEXT,
+                                                                          _TAG_START_TEXT)
     for chunk in chunks:
         pending = chunk if pending is None else pending + chunk
         cut = 0
-        for m in boundary.finditer(pending):
+        # A boundary needs a tag line after the first header: most files of one game
+        # have none, and are found so without running the boundary pattern.
+        start = header.match(pending).end()  # type: ignore[union-attr]
+        if tag_start.search(pending, start) is None:
+            continue
+        for m in boundary.finditer(pending, start):
             yield from _emit(pending[cut:m.end()], offset, line)
             offset += m.end() - cut
             line += pending.count(b"\n" if isinstance(pending, bytes) else "\n", cut, m.end())
