@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import codecs
 import functools
+import io
+from typing import BinaryIO
 
 #: Characters that fill Xiangqi records (pieces, directions, numerals, results, tags)
 #: in simplified and traditional forms; counting them tells a right decoding from a wrong one.
@@ -142,3 +144,33 @@ def head_text(head: bytes) -> str:
     if encoding == "utf-8":
         encoding = "utf-8-sig"
     return head.decode(encoding, errors="replace")
+
+
+def text_stream(stream: BinaryIO, head: bytes, encoding: str) -> io.TextIOWrapper:
+    """A text view of ``stream`` whose first bytes ``head`` were already read, for the
+    encodings whose lines cannot be found in the bytes (UTF-16)."""
+    if encoding == "utf-16" and not head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        encoding = "utf-16-le"  # named by the user, but with no BOM to tell the byte order
+    joined = io.BufferedReader(_Prepended(head, stream))  # type: ignore[arg-type]
+    return io.TextIOWrapper(joined, encoding=encoding, errors="replace", newline="")
+
+
+class _Prepended(io.RawIOBase):
+    """A stream whose first bytes were already read: give them back first."""
+
+    def __init__(self, head: bytes, rest: BinaryIO) -> None:
+        self._head = head
+        self._rest = rest
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: bytearray) -> int:  # type: ignore[override]
+        if self._head:
+            n = min(len(buffer), len(self._head))
+            buffer[:n] = self._head[:n]
+            self._head = self._head[n:]
+            return n
+        data = self._rest.read(len(buffer))
+        buffer[:len(data)] = data
+        return len(data)

@@ -16,11 +16,12 @@ notation is sniffed from the moves (coordinates, Chinese or WXF).
 
 from __future__ import annotations
 
+import codecs
 import dataclasses
 import re
 from typing import BinaryIO, Iterator
 
-from .encoding import decode, detect_encoding, head_text
+from .encoding import decode, detect_encoding, head_text, text_stream
 from .movetext import notation_of, sniff_notation, split_coordinates
 from .record import GameRecord, Origin
 from .tags import normalize_result
@@ -28,6 +29,7 @@ from .tags import normalize_result
 FORMAT = "movelist"
 
 _HEAD = 4096
+_CHUNK = 1 << 16
 _FEN = re.compile(r"^\s*((?:[1-9kabnrcpehKABNRCPEH]{1,9}/){9}[1-9kabnrcpehKABNRCPEH]{1,9}"
                   r"(?:[ \t]*[wbrWBR](?:[ \t]+[-\d]+){0,4}|[wbr](?:--?\d*)?)?)")
 _SEPARATORS = re.compile(r"[\s,，、;；]+")
@@ -53,32 +55,54 @@ def sniff(head: bytes, name: str) -> bool:
 
 
 def read(stream: BinaryIO, origin: Origin, encoding: str | None = None) -> Iterator[GameRecord]:
-    """Yield the games of a move-list file (usually one)."""
+    """Yield the games of a move-list file (usually one), one game in memory at a time."""
     head = stream.read(_HEAD)
     file_encoding = encoding or detect_encoding(head)
-    text, used = decode(head + stream.read(), file_encoding, fallback=encoding is None)
-    for index, (chunk, line) in enumerate(_games(text)):
+    if head.startswith(codecs.BOM_UTF8):
+        head = head[3:]
+    lines = _lines(stream, head, file_encoding, fallback=encoding is None)
+    for index, (chunk, line, used) in enumerate(_games(lines)):
         where = dataclasses.replace(origin, index=index, line=line)
         yield parse_game(chunk, where, used)
 
 
-def _games(text: str) -> Iterator[tuple[str, int]]:
+def _lines(stream: BinaryIO, head: bytes, encoding: str, fallback: bool
+           ) -> Iterator[tuple[str, str]]:
+    """Decoded lines with the encoding each chunk was decoded with."""
+    if encoding.startswith("utf-16"):
+        for line in text_stream(stream, head, encoding):
+            yield line.lstrip("\ufeff"), encoding
+        return
+    pending = head
+    while True:
+        chunk = stream.read(_CHUNK)
+        pending += chunk
+        cut = pending.rfind(b"\n") + 1 if chunk else len(pending)
+        if cut:
+            text, used = decode(pending[:cut], encoding, fallback)
+            for line in text.splitlines():
+                yield line, used
+            pending = pending[cut:]
+        if not chunk:
+            break
+
+
+def _games(lines: Iterator[tuple[str, str]]) -> Iterator[tuple[str, int, str]]:
     """Split a file into games: at blank lines, or before a line starting with a FEN."""
-    lines = text.lstrip("\ufeff").splitlines()
     current: list[str] = []
-    start = 1
-    for number, line in enumerate(lines, start=1):
+    start, used = 1, ""
+    for number, (line, encoding) in enumerate(lines, start=1):
         if not line.strip() or (current and _FEN.match(line)):
             if current:
-                yield "\n".join(current), start
+                yield "\n".join(current), start, used
                 current = []
             if not line.strip():
                 continue
         if not current:
-            start = number
+            start, used = number, encoding
         current.append(line)
     if current:
-        yield "\n".join(current), start
+        yield "\n".join(current), start, used
 
 
 def parse_game(text: str, origin: Origin, encoding: str | None = None) -> GameRecord:

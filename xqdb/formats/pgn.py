@@ -21,11 +21,10 @@ from __future__ import annotations
 
 import codecs
 import dataclasses
-import io
 import re
 from typing import BinaryIO, Iterator
 
-from .encoding import decode, detect_encoding, head_text
+from .encoding import decode, detect_encoding, head_text, text_stream
 from .movetext import sniff_notation
 from .record import GameRecord, Line, Origin
 from .tags import normalize_result
@@ -279,10 +278,7 @@ def _byte_records(stream: BinaryIO, head: bytes, base: int = 0
 def _text_records(stream: BinaryIO, head: bytes, encoding: str
                   ) -> Iterator[tuple[str, int | None, int]]:
     """UTF-16 files: records are found in the decoded text (byte offsets are not kept)."""
-    if encoding == "utf-16" and not head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        encoding = "utf-16-le"  # named by the user, but with no BOM to tell the byte order
-    joined = io.BufferedReader(_Prepended(head, stream))  # type: ignore[arg-type]
-    text = io.TextIOWrapper(joined, encoding=encoding, errors="replace", newline="")
+    text = text_stream(stream, head, encoding)
 
     def chunks() -> Iterator[str]:
         pending = ""
@@ -300,24 +296,3 @@ def _text_records(stream: BinaryIO, head: bytes, encoding: str
 
     for record, _, line in _split(chunks(), _BOUNDARY_TEXT):
         yield record.lstrip("\ufeff"), None, line  # type: ignore[union-attr]
-
-
-class _Prepended(io.RawIOBase):
-    """A stream whose first bytes were already read: give them back first."""
-
-    def __init__(self, head: bytes, rest: BinaryIO) -> None:
-        self._head = head
-        self._rest = rest
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: bytearray) -> int:  # type: ignore[override]
-        if self._head:
-            n = min(len(buffer), len(self._head))
-            buffer[:n] = self._head[:n]
-            self._head = self._head[n:]
-            return n
-        data = self._rest.read(len(buffer))
-        buffer[:len(data)] = data
-        return len(data)
