@@ -302,3 +302,25 @@ def test_ccpd_dates_are_kept_raw_and_parsed_when_they_can_be(ccpd_games):
         m = full.fullmatch(date_raw)
         if m and 1 <= int(m[2]) <= 12 and 1 <= int(m[3]) <= 28:
             assert date == datetime.date(int(m[1]), int(m[2]), int(m[3])), date_raw
+
+
+@pytest.mark.parametrize("quirk", ["two fields", "glued side", "glued counters", "side r",
+                                   "e and h letters"])
+def test_fen_tag_quirks_give_the_same_game(ccpd_games, quirk):
+    """A CCPD midgame whose FEN tag is rewritten in each form real files use."""
+    record, game = next((r, g) for r, g in ccpd_games if g.is_valid and g.plies > 10
+                        and r.fen and r.fen.split()[1] == "w" and "B" in r.fen.split()[0]
+                        and "N" in r.fen.split()[0] and r.fen.split()[0] != game_start())
+    board = record.fen.split()[0]
+    fen = {"two fields": f"{board} w", "glued side": f"{board}w", "glued counters": f"{board}w--01",
+           "side r": f"{board} r - - 0 1",
+           "e and h letters": f"{board.replace('B', 'E').replace('N', 'H')} w - - 0 1"}[quirk]
+    text = record.raw.replace(f'[FEN "{record.fen}"]', f'[FEN "{fen}"]')
+    assert text != record.raw
+    rewritten = pgn.parse_record(text, Origin("quirk.pgn"))
+    assert rewritten.fen == fen
+    assert replay(rewritten).uci == game.uci
+
+
+def game_start() -> str:
+    return "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR"
