@@ -16,11 +16,11 @@ error record, so a batch always goes on and every problem is listed.
 from __future__ import annotations
 
 import importlib
-import io
 from types import ModuleType
-from typing import BinaryIO, Iterable, Iterator
+from typing import Iterable, Iterator
 
 from .record import GameRecord, Origin
+from .encoding import rewound
 from .sources import Source, SourceError, iter_sources, walk
 
 #: Format modules in sniffing order: binary magic numbers first, then text formats
@@ -89,7 +89,7 @@ def read_source(source: Source, format: str | None = None,
                                 "or move-list file (use --format to say which)", head)
             return
         module = reader_for(fmt)
-        stream = _rewound(source, stream)
+        stream = rewound(stream, head)
         count = 0
         try:
             for record in module.read(stream, origin, encoding):
@@ -103,16 +103,6 @@ def read_source(source: Source, format: str | None = None,
         yield _source_error(origin, f"cannot read: {exc}")
     finally:
         stream.close()
-
-
-def _rewound(source: Source, stream: BinaryIO) -> BinaryIO:
-    """The stream from its first byte again (re-opened if it cannot seek)."""
-    try:
-        stream.seek(0)
-        return stream
-    except (OSError, io.UnsupportedOperation):
-        stream.close()
-        return source.open()
 
 
 def read_paths(paths: Iterable[str], format: str | None = None,

@@ -155,6 +155,12 @@ def text_stream(stream: BinaryIO, head: bytes, encoding: str) -> io.TextIOWrappe
     return io.TextIOWrapper(joined, encoding=encoding, errors="replace", newline="")
 
 
+def rewound(stream: BinaryIO, head: bytes) -> BinaryIO:
+    """``stream`` as if its first bytes ``head`` had not been read (no seek needed, so
+    a compressed archive member is not inflated twice)."""
+    return io.BufferedReader(_Prepended(head, stream), 1 << 16)  # type: ignore[arg-type]
+
+
 class _Prepended(io.RawIOBase):
     """A stream whose first bytes were already read: give them back first."""
 
@@ -164,6 +170,11 @@ class _Prepended(io.RawIOBase):
 
     def readable(self) -> bool:
         return True
+
+    def close(self) -> None:
+        if not self.closed:
+            self._rest.close()
+        super().close()
 
     def readinto(self, buffer: bytearray) -> int:  # type: ignore[override]
         if self._head:
