@@ -147,3 +147,11 @@ def test_broken_movelists_are_record_errors():
     assert record.is_error
     assert "5 digits is not a whole number of 4-digit moves" in record.error
     assert "binit" in record.error
+
+
+def test_an_unclosed_move_tag_is_named_not_silently_dropped():
+    text = BOOK.read_text(encoding="utf-8-sig").replace("[/DhtmlXQ_move_0_7_1]", "[/Dhtml")
+    record, = dhtmlxq.parse_block(text, Origin("book.txt"))
+    assert record.error == ("1 move tags are never closed (moves lost), the first "
+                            "[DhtmlXQ_move_0_7_1]")
+    assert replay(record).error == record.error

@@ -42,7 +42,10 @@ _HEAD = 4096
 _CHUNK = 1 << 16
 _BLOCK_END = re.compile(r"\[/DhtmlXQ(?:iFrame)?\]", re.I)
 _BLOCK_START = re.compile(r"\[DhtmlXQ(?:iFrame)?\]", re.I)
-_TAG = re.compile(r"\[DhtmlXQ_(\w+?)\](.*?)\[/DhtmlXQ_\1\]", re.S)
+# A value runs to its closing tag but never across another DhtmlXQ tag, so an unclosed
+# tag costs a scan to the next tag, not to the end of the file.
+_TAG = re.compile(r"\[DhtmlXQ_(\w+?)\]([^\[]*(?:\[(?!/?DhtmlXQ_)[^\[]*)*)\[/DhtmlXQ_\1\]")
+_MOVE_OPEN = re.compile(r"\[DhtmlXQ_(movelist|move_\d+_\d+_\d+)\]", re.I)
 _MOVE_TAG = re.compile(r"move_(\d+)_(\d+)_(\d+)")
 _COMMENT_TAG = re.compile(r"comment(?:(\d+)_)?(\d+)")
 _UNICODE_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
@@ -149,9 +152,11 @@ def parse_block(block: str, origin: Origin, encoding: str | None = None,
     branches: dict[int, _Branch] = {}
     comments: list[tuple[int, int, str]] = []
     errors: list[str] = []
+    seen: set[str] = set()
     for m in _TAG.finditer(block):
         name, value = m[1], _clean(m[2], is_html)
         lower = name.lower()
+        seen.add(lower)
         move = _MOVE_TAG.fullmatch(lower)
         if move is not None:
             parent, ply, branch = int(move[1]), int(move[2]), int(move[3])
@@ -168,6 +173,10 @@ def parse_block(block: str, origin: Origin, encoding: str | None = None,
             comments.append((int(comment[1] or 0), int(comment[2]), value.replace("||", "\n")))
             continue
         values[lower] = value
+    unclosed = sorted({name.lower() for name in _MOVE_OPEN.findall(block)} - seen)
+    if unclosed:
+        errors.append(f"{len(unclosed)} move tags are never closed (moves lost), the first "
+                      f"[DhtmlXQ_{unclosed[0]}]")
     main_moves, problem = _split_moves(values.get("movelist", ""))
     if problem:
         errors.append(f"movelist: {problem}")
