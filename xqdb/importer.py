@@ -185,7 +185,9 @@ def import_paths(paths: Sequence[str], db: str | os.PathLike[str], *, jobs: int 
             con.execute(f"SET threads = {max(1, default_jobs() - jobs)}")
             writer = Writer(con)
             units = plan_units(paths, writer.known_sources(), summary, format, encoding, spool)
-            results = ordered_map(pool, read_unit, units, window=2 * jobs + 2)
+            # A deep window keeps the workers busy while the writer commits; it is still a
+            # fixed number of units, so memory does not grow with the input.
+            results = ordered_map(pool, read_unit, units, window=8 * jobs)
             _write(writer, results, summary, progress, commit_records)
             con.execute("CHECKPOINT")
         except OSError as exc:
