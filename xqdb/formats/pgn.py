@@ -227,20 +227,27 @@ def _split(chunks: Iterator[bytes] | Iterator[str], boundary: re.Pattern, base: 
     is_bytes = boundary is _BOUNDARY_BYTES
     header, tag_start = (_HEADER_BYTES, _TAG_START_BYTES) if is_bytes else (_HEADER_TEXT,
                                                                           _TAG_START_TEXT)
+    header_end, start, searched = 0, None, 0
     for chunk in chunks:
         pending = chunk if pending is None else pending + chunk
-        cut = 0
         # A boundary needs a tag line after the first header: most files of one game
-        # have none, and are found so without running the boundary pattern.
-        start = header.match(pending).end()  # type: ignore[union-attr]
-        if tag_start.search(pending, start) is None:
+        # have none, and are found so without running the boundary pattern. Positions
+        # already scanned are not scanned again, so a long record costs linear time.
+        if start is None:
+            header_end = header.match(pending, header_end).end()  # type: ignore[union-attr]
+            if header_end < len(pending):
+                start = header_end
+        if start is None or tag_start.search(pending, max(start, searched - 1)) is None:
+            searched = len(pending)
             continue
+        cut = 0
         for m in boundary.finditer(pending, start):
             yield from _emit(pending[cut:m.end()], offset, line)
             offset += m.end() - cut
             line += pending.count(b"\n" if isinstance(pending, bytes) else "\n", cut, m.end())
             cut = m.end()
         pending = pending[cut:]
+        header_end, start, searched = 0, None, 0
     if pending:
         yield from _emit(pending, offset, line)
 
