@@ -43,6 +43,11 @@ def test_the_book_yields_one_record_per_branch_each_a_whole_line(book):
     assert [r.origin.index for r in book] == list(range(1447))
     by_branch = {int(r.tags.get("Branch", 0)): r for r in book}
     assert set(by_branch) == set(range(1447))
+    # The block is kept once, as the main line's raw text; each branch keeps its own tags.
+    assert by_branch[0].raw == text.strip()
+    assert "[DhtmlXQ_move_0_7_1]6947815166656465" in by_branch[1].raw
+    assert "[DhtmlXQ_comment1_44]和[/DhtmlXQ_comment1_44]" in by_branch[1].raw
+    assert sum(len(r.raw) for r in book) < 2 * len(text)
     main = re.search(r"\[DhtmlXQ_movelist\](\d+)", text)[1]
     assert by_branch[0].moves == [main[i:i + 4] for i in range(0, len(main), 4)]
     # Each branch's line is its parent's line up to the fork, then the branch's moves.

@@ -153,6 +153,7 @@ def parse_block(block: str, origin: Origin, encoding: str | None = None,
     comments: list[tuple[int, int, str]] = []
     errors: list[str] = []
     seen: set[str] = set()
+    texts: dict[int, list[str]] = {}  # the tags read per branch, a collection line's raw
     for m in _TAG.finditer(block):
         name, value = m[1], _clean(m[2], is_html)
         lower = name.lower()
@@ -167,10 +168,12 @@ def parse_block(block: str, origin: Origin, encoding: str | None = None,
                 values.setdefault("movelist", value)
                 continue
             branches[branch] = _Branch(parent, ply, moves)
+            texts.setdefault(branch, []).append(m[0])
             continue
         comment = _COMMENT_TAG.fullmatch(lower)
         if comment is not None:
             comments.append((int(comment[1] or 0), int(comment[2]), value.replace("||", "\n")))
+            texts.setdefault(int(comment[1] or 0), []).append(m[0])
             continue
         values[lower] = value
     unclosed = sorted({name.lower() for name in _MOVE_OPEN.findall(block)} - seen)
@@ -210,6 +213,8 @@ def parse_block(block: str, origin: Origin, encoding: str | None = None,
                                      tags=dict(template.tags), mainline=_path(branches, branch))
         if branch:
             record.tags["Branch"] = str(branch)
+            # The block is kept once, by the main line; a branch keeps the tags it came from.
+            record.raw = "\n".join(texts.get(branch, []))
         yield record
 
 
