@@ -180,3 +180,16 @@ def test_standard_input_is_spooled_and_readable(tmp_path):
                          capture_output=True, check=True).stdout.decode().splitlines()
     assert [line.split()[1] for line in out] == [p.name for p in GBK_FILES[:2]]
     assert all(line.startswith("- ") for line in out)
+
+
+def test_refusals_carry_the_archive_and_member_and_pickle(tmp_path):
+    path = tmp_path / "evil.tar"
+    with tarfile.open(path, "w") as archive:
+        archive.add(GBK_FILES[0], arcname="../up.pgn")
+    error, = walk([str(path)])
+    assert isinstance(error, SourceError)
+    assert (error.path, error.member) == (str(path), "../up.pgn")
+    copy = pickle.loads(pickle.dumps(error))
+    assert (str(copy), copy.path, copy.member) == (str(error), error.path, error.member)
+    record, = read_paths([str(path)])
+    assert (record.origin.path, record.origin.member) == (str(path), "../up.pgn")

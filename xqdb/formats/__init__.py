@@ -121,10 +121,7 @@ def _source_error(origin: Origin, reason: str, raw: bytes = b"") -> GameRecord:
 
 
 def _refused(error: SourceError) -> GameRecord:
-    text = str(error)
-    where, _, _ = text.partition(": ")
-    path, _, member = where.partition("!")
-    return _source_error(Origin(path=path, member=member or None), text)
+    return _source_error(Origin(path=error.path or "?", member=error.member), str(error))
 
 __all__ = [
     "GameRecord", "Origin", "Source", "SourceError", "formats", "iter_sources", "read_paths",

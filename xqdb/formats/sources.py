@@ -46,6 +46,16 @@ _ARCHIVE_SUFFIXES = (".zip", ".tar", ".tar.gz", ".tgz")
 class SourceError(Exception):
     """A path, archive or member that cannot be read as a source; the message names it."""
 
+    def __init__(self, message: str, path: str | None = None, member: str | None = None) -> None:
+        super().__init__(message)
+        self.path = path
+        """The path as the user gave it (``-`` for standard input)."""
+        self.member = member
+        """The archive member refused, if any."""
+
+    def __reduce__(self) -> tuple:
+        return (type(self), (str(self), self.path, self.member))
+
 
 @dataclass(frozen=True)
 class Source:
@@ -79,15 +89,18 @@ class Source:
             archive = _open_zip(self.path, os.getpid())
             info = _zip_index(self.path, os.getpid()).get(self.member)
             if info is None:
-                raise SourceError(f"{self.path}: no member {self.member!r}")
+                raise SourceError(f"{self.path}: no member {self.member!r}", self.display_path,
+                                  self.member)
             return archive.open(info)  # type: ignore[return-value]
         archive_t = _open_tar(self.path, os.getpid())
         tinfo = _tar_index(self.path, os.getpid()).get(self.member)
         if tinfo is None:
-            raise SourceError(f"{self.path}: no member {self.member!r}")
+            raise SourceError(f"{self.path}: no member {self.member!r}", self.display_path,
+                              self.member)
         stream = archive_t.extractfile(tinfo)
         if stream is None:
-            raise SourceError(f"{self.path}: member {self.member!r} is not a file")
+            raise SourceError(f"{self.path}: member {self.member!r} is not a file",
+                              self.display_path, self.member)
         return stream  # type: ignore[return-value]
 
     def __str__(self) -> str:
@@ -121,7 +134,7 @@ def walk(paths: Iterable[str], max_member_size: int = MAX_MEMBER_SIZE
         elif os.path.exists(path):
             yield from _file_sources(path, max_member_size)
         else:
-            yield SourceError(f"{path}: no such file or folder")
+            yield SourceError(f"{path}: no such file or folder", path)
 
 
 def _file_sources(path: str, max_member_size: int, label: str | None = None
@@ -129,7 +142,7 @@ def _file_sources(path: str, max_member_size: int, label: str | None = None
     try:
         size = os.path.getsize(path)
     except OSError as exc:
-        yield SourceError(f"{label or path}: {exc.strerror}")
+        yield SourceError(f"{label or path}: {exc.strerror}", label or path)
         return
     kind = _archive_kind(path)
     if kind is None:
@@ -141,7 +154,7 @@ def _file_sources(path: str, max_member_size: int, label: str | None = None
         else:
             yield from _tar_members(path, max_member_size, label)
     except (zipfile.BadZipFile, tarfile.TarError, OSError, EOFError) as exc:
-        yield SourceError(f"{label or path}: not a readable {kind} archive ({exc})")
+        yield SourceError(f"{label or path}: not a readable {kind} archive ({exc})", label or path)
 
 
 def _archive_kind(path: str) -> str | None:
@@ -179,13 +192,15 @@ def _unsafe(name: str) -> str | None:
     return None
 
 
-def _refuse_size(where: str, size: int, packed: int | None, limit: int) -> SourceError | None:
+def _refuse_size(shown: str, name: str, size: int, packed: int | None, limit: int
+                 ) -> SourceError | None:
+    where = f"{shown}!{name}"
     if size > limit:
         return SourceError(f"{where}: refused, it would expand to {size:,} bytes "
-                           f"(the limit is {limit:,})")
+                           f"(the limit is {limit:,})", shown, name)
     if packed is not None and size > RATIO_FLOOR and size > MAX_RATIO * max(packed, 1):
         return SourceError(f"{where}: refused, it would expand {size // max(packed, 1):,} times "
-                           f"({packed:,} to {size:,} bytes), like a zip bomb")
+                           f"({packed:,} to {size:,} bytes), like a zip bomb", shown, name)
     return None
 
 
@@ -196,9 +211,9 @@ def _zip_members(path: str, limit: int, label: str | None) -> Iterator[Source | 
         where = f"{shown}!{name}"
         why = _unsafe(name)
         if why is not None:
-            yield SourceError(f"{where}: refused, the member name is {why}")
+            yield SourceError(f"{where}: refused, the member name is {why}", shown, name)
             continue
-        refusal = _refuse_size(where, info.file_size, info.compress_size
+        refusal = _refuse_size(shown, name, info.file_size, info.compress_size
                                if info.compress_type != zipfile.ZIP_STORED else None, limit)
         if refusal is not None:
             yield refusal
@@ -215,9 +230,9 @@ def _tar_members(path: str, limit: int, label: str | None) -> Iterator[Source | 
         if why is None and (info.issym() or info.islnk()):
             why = f"a link (to {info.linkname!r})"
         if why is not None:
-            yield SourceError(f"{where}: refused, the member is {why}")
+            yield SourceError(f"{where}: refused, the member is {why}", shown, name)
             continue
-        refusal = _refuse_size(where, info.size, None, limit)
+        refusal = _refuse_size(shown, name, info.size, None, limit)
         if refusal is not None:
             yield refusal
             continue
