@@ -201,7 +201,8 @@ def read_command(paths: tuple[str, ...], format_: str | None, encoding: str | No
             raise click.ClickException(f"there are fewer than {show} records")
         click.echo(format_game(record, notation))
         return
-    summary = summarize(paths, format_, encoding, replay_games=replay)
+    summary = summarize(paths, format_, encoding, replay_games=replay,
+                        keep=None if all_errors else examples)
     click.echo(summary.report(examples=examples, all_failures=all_errors))
     if summary.invalid or not summary.records:
         sys.exit(1)

@@ -83,7 +83,9 @@ class ReadSummary:
     by_kind: dict[tuple[str, str], Tally] = field(default_factory=dict)
     reasons: Counter[str] = field(default_factory=Counter)
     failures: list[Failure] = field(default_factory=list)
-    """Every failure, in reading order."""
+    """The failures kept, in reading order: every one, or the first few per reason."""
+    keep: int | None = None
+    """How many failures to keep per reason (``None``: all of them)."""
     plies: int = 0
     seconds: float = 0.0
 
@@ -117,8 +119,10 @@ class ReadSummary:
             tally.valid += 1
             return
         tally.invalid += 1
-        self.reasons[failure.reason] += 1
-        self.failures.append(failure)
+        reason = failure.reason
+        self.reasons[reason] += 1
+        if self.keep is None or self.reasons[reason] <= self.keep:
+            self.failures.append(failure)
 
     def report(self, examples: int = 3, all_failures: bool = False) -> str:
         """The summary as text: a table per format and encoding, then the failures."""
@@ -143,7 +147,7 @@ class ReadSummary:
         if not self.failures:
             return "\n".join(lines)
         lines += ["", f"Invalid records: {self.invalid:,}"]
-        if all_failures:
+        if all_failures and len(self.failures) == self.invalid:
             lines += [f"  {f}" for f in self.failures]
             return "\n".join(lines)
         shown: Counter[str] = Counter()
@@ -169,9 +173,10 @@ def _count(n: int, noun: str) -> str:
 
 
 def summarize(paths: Iterable[str], format: str | None = None, encoding: str | None = None,
-              replay_games: bool = True) -> ReadSummary:
-    """Read (and replay) every record under ``paths`` and count what was found."""
-    summary = ReadSummary(replayed=replay_games)
+              replay_games: bool = True, keep: int | None = None) -> ReadSummary:
+    """Read (and replay) every record under ``paths`` and count what was found; keeps
+    ``keep`` failures per reason (all when ``None``), so memory stays flat."""
+    summary = ReadSummary(replayed=replay_games, keep=keep)
     start = time.perf_counter()
     for record in read_paths(paths, format, encoding):
         summary.add(record, replay(record) if replay_games else None)
