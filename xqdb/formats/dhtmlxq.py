@@ -316,24 +316,23 @@ def _tree(branches: dict[int, _Branch]) -> Line:
 
 
 def _path(branches: dict[int, _Branch], leaf: int) -> Line:
-    """The whole line from the start to the end of branch ``leaf``."""
+    """The whole line from the start to the end of branch ``leaf``: each branch on the
+    way contributes its moves up to the ply where the next one forks."""
     chain = [leaf]
-    seen = {leaf}
     while chain[-1] != 0:
         parent = branches[chain[-1]].parent
-        if parent in seen:
+        if parent in chain:
             break  # a cycle in a broken file: stop rather than loop
         chain.append(parent)
-        seen.add(parent)
+    chain.reverse()
     line = Line()
-    for position, b in enumerate(reversed(chain)):
-        br = branches[b]
-        nxt = branches[list(reversed(chain))[position + 1]].start if b != leaf else None
-        take = br.moves if nxt is None else br.moves[:max(nxt - br.start, 0)]
-        first_ply = br.start
-        del line.moves[first_ply - 1:]
+    for b, following in zip(chain, chain[1:] + [None]):
+        branch = branches[b]
+        end = None if following is None else max(branches[following].start - branch.start, 0)
+        take = branch.moves[:end]
+        del line.moves[branch.start - 1:]
         line.moves.extend(take)
-        for ply, text in br.comments.items():
-            if first_ply <= ply < first_ply + len(take) or (ply == 0 and b == 0):
+        for ply, text in branch.comments.items():
+            if branch.start <= ply < branch.start + len(take) or (ply == 0 and b == 0):
                 line.comments[ply] = text
     return line
