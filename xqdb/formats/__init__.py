@@ -15,12 +15,13 @@ error record, so a batch always goes on and every problem is listed.
 
 from __future__ import annotations
 
+import functools
 import importlib
 from types import ModuleType
 from typing import Iterable, Iterator
 
-from .record import GameRecord, Origin
 from .encoding import rewound
+from .record import GameRecord, Origin
 from .sources import Source, SourceError, iter_sources, walk
 
 #: Format modules in sniffing order: binary magic numbers first, then text formats
@@ -29,26 +30,11 @@ _FORMAT_MODULES = ("xqf", "cbr", "cbf", "dhtmlxq", "pgn", "movelist")
 _HEAD = 4096
 
 
-def _modules() -> list[ModuleType]:
-    found = []
-    for name in _FORMAT_MODULES:
-        try:
-            found.append(importlib.import_module(f"{__name__}.{name}"))
-        except ModuleNotFoundError as exc:
-            if exc.name != f"{__name__}.{name}":
-                raise
-    return found
-
-
-_READERS: list[ModuleType] | None = None
-
-
-def readers() -> list[ModuleType]:
-    """The format modules available, in sniffing order."""
-    global _READERS
-    if _READERS is None:
-        _READERS = _modules()
-    return _READERS
+@functools.cache
+def readers() -> tuple[ModuleType, ...]:
+    """The format modules, in sniffing order (imported on first use: a process that
+    only walks sources does not load them)."""
+    return tuple(importlib.import_module(f"{__name__}.{name}") for name in _FORMAT_MODULES)
 
 
 def formats() -> list[str]:
