@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from xqdb.formats import dhtmlxq, movelist, pgn, read_source
+from xqdb.formats import dhtmlxq, epd, movelist, pgn, read_source
 from xqdb.formats.record import GameRecord, Origin
 from xqdb.formats.sources import Source
 from xqdb.replay import replay
@@ -34,11 +34,12 @@ def _samples() -> dict[str, bytes]:
         "html": (DATA / "dhtmlxq" / "wxf-championship-1997.html").read_bytes(),
         "book": book[:9000] + book[-3000:],
         "moves": (DATA / "binary" / "test1_move.txt").read_bytes(),
+        "epd": (DATA / "endgames" / "FUNNY.EPD").read_bytes()[:3000],
     }
 
 
 SAMPLES = _samples()
-READERS = (pgn, dhtmlxq, movelist)
+READERS = (pgn, dhtmlxq, movelist, epd)
 JUNK = [b"\x00\xff\xfe", "=====\r\n广告 https://example.com\r\n".encode("gbk"), b"[[[", b"{(",
         b"\n1. \n", b"[DhtmlXQ_move_9_9_9]12[/DhtmlXQ_move_9_9_9]", b"\xef\xbb\xbf", b"}}))"]
 

@@ -26,7 +26,7 @@ from .sources import Source, SourceError, iter_sources, walk
 
 #: Format modules in sniffing order: binary magic numbers first, then text formats
 #: from the most to the least specific.
-_FORMAT_MODULES = ("xqf", "cbr", "cbf", "dhtmlxq", "pgn", "movelist")
+_FORMAT_MODULES = ("xqf", "cbr", "cbf", "dhtmlxq", "pgn", "epd", "movelist")
 _HEAD = 4096
 
 
