@@ -164,7 +164,8 @@ def info_command(db: str, top: int) -> None:
 @cli.command("read")
 @click.argument("paths", nargs=-1, required=True)
 @click.option("--format", "format_", default=None,
-              help="Read every source as this format (pgn, dhtmlxq, movelist, xqf, cbr, cbf).")
+              help="Read every source as this format (pgn, dhtmlxq, movelist, epd, xqf, cbr, "
+                   "cbf).")
 @click.option("--encoding", default=None, help="Text encoding (default: detected per file).")
 @click.option("--show", type=click.IntRange(1), default=None, metavar="N",
               help="Print the N-th record (1-based) with its moves instead of the summary.")

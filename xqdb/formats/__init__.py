@@ -71,8 +71,8 @@ def read_source(source: Source, format: str | None = None,
         head = stream.read(_HEAD)
         fmt = format or sniff_format(head, source.name)
         if fmt is None:
-            yield _source_error(origin, "unknown format: not a PGN, DhtmlXQ, XQF, CBR/CBL, CBF "
-                                "or move-list file (use --format to say which)", head)
+            yield _source_error(origin, "unknown format: not a PGN, DhtmlXQ, XQF, CBR/CBL, CBF, "
+                                "EPD or move-list file (use --format to say which)", head)
             return
         module = reader_for(fmt)
         stream = rewound(stream, head)
