@@ -57,8 +57,6 @@ _SPECIAL_CHARS = frozenset("{}()（）;$!?！？…")
 _DOTS = frozenset(".．。、")
 #: First characters no move text has in the fast path (numbers, rules like =====).
 _LEADS = frozenset("0123456789０１２３４５６７８９=＝-_*.．")
-_NUMBER = re.compile(r"[0-9０-９]+[ \t]*(?:\.\.\.|…|[.．。、])+(?![0-9０-９])")
-_STOP = re.compile(r"[=＝]{3,}|-{3,}|_{3,}|\*{3,}")
 _TERMINATORS = frozenset(("1-0", "0-1", "1/2-1/2", "½-½", "*"))
 _MARKS = re.compile(r"([!?！？]{1,2})$")
 _MARK_NAGS = {"!": 1, "?": 2, "!!": 3, "??": 4, "!?": 5, "?!": 6}
