@@ -121,3 +121,30 @@ def test_the_readme_first_command_imports_every_sample_game(tmp_path: Path) -> N
     assert count(db, "SELECT count(*) FROM game_records WHERE notation = 'wxf'") == 1
     info = _invoke("info", "--db", str(db))
     assert info.exit_code == 0 and "games:      7 (7 valid, 0 invalid)" in info.stdout
+
+
+def test_a_terminal_gets_a_progress_bar_on_stderr(tmp_path: Path) -> None:
+    import os
+    import pty
+
+    leader, follower = pty.openpty()
+    process = subprocess.Popen(
+        [sys.executable, "-c", "from xqdb.cli import cli; cli()", "import", str(DATA / "pgn-gbk"),
+         str(DATA / "uci"), "--db", str(tmp_path / "g.duckdb"), "--jobs", "2"],
+        stdout=subprocess.PIPE, stderr=follower)
+    os.close(follower)
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(leader, 4096)
+        except OSError:  # the terminal closed with the process
+            break
+        if not chunk:
+            break
+        shown += chunk
+    stdout, _ = process.communicate()
+    os.close(leader)
+    assert process.returncode == 0
+    bar = shown.decode("utf-8", "replace")
+    assert "1,160 games, 0 invalid" in bar and "100%" in bar and "games/s" in bar
+    assert b"records: 1,160 read" in stdout  # the summary still goes to stdout
