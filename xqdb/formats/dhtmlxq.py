@@ -29,7 +29,7 @@ import html
 import re
 from typing import BinaryIO, Iterator
 
-from .encoding import decode, detect_encoding, head_text
+from .encoding import ascii_view, decode, detect_encoding
 from .record import GameRecord, Line, Origin
 from .tags import normalize_result
 
@@ -70,7 +70,7 @@ _LETTER_RESULTS = {"W": "1-0", "L": "0-1", "D": "1/2-1/2"}
 
 def sniff(head: bytes, name: str) -> bool:
     """Any ``[DhtmlXQ`` tag in the first bytes (or a name ending in ``.dhtmlxq``)."""
-    return "[DhtmlXQ" in head_text(head) or name.lower().endswith(".dhtmlxq")
+    return "[DhtmlXQ" in ascii_view(head) or name.lower().endswith(".dhtmlxq")
 
 
 def read(stream: BinaryIO, origin: Origin, encoding: str | None = None) -> Iterator[GameRecord]:

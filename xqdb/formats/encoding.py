@@ -72,15 +72,15 @@ def detect_encoding(head: bytes) -> str:
         if exc.start >= len(head) - 3 and exc.reason == "unexpected end of data":
             return "utf-8"
     try:
-        head.decode("big5")
+        big5 = head.decode("big5")
     except UnicodeDecodeError as exc:
         if exc.start < len(head) - 1:
             return "gb18030"
+        big5 = head[:exc.start].decode("big5")  # a character cut at the end
     # Both decode: most Big5 byte pairs are also GBK, but GBK text rarely decodes as
-    # Big5, so Big5 wins unless the GBK reading has clearly more Xiangqi characters.
-    big5 = _score(head.decode("big5", errors="replace"))
-    gbk = _score(head.decode("gb18030", errors="replace"))
-    return "gb18030" if gbk > big5 else "big5"
+    # Big5, so Big5 wins unless the GBK reading has more Xiangqi characters.
+    gbk = head.decode("gb18030", errors="replace")
+    return "gb18030" if _score(gbk) > _score(big5) else "big5"
 
 
 def decode(data: bytes, encoding: str, fallback: bool = True) -> tuple[str, str]:
@@ -135,6 +135,18 @@ def normalize_encoding(name: str) -> str:
     if codec in ("utf-16-le", "utf-16-be", "utf-16"):
         return codec
     return codec
+
+
+def ascii_view(head: bytes) -> str:
+    """The first bytes with their ASCII characters readable, cheaply: enough to look for
+    ASCII markers (``[Event``, ``[DhtmlXQ``) in any encoding but UTF-16.
+
+    >>> "[DhtmlXQ" in ascii_view("[DhtmlXQ_title]中".encode("utf-16"))
+    True
+    """
+    if bom_encoding(head) is not None and not head.startswith(codecs.BOM_UTF8):
+        return head_text(head)
+    return head.decode("latin-1")
 
 
 @functools.lru_cache(maxsize=8)

@@ -24,7 +24,7 @@ import dataclasses
 import re
 from typing import BinaryIO, Iterator
 
-from .encoding import decode, detect_encoding, head_text, text_stream
+from .encoding import ascii_view, decode, detect_encoding, head_text, text_stream
 from .movetext import sniff_notation
 from .record import GameRecord, Line, Origin
 from .tags import normalize_result
@@ -65,12 +65,12 @@ _FORMATS = {"chinese": "chinese", "wxf": "wxf", "iccs": "iccs", "uci": "uci", "u
 
 def sniff(head: bytes, name: str) -> bool:
     """PGN tags, or numbered moves in a ``.pgn`` file."""
-    text = head_text(head)
-    if "[DhtmlXQ" in text:
+    view = ascii_view(head)
+    if "[DhtmlXQ" in view:
         return False
-    if _TAG_LINE.search(text):
+    if _TAG_LINE.search(view) or name.lower().endswith(".pgn"):
         return True
-    return name.lower().endswith(".pgn") or bool(_MOVE_NUMBER_LINE.search(text))
+    return bool(_MOVE_NUMBER_LINE.search(head_text(head)))
 
 
 def read(stream: BinaryIO, origin: Origin, encoding: str | None = None) -> Iterator[GameRecord]:
