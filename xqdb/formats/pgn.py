@@ -89,8 +89,7 @@ def read(stream: BinaryIO, origin: Origin, encoding: str | None = None) -> Itera
             text, used = decode(data, file_encoding, fallback=encoding is None)
         else:
             text, used = data, file_encoding
-        where = dataclasses.replace(origin, index=index, offset=offset, line=line)
-        yield parse_record(text, where, used)
+        yield parse_record(text, Origin(origin.path, origin.member, index, offset, line), used)
 
 
 def parse_record(text: str, origin: Origin, encoding: str | None = None) -> GameRecord:
@@ -99,9 +98,9 @@ def parse_record(text: str, origin: Origin, encoding: str | None = None) -> Game
     header = _HEADER.match(text)
     body_start = header.end() if header else 0
     tags = record.tags
-    for m in _TAG.finditer(text, 0, body_start):
-        value = m[2] if m[2] is not None else m[3].strip()
-        tags[m[1]] = value.replace('\\"', '"')
+    for name, quoted, bare in _TAG.findall(text, 0, body_start):
+        value = quoted or bare.strip()
+        tags[name] = value.replace('\\"', '"') if "\\" in value else value
     fen = tags.get("FEN", "").strip()
     record.fen = fen or None
     result = _parse_movetext(text, body_start, record.mainline)
