@@ -15,7 +15,7 @@ import pyffish
 import pytest
 
 from positions import DATA, coordinate_games
-from xqdb.formats import pgn
+from xqdb.formats import pgn, read_paths
 from xqdb.formats.record import Origin
 from xqdb.replay import replay
 from xqdb.rules import BLACK, RED, IllegalMoveError, Move, Position, STARTING_FEN, square_name
@@ -284,3 +284,16 @@ def test_practical_dataset_sample_agrees_with_pyffish() -> None:
 ])
 def test_what_a_horse_threatens(fen: str, threatened_squares: set[str]) -> None:
     assert {square_name(sq) for sq in threatened(Position.from_fen(fen), RED)} == threatened_squares
+
+
+def test_replay_judges_real_games_as_the_incremental_adjudicator_does() -> None:
+    """judge_history (after the fact, used by replay) agrees with Adjudicator ply by ply."""
+    endings = 0
+    paths = [str(DATA / "uci" / "liu-dahua-1125.pgn"), str(DATA / "pgn-chinese-15.pgn")]
+    for record in read_paths(paths):
+        game = replay(record, move_limit=100)
+        assert game.is_valid, game.error
+        expected = adjudicate(game.start_fen, game.uci, move_limit=100)
+        assert game.ending == expected, record.origin
+        endings += expected is not None
+    assert endings > 100

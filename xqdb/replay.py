@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from .formats.record import GameRecord, Line
 from .notation import NotationError, read_move, write_move
 from .rules.board import piece_symbol
-from .rules.adjudication import DEFAULT_MOVE_LIMIT, Adjudicator, Ending
+from .rules.adjudication import DEFAULT_MOVE_LIMIT, Ending, judge_history
 from .rules.position import FenError, Position, STARTING_FEN
 
 #: FEN letter by signed piece code (negative codes index from the end, as Black's do).
@@ -107,9 +107,8 @@ def replay(record: GameRecord, move_limit: int | None = DEFAULT_MOVE_LIMIT) -> R
     uci, iccs, wxf, chinese = game.uci.append, game.iccs.append, game.wxf.append, game.chinese.append
     pieces, captures, keys, checks = (game.pieces.append, game.captures.append,
                                       game.keys.append, game.checks.append)
-    adjudicator = Adjudicator(pos, move_limit=move_limit, probe_moves=False)
+    start_check = pos.is_check()
     is_legal, push, zobrist, is_check = pos.is_legal, pos.push, pos.zobrist, pos.is_check
-    adjudicate = adjudicator.update
     # Chinese and WXF texts name a piece, so reading them already finds the legal move.
     resolves_legal = notation in PIECE_NOTATIONS
     for ply, text in enumerate(record.moves, start=1):
@@ -131,9 +130,8 @@ def replay(record: GameRecord, move_limit: int | None = DEFAULT_MOVE_LIMIT) -> R
         push(move)
         keys(zobrist())
         checks(is_check())
-        adjudicate(pos)
     game.final_fen = pos.fen()
-    game.ending = adjudicator.finish(pos)
+    game.ending = judge_history(pos, [start_check, *game.checks], move_limit=move_limit)
     if record.mainline.variations:
         game.variations = record.mainline.count_variations()
         game.variation_errors = validate_variations(fen, record.mainline, record.notation)

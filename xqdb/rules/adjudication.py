@@ -61,7 +61,7 @@ reports should say so.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Iterable, Sequence
 
 from .board import (
     ADVISOR, ADVISOR_STEPS, BLACK, CANNON, CHARIOT, COLOR_NAMES, ELEPHANT, ELEPHANT_STEPS,
@@ -150,14 +150,10 @@ class Adjudicator:
     Ending(name='move_limit', result='1/2-1/2', ply=4, offender=None, chase=False, move_limit=4)
     """
 
-    __slots__ = ("move_limit", "probe_moves", "ending", "_checks", "_seen")
+    __slots__ = ("move_limit", "ending", "_checks", "_seen")
 
-    def __init__(self, pos: Position, *, move_limit: int | None = DEFAULT_MOVE_LIMIT,
-                 probe_moves: bool = True) -> None:
+    def __init__(self, pos: Position, *, move_limit: int | None = DEFAULT_MOVE_LIMIT) -> None:
         self.move_limit = move_limit
-        # A game record cannot go on past mate or stalemate (its next move would be illegal),
-        # so a replay may skip the per-ply probe for legal moves and call finish() once.
-        self.probe_moves = probe_moves
         # Whether the side to move is in check, per position since the start.
         self._checks: list[bool] = [pos.is_check()]
         # Zobrist key -> plies where it occurred, for the positions since the last capture:
@@ -189,27 +185,13 @@ class Adjudicator:
             seen.append(ply)
         if self.ending is not None:
             return None
-        ending = self._no_move_ending(pos, ply) if self.probe_moves else None
+        ending = self._no_move_ending(pos, ply)
         if ending is None and seen is not None and len(seen) >= 3:
             ending = self._repetition_ending(pos, seen[-3], ply)
         if ending is None and self.move_limit is not None and pos.halfmove_clock >= self.move_limit:
             ending = Ending("move_limit", DRAW, ply, move_limit=self.move_limit)
         self.ending = ending
         return ending
-
-    def finish(self, pos: Position) -> Ending | None:
-        """The game's ending once its last move is in: :attr:`ending`, or mate or stalemate
-        on the final position.
-
-        >>> pos = Position("3k5/9/9/9/9/9/9/9/9/R3K4 w")
-        >>> adj = Adjudicator(pos, probe_moves=False)
-        >>> pos.push(Move.from_uci("a0d0"))
-        >>> adj.update(pos) is None, adj.finish(pos).name
-        (True, 'checkmate')
-        """
-        if self.ending is None:
-            self.ending = self._no_move_ending(pos, self.ply)
-        return self.ending
 
     def _no_move_ending(self, pos: Position, ply: int) -> Ending | None:
         outcome = pos.outcome()
@@ -218,30 +200,75 @@ class Adjudicator:
         return Ending(outcome, _win_for(-pos.turn), ply, move_limit=self.move_limit)
 
     def _repetition_ending(self, pos: Position, first: int, ply: int) -> Ending:
-        """The verdict on the cycle from position ``first`` to position ``ply`` (the same)."""
-        # Move k leads from position k-1 to k; the mover of the last move is -pos.turn.
-        last_mover = -pos.turn
-        checked = {RED: True, BLACK: True}
-        for k in range(first + 1, ply + 1):
-            mover = last_mover if (ply - k) % 2 == 0 else -last_mover
-            checked[mover] = checked[mover] and self._checks[k]
-        limit = self.move_limit
-        if checked[RED] or checked[BLACK]:
-            if checked[RED] and checked[BLACK]:
-                return Ending("perpetual_check", DRAW, ply, move_limit=limit)
-            offender = RED if checked[RED] else BLACK
-            return Ending("perpetual_check", _win_for(-offender), ply, offender=offender,
-                          move_limit=limit)
-        # The side that moved last must also have chased with the move that first made
-        # the repeated position, when the history holds it (Fairy-Stockfish counts it).
-        chasers = chasing_sides(pos, ply - first, lead_in=first > 0)
-        if chasers:
-            if len(chasers) == 2:
-                return Ending("perpetual_chase", DRAW, ply, chase=True, move_limit=limit)
-            (offender,) = chasers
-            return Ending("perpetual_chase", _win_for(-offender), ply, offender=offender,
-                          chase=True, move_limit=limit)
-        return Ending("repetition", DRAW, ply, move_limit=limit)
+        return _repetition_verdict(pos, self._checks, first, ply, self.move_limit)
+
+
+def judge_history(pos: Position, checks: Sequence[bool], *,
+                  move_limit: int | None = DEFAULT_MOVE_LIMIT) -> Ending | None:
+    """The first ending of the game that led to ``pos``, judged after the fact.
+
+    ``pos`` holds the game's moves in its history; ``checks[k]`` says whether the side to
+    move was in check after ``k`` moves (``checks[0]`` is the start position). The verdict is
+    the one an :class:`Adjudicator` fed ply by ply reaches, at a fraction of the cost: the
+    scan only looks up Zobrist keys, and positions are rebuilt only for a repetition.
+
+    >>> pos = Position("4k4/9/9/9/9/9/9/9/9/3K5 w")
+    >>> for text in ["d0d1", "e9e8", "d1d0", "e8e9"] * 2:
+    ...     pos.push(Move.from_uci(text))
+    >>> judge_history(pos, [False] * 9).name
+    'repetition'
+    """
+    plies = len(pos.move_stack)
+    history = pos.history()
+    seen: dict[int, list[int]] = {}
+    for ply in range(plies + 1):
+        key, clock, captured = history[ply] if ply < plies else (pos.zobrist(), pos.halfmove_clock, 0)
+        if ply and history[ply - 1][2]:
+            seen = {}  # nothing before a capture can occur again
+        where = seen.get(key)
+        if where is None:
+            seen[key] = [ply]
+        else:
+            where.append(ply)
+            if len(where) >= 3:
+                at = pos.copy()
+                for _ in range(plies - ply):
+                    at.pop()
+                return _repetition_verdict(at, checks, where[-3], ply, move_limit)
+        if ply and move_limit is not None and clock >= move_limit:
+            return Ending("move_limit", DRAW, ply, move_limit=move_limit)
+    outcome = pos.outcome()
+    if outcome is None:
+        return None
+    return Ending(outcome, _win_for(-pos.turn), plies, move_limit=move_limit)
+
+
+def _repetition_verdict(pos: Position, checks: Sequence[bool], first: int, ply: int,
+                        limit: int | None) -> Ending:
+    """The verdict on the cycle from position ``first`` to position ``ply`` (the same),
+    ``pos`` being the position at ``ply``."""
+    # Move k leads from position k-1 to k; the mover of the last move is -pos.turn.
+    last_mover = -pos.turn
+    checked = {RED: True, BLACK: True}
+    for k in range(first + 1, ply + 1):
+        mover = last_mover if (ply - k) % 2 == 0 else -last_mover
+        checked[mover] = checked[mover] and checks[k]
+    if checked[RED] or checked[BLACK]:
+        if checked[RED] and checked[BLACK]:
+            return Ending("perpetual_check", DRAW, ply, move_limit=limit)
+        offender = RED if checked[RED] else BLACK
+        return Ending("perpetual_check", _win_for(-offender), ply, offender=offender,
+                      move_limit=limit)
+    # The side that moved last must also have chased with the move that first made
+    # the repeated position, when the history holds it (Fairy-Stockfish counts it).
+    chasers = chasing_sides(pos, ply - first, lead_in=first > 0)
+    if chasers:
+        if len(chasers) == 2:
+            return Ending("perpetual_chase", DRAW, ply, chase=True, move_limit=limit)
+        (offender,) = chasers
+        return Ending("perpetual_chase", _win_for(-offender), ply, offender=offender,
+                      chase=True, move_limit=limit)
+    return Ending("repetition", DRAW, ply, move_limit=limit)
 
 
 def chasing_sides(pos: Position, plies: int, *, lead_in: bool = False) -> set[int]:

@@ -452,6 +452,17 @@ class Position:
     def peek(self) -> Move | None:
         return self.move_stack[-1] if self.move_stack else None
 
+    def history(self) -> list[tuple[int, int, int]]:
+        """Per move played: the Zobrist key and halfmove clock before it, and the piece it
+        captured (0 for none).
+
+        >>> pos = Position()
+        >>> pos.push(Move.from_uci("h2e2"))
+        >>> pos.history() == [(Position().zobrist(), 0, 0)]
+        True
+        """
+        return [(undo.key, undo.halfmove_clock, undo.captured) for undo in self._undo]
+
     def last_capture(self) -> int:
         """The piece captured by the last move (0 for none or no move)."""
         return self._undo[-1].captured if self._undo else 0
