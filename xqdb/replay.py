@@ -14,9 +14,13 @@ stored: as Arrow columns.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from .formats.record import GameRecord, Line
-from .notation import NotationError, read_move, write_move
+from .notation import NotationError, read_move
+from .notation.chinese import write_chinese
+from .notation.coordinates import write_iccs
+from .notation.wxf import write_wxf
 from .rules.board import piece_symbol
 from .rules.adjudication import DEFAULT_MOVE_LIMIT, Ending, judge_history
 from .rules.position import FenError, Position, STARTING_FEN
@@ -24,6 +28,18 @@ from .rules.position import FenError, Position, STARTING_FEN
 #: FEN letter by signed piece code (negative codes index from the end, as Black's do).
 _SYMBOLS = tuple(piece_symbol(p) if p else "" for p in range(-7, 8))
 _SYMBOLS = _SYMBOLS[7:] + _SYMBOLS[:7]
+
+@lru_cache(maxsize=4096)
+def _start_position(fen: str) -> Position:
+    """The position of ``fen``, parsed once: most records share a handful of start FENs.
+    Callers must copy it before playing on it."""
+    return Position.from_fen(fen)
+
+
+@lru_cache(maxsize=4096)
+def _normalized_fen(fen: str) -> str:
+    return _start_position(fen).fen()
+
 
 #: The notations every replayed move is written in.
 WRITTEN_NOTATIONS = ("uci", "iccs", "wxf", "chinese")
@@ -96,10 +112,11 @@ def replay(record: GameRecord, move_limit: int | None = DEFAULT_MOVE_LIMIT) -> R
     if record.error is not None:
         return _fail(game, record.error)
     try:
-        pos = Position.from_fen(fen)
+        start = _start_position(fen)
     except FenError as exc:
         return _fail(game, f"bad FEN {fen!r}: {exc}")
-    game.start_fen = pos.fen()
+    pos = start.copy()
+    game.start_fen = _normalized_fen(fen)
     game.start_key = pos.zobrist()
     board = pos.board
     notation = record.notation
@@ -124,9 +141,9 @@ def replay(record: GameRecord, move_limit: int | None = DEFAULT_MOVE_LIMIT) -> R
         pieces(_SYMBOLS[board[move.from_square]])
         captures(_SYMBOLS[captured] if captured else None)
         uci(str(move))
-        iccs(write_move(pos, move, "iccs"))
-        wxf(write_move(pos, move, "wxf"))
-        chinese(write_move(pos, move, "chinese"))
+        iccs(write_iccs(move))
+        wxf(write_wxf(board, move))
+        chinese(write_chinese(board, move))
         push(move)
         keys(zobrist())
         checks(is_check())
