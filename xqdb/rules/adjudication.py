@@ -218,23 +218,25 @@ def judge_history(pos: Position, checks: Sequence[bool], *,
     >>> judge_history(pos, [False] * 9).name
     'repetition'
     """
-    plies = len(pos.move_stack)
     history = pos.history()
-    seen: dict[int, list[int]] = {}
-    for ply in range(plies + 1):
-        key, clock, captured = history[ply] if ply < plies else (pos.zobrist(), pos.halfmove_clock, 0)
-        if ply and history[ply - 1][2]:
-            seen = {}  # nothing before a capture can occur again
-        where = seen.get(key)
-        if where is None:
-            seen[key] = [ply]
-        else:
-            where.append(ply)
-            if len(where) >= 3:
-                at = pos.copy()
-                for _ in range(plies - ply):
-                    at.pop()
-                return _repetition_verdict(at, checks, where[-3], ply, move_limit)
+    plies = len(history)
+    history.append((pos.zobrist(), pos.halfmove_clock, 0))
+    counts: dict[int, int] = {}
+    since = 0  # the first position after the last capture: nothing earlier can recur
+    captured_before = 0
+    for ply, (key, clock, captured) in enumerate(history):
+        if captured_before:
+            counts = {}
+            since = ply
+        captured_before = captured
+        count = counts.get(key, 0) + 1
+        counts[key] = count
+        if count == 3:
+            first = [k for k in range(since, ply) if history[k][0] == key][-2]
+            at = pos.copy()
+            for _ in range(plies - ply):
+                at.pop()
+            return _repetition_verdict(at, checks, first, ply, move_limit)
         if ply and move_limit is not None and clock >= move_limit:
             return Ending("move_limit", DRAW, ply, move_limit=move_limit)
     outcome = pos.outcome()
