@@ -21,6 +21,7 @@ def test_samples_decode_to_legal_games(name: str, moves: int, comments: int, res
     record = one(name)
     assert record.error is None
     assert record.notation == "uci" and record.format == "cbf"
+    assert record.raw == (BINARY / name).read_bytes()  # stored as the game's raw record
     assert len(record.moves) == moves
     assert len(record.mainline.comments) == comments
     assert record.result == result and record.tags["Result"] == result

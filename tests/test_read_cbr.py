@@ -44,6 +44,9 @@ def test_first_library_yields_all_93_games_though_its_header_says_128(lib93) -> 
     assert [r.origin.offset for r in lib93] == [FIRST_RECORD + i * SLOT for i in range(93)]
     assert all(r.error is None and r.notation == "uci" and r.format == "cbr" for r in lib93)
     assert sum(len(r.moves) for r in lib93) == 7313
+    # Each game keeps its own record's bytes (its slot), not the library's.
+    data = (BINARY / LIB_93).read_bytes()
+    assert all(r.raw == data[r.origin.offset:r.origin.offset + SLOT] for r in lib93)
 
 
 def test_first_library_games_are_legal_and_results_match_titles(lib93) -> None:

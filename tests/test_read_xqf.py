@@ -62,6 +62,7 @@ def test_good_samples_decode_to_legal_trees(name: str) -> None:
     record = one(name)
     assert record.error is None
     assert record.notation == "uci" and record.format == "xqf"
+    assert record.raw == (BINARY / name).read_bytes()  # stored as the game's raw record
     assert len(record.moves) == main
     assert record.mainline.count_variations() == variations
     assert record.result == result and record.tags["Result"] == result

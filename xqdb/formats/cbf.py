@@ -80,8 +80,9 @@ def parse_move(value: str) -> str:
 
 def parse(data: bytes, origin: Origin, encoding: str | None = None) -> GameRecord:
     """Decode one CBF document; never raises for bad content."""
+    # The record keeps its bytes whether it reads or not: they are what raw_records stores.
     record = GameRecord(origin=origin, format=FORMAT, encoding=encoding or "utf-8",
-                        notation="uci")
+                        notation="uci", raw=data)
     try:
         parser = ElementTree.XMLParser(encoding=encoding)
         parser.feed(data)

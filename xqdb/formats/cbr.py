@@ -159,7 +159,10 @@ def _text(data: bytes, offset: int, size: int) -> str:
 
 def parse(data: bytes, origin: Origin) -> GameRecord:
     """Decode one CBR record's bytes; never raises for bad content."""
-    record = GameRecord(origin=origin, format=FORMAT, encoding="utf-16-le", notation="uci")
+    # Every record keeps its own bytes, read or not: in a library they are all that is
+    # stored of it (raw_records), the library itself being many records.
+    record = GameRecord(origin=origin, format=FORMAT, encoding="utf-16-le", notation="uci",
+                        raw=data)
     if len(data) < _MOVES + 4:
         return _fail(record, data, f"truncated CBR record: {len(data)} bytes, the header "
                                    f"and root move take {_MOVES + 4}")

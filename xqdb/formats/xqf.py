@@ -173,7 +173,8 @@ def read(stream: BinaryIO, origin: Origin, encoding: str | None = None) -> Itera
 def parse(data: bytes, origin: Origin, encoding: str | None = None) -> GameRecord:
     """Decode one XQF file's bytes into a record; never raises for bad content."""
     codec = encoding or "gb18030"
-    record = GameRecord(origin=origin, format=FORMAT, encoding=codec, notation="uci")
+    # The record keeps its bytes whether it reads or not: they are what raw_records stores.
+    record = GameRecord(origin=origin, format=FORMAT, encoding=codec, notation="uci", raw=data)
     try:
         codecs.lookup(codec)
     except LookupError:
