@@ -95,6 +95,23 @@ def test_invalid_games_are_stored_with_moves_reason_and_raw_text(tmp_path: Path)
     con.close()
 
 
+def test_every_game_of_a_cbl_library_keeps_its_own_record_bytes(tmp_path: Path) -> None:
+    library = next((DATA / "binary").glob("1956*.CBL"))
+    db = tmp_path / "g.duckdb"
+    summary = import_paths([str(library)], db, jobs=1)
+    assert summary.records == 93
+    data = library.read_bytes()
+    con = duckdb.connect(str(db), read_only=True)
+    rows = con.execute("SELECT r.data, g.\"offset\" FROM raw_records r JOIN game_records g"
+                       " USING (source_id, record_index) ORDER BY record_index").fetchall()
+    con.close()
+    assert len(rows) == 93
+    # Each game's raw record is its own slot of the library, where its offset says.
+    assert all(raw is not None and raw.startswith(b"CCBridge Record")
+               and data[offset:offset + len(raw)] == raw and len(raw) < len(data) // 10
+               for raw, offset in rows)
+
+
 def test_reason_classes_blank_the_particulars() -> None:
     assert reason_class("illegal move 'e1f0': there is no piece on e1") == \
         reason_class("illegal move 'a0a1': there is no piece on e1")

@@ -15,6 +15,7 @@ replayed is stored as an ``invalid`` game with its reason, ply and raw text.
 from __future__ import annotations
 
 import hashlib
+import io
 import logging
 import os
 import re
@@ -24,6 +25,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, BinaryIO
 
 import duckdb
 import pyarrow as pa
@@ -276,107 +278,109 @@ def _write(writer: Writer, results: Iterable[UnitResult], summary: ImportSummary
 
 # --- the worker side ------------------------------------------------------------------
 
-_TAG_COLUMNS = {
-    "event": "Event", "site": "Site", "round": "Round", "date_raw": "Date",
-    "red": "Red", "black": "Black", "red_team": "RedTeam", "black_team": "BlackTeam",
-    "ecco": "ECCO", "opening": "Opening", "variation": "Variation",
-}
+_TAGS = ("Event", "Site", "Round")
+_PLAYERS = ("Red", "Black", "RedTeam", "BlackTeam")
+_OPENING = ("ECCO", "Opening", "Variation")
+_SOURCE_COLUMNS = tuple(STAGES["sources"].names)
+_RECORD_COLUMNS = tuple(STAGES["records"].names)
+_MOVE_COLUMNS = tuple(STAGES["moves"].names)
+# The row tuples below are built in this exact column order; a schema change must follow.
+assert _RECORD_COLUMNS == (
+    "unit", "seq", "record_index", "line", "offset", "content_hash",
+    "event", "site", "round", "date", "date_raw", "red", "black", "red_team", "black_team",
+    "red_elo", "black_elo", "result", "rules_result", "start_fen", "start_key", "plies",
+    "status", "error", "error_ply", "error_text", "termination", "ecco", "opening",
+    "variation", "final_fen", "final_key", "format", "notation", "encoding", "variations",
+    "variation_errors", "tags", "raw_text", "raw_data", "reason"), _RECORD_COLUMNS
+assert _MOVE_COLUMNS == ("row", "ply", "uci", "iccs", "wxf", "chinese", "piece", "capture",
+                         "is_check", "key_before", "key_after"), _MOVE_COLUMNS
 
 
-class _Columns:
-    """Column lists for one staging table, flushed to Arrow or to Parquet."""
-
-    def __init__(self, stage: str) -> None:
-        self.stage = stage
-        self.schema = STAGES[stage]
-        self.data: dict[str, list[object]] = {name: [] for name in self.schema.names}
-
-    def __len__(self) -> int:
-        return len(self.data["unit"])
-
-    def table(self) -> pa.Table:
-        table = pa.Table.from_pydict(self.data, schema=self.schema)
-        self.data = {name: [] for name in self.schema.names}
-        return table
+def _table(stage: str, columns: Sequence[Sequence[object]]) -> pa.Table:
+    """One staging table from its column lists (in schema order)."""
+    schema = STAGES[stage]
+    return pa.Table.from_arrays([pa.array(c, type=f.type) for c, f in zip(columns, schema)],
+                                schema=schema)
 
 
 class _UnitBuilder:
+    """Collects one unit's rows: records and sources as row tuples (one tuple per record,
+    turned into columns at the end in one ``zip``), moves straight into column lists (a
+    game's plies are appended a column at a time)."""
+
     def __init__(self, unit: WorkUnit) -> None:
         self.unit = unit
-        self.columns = {stage: _Columns(stage) for stage in STAGES}
+        self.sources: list[tuple[object, ...]] = []
+        self.records: list[tuple[object, ...]] = []
+        self.moves: list[list[object]] = [[] for _ in _MOVE_COLUMNS]
+        self.rows = 0
+        """Records added so far, spilled or not: the next record's ``row``."""
         self.files: dict[str, list[str]] = {}
         self.result = UnitResult(unit.number, Staged())
 
     def add_source(self, seq: int, source: Source, sha: str, fmt: str | None,
                    enc: str | None, records: int, error: str | None) -> None:
-        row = self.columns["sources"].data
-        for name, value in (("unit", self.unit.number), ("seq", seq),
-                            ("path", source.display_path), ("member", source.member),
-                            ("sha256", sha), ("bytes", source.size), ("format", fmt),
-                            ("encoding", enc), ("records", records), ("error", error)):
-            row[name].append(value)
+        self.sources.append((self.unit.number, seq, source.display_path, source.member, sha,
+                             source.size, fmt, enc, records, error))
 
     def add_game(self, seq: int, game: ReplayedGame) -> None:
         rec = game.record
-        key = (self.unit.number, seq, rec.origin.index)
-        row = self.columns["records"].data
         tags = rec.tags
-        values = {name: tags.get(tag) for name, tag in _TAG_COLUMNS.items()}
-        values.update(
-            unit=key[0], seq=seq, record_index=key[2], line=rec.origin.line,
-            offset=rec.origin.offset,
-            content_hash=content_hash(game.start_fen, game.uci),
-            date=parse_date(tags.get("Date")),
-            red_elo=_int(tags.get("RedElo")), black_elo=_int(tags.get("BlackElo")),
-            result=rec.result, rules_result=game.rules_result,
-            start_fen=game.start_fen, start_key=game.start_key if game.start_key else None,
-            plies=game.plies, status=game.status, error=game.error,
-            error_ply=game.error_ply, error_text=game.error_text,
-            termination=game.termination, final_fen=game.final_fen,
-            final_key=game.keys[-1] if game.keys else (game.start_key or None),
-            format=rec.format, notation=rec.notation, encoding=rec.encoding,
-            variations=game.variations, variation_errors=game.variation_errors or None,
-            tags=list(tags.items()),
-            raw_text=rec.raw if isinstance(rec.raw, str) else None,
-            raw_data=rec.raw if isinstance(rec.raw, bytes) else None,
-            reason=reason_class(game.error) if game.error else None,
-        )
-        for name in row:
-            row[name].append(values[name])
-        moves = self.columns["moves"].data
+        get = tags.get
+        raw = rec.raw
+        keys = game.keys
         plies = game.plies
-        moves["unit"].extend([key[0]] * plies)
-        moves["seq"].extend([seq] * plies)
-        moves["record_index"].extend([key[2]] * plies)
-        moves["ply"].extend(range(1, plies + 1))
-        moves["uci"].extend(game.uci)
-        moves["iccs"].extend(game.iccs)
-        moves["wxf"].extend(game.wxf)
-        moves["chinese"].extend(game.chinese)
-        moves["piece"].extend(game.pieces)
-        moves["capture"].extend(game.captures)
-        moves["is_check"].extend(game.checks)
-        moves["key_before"].extend([game.start_key, *game.keys[:-1]] if plies else [])
-        moves["key_after"].extend(game.keys)
-        if len(self.columns["moves"]) >= SPILL_ROWS and self.unit.spool is not None:
+        date_raw = get("Date")
+        self.records.append((
+            self.unit.number, seq, rec.origin.index, rec.origin.line, rec.origin.offset,
+            content_hash(game.start_fen, game.uci),
+            *map(get, _TAGS), parse_date(date_raw), date_raw, *map(get, _PLAYERS),
+            _int(get("RedElo")), _int(get("BlackElo")),
+            rec.result, game.rules_result, game.start_fen, game.start_key or None, plies,
+            game.status, game.error, game.error_ply, game.error_text, game.termination,
+            *map(get, _OPENING), game.final_fen,
+            keys[-1] if keys else (game.start_key or None),
+            rec.format, rec.notation, rec.encoding,
+            game.variations, game.variation_errors or None, list(tags.items()),
+            raw if isinstance(raw, str) else None, raw if isinstance(raw, bytes) else None,
+            reason_class(game.error) if game.error else None,
+        ))
+        if plies:
+            (row, ply, uci, iccs, wxf, chinese, piece, capture, check, before,
+             after) = self.moves
+            row.extend([self.rows] * plies)
+            ply.extend(range(1, plies + 1))
+            uci.extend(game.uci)
+            iccs.extend(game.iccs)
+            wxf.extend(game.wxf)
+            chinese.extend(game.chinese)
+            piece.extend(game.pieces)
+            capture.extend(game.captures)
+            check.extend(game.checks)
+            before.append(game.start_key)
+            before.extend(keys[:-1])
+            after.extend(keys)
+        self.rows += 1
+        if len(self.moves[0]) >= SPILL_ROWS and self.unit.spool is not None:
             self.spill()
 
-    def keep_source_as_raw(self, row: int, content: bytes) -> None:
-        """Give the record at ``row`` its source's bytes when the reader kept no raw text:
-        a one-record file *is* the record."""
-        data = self.columns["records"].data
-        if row < len(data["raw_text"]) and not data["raw_text"][row] and data["raw_data"][row] is None:
-            data["raw_text"][row] = None
-            data["raw_data"][row] = content
+    def tables(self) -> dict[str, pa.Table]:
+        """What is held so far, as staging tables; the lists start afresh."""
+        out = {"sources": _table("sources", list(zip(*self.sources)) or [[]] * len(_SOURCE_COLUMNS)),
+               "records": _table("records", list(zip(*self.records)) or [[]] * len(_RECORD_COLUMNS)),
+               "moves": _table("moves", self.moves)}
+        self.sources, self.records = [], []
+        self.moves = [[] for _ in _MOVE_COLUMNS]
+        return out
 
     def spill(self) -> None:
         """Move what is held so far to Parquet files in the spool folder."""
-        for stage, cols in self.columns.items():
-            if not len(cols):
+        for stage, table in self.tables().items():
+            if not len(table):
                 continue
             name = os.path.join(self.unit.spool or ".",
                                 f"u{self.unit.number}-{stage}-{len(self.files.get(stage, []))}.parquet")
-            pq.write_table(cols.table(), name, compression="none")
+            pq.write_table(table, name, compression="none")
             self.files.setdefault(stage, []).append(name)
 
     def finish(self) -> UnitResult:
@@ -384,12 +388,16 @@ class _UnitBuilder:
             self.spill()
             self.result.staged.files = self.files
         else:
-            self.result.staged.tables = {s: c.table() for s, c in self.columns.items()}
+            self.result.staged.tables = self.tables()
         return self.result
 
 
 def read_unit(unit: WorkUnit) -> UnitResult:
-    """Read and replay every source of ``unit`` (runs in a worker process)."""
+    """Read and replay every source of ``unit`` (runs in a worker process).
+
+    Each source's bytes are read once: hashed, then handed to the reader (see
+    :func:`_open_hashed`).
+    """
     from .formats import read_source  # the readers are heavy; load them where they run
 
     out = _UnitBuilder(unit)
@@ -397,19 +405,19 @@ def read_unit(unit: WorkUnit) -> UnitResult:
     for seq, (source, known) in enumerate(zip(unit.sources, unit.known)):
         result.bytes += source.size
         try:
-            sha, content = _sha256(source)
+            stream, digest = _open_hashed(source, known)
         except (OSError, SourceError) as exc:
             log.error("%s: cannot read: %s", source, exc)
             result.failed_sources.append(f"{source}: {exc}")
             continue
-        if sha == known:
+        if stream is None:
             result.skipped_sources += 1
             continue
         records = 0
         fmt = enc = error = None
-        first_row = len(out.columns["records"])
         try:
-            for record in read_source(source, format=unit.format, encoding=unit.encoding):
+            for record in read_source(source, format=unit.format, encoding=unit.encoding,
+                                      stream=stream):
                 fmt, enc = fmt or record.format, enc or record.encoding
                 game = _replay(record)
                 out.add_game(seq, game)
@@ -421,11 +429,11 @@ def read_unit(unit: WorkUnit) -> UnitResult:
         except Exception as exc:  # a reader bug must not sink the batch; keep what was read
             error = f"reading stopped after {records} records: {type(exc).__name__}: {exc}"
             log.error("%s: %s", source, error)
-        if records == 1 and content is not None:
-            out.keep_source_as_raw(first_row, content)
+        finally:
+            stream.close()
         result.records += records
         result.sources += 1
-        out.add_source(seq, source, sha, fmt, enc, records, error)
+        out.add_source(seq, source, digest.hexdigest(), fmt, enc, records, error)
     log.debug("unit %d: %d sources, %d records", unit.number, result.sources, result.records)
     return out.finish()
 
@@ -439,21 +447,66 @@ def _replay(record: GameRecord) -> ReplayedGame:
         return game
 
 
-#: A source up to this size is kept in memory while it is read, to serve as the raw text
-#: of its record when it holds one record and the reader gave none (binary formats).
+#: A source up to this size is read into memory whole, hashed, and read from there.
 KEEP_BYTES = 1 << 20
+_BLOCK = 1 << 20
 
 
-def _sha256(source: Source) -> tuple[str, bytes | None]:
-    """The source's sha256, and its bytes when it is small."""
-    digest = hashlib.sha256()
-    kept: list[bytes] | None = [] if source.size <= KEEP_BYTES else None
-    with source.open() as stream:
-        for block in iter(lambda: stream.read(1 << 20), b""):
-            digest.update(block)
-            if kept is not None:
-                kept.append(block)
-    return digest.hexdigest(), b"".join(kept) if kept is not None else None
+def _open_hashed(source: Source, known: str | None) -> tuple[BinaryIO | None, Any]:
+    """The source's bytes to read, and the sha256 that covers them once they are read.
+
+    A small source is read once into memory. A big one is streamed through a hashing
+    wrapper, unless its sha256 must be known before reading (a stored source with the
+    same name and size: unchanged, it is skipped unread): then it is hashed first.
+    The stream is ``None`` when the source is skipped.
+    """
+    if source.size <= KEEP_BYTES:
+        with source.open() as stream:
+            content = stream.read()
+        digest = hashlib.sha256(content)
+        if digest.hexdigest() == known:
+            return None, digest
+        return io.BytesIO(content), digest
+    if known is not None:
+        digest = hashlib.sha256()
+        with source.open() as stream:
+            for block in iter(lambda: stream.read(_BLOCK), b""):
+                digest.update(block)
+        if digest.hexdigest() == known:
+            return None, digest
+    hashing = _Hashing(source.open())
+    return hashing, hashing.digest
+
+
+class _Hashing(io.RawIOBase):
+    """A read-only stream that hashes what passes through it; closing it hashes the rest
+    (a reader may stop before the end), so the digest always covers the whole source."""
+
+    def __init__(self, stream: BinaryIO) -> None:
+        self._stream = stream
+        self.digest = hashlib.sha256()
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, size: int | None = -1) -> bytes:
+        data = self._stream.read(-1 if size is None else size)
+        self.digest.update(data)
+        return data
+
+    def readinto(self, buffer: Any) -> int:
+        data = self.read(len(buffer))
+        buffer[:len(data)] = data
+        return len(data)
+
+    def close(self) -> None:
+        if not self.closed:
+            try:
+                for block in iter(lambda: self._stream.read(_BLOCK), b""):
+                    self.digest.update(block)
+            finally:
+                self._stream.close()
+        super().close()
 
 
 def _int(text: str | None) -> int | None:

@@ -1,11 +1,12 @@
 """The single writer: appends staged Arrow results to DuckDB, one transaction per batch.
 
 Workers never touch the database. They hand back three staging tables per work unit
-(:data:`STAGE_SOURCES`, :data:`STAGE_RECORDS`, :data:`STAGE_MOVES`), keyed by
-``(unit, seq, record_index)``: the unit number in input order, the source's place in the
-unit and the record's place in the source. :meth:`Writer.commit` turns a run of such
-results into rows in one transaction, entirely in SQL (DuckDB scans the registered Arrow
-tables or Parquet spool files), so:
+(:data:`STAGE_SOURCES`, :data:`STAGE_RECORDS`, :data:`STAGE_MOVES`): sources and records
+keyed by ``(unit, seq, record_index)`` (the unit number in input order, the source's place
+in the unit and the record's place in the source), moves by their record's row in the
+unit's records table. :meth:`Writer.commit` decides the ids in Python from a few key
+columns, then appends the Arrow tables (or the Parquet spool files of a big unit, a piece
+at a time) straight into the tables, in one transaction, so:
 
 * a batch is committed whole or not at all, and a source is never half stored;
 * ids are assigned in input order from the largest id stored, so an interrupted import
@@ -19,11 +20,13 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 import duckdb
 import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
 
 log = logging.getLogger("xqdb.db")
 
@@ -64,7 +67,9 @@ MOVE_COLUMNS = [
     ("chinese", pa.string()), ("piece", pa.string()), ("capture", pa.string()),
     ("is_check", pa.bool_()), ("key_before", pa.uint64()), ("key_after", pa.uint64()),
 ]
-STAGE_MOVES = pa.schema(_KEY + [("record_index", pa.int32())] + MOVE_COLUMNS)
+#: Moves point at their record by its place in the unit's records table (``row``): one
+#: small integer per move instead of the three-column record key.
+STAGE_MOVES = pa.schema([("row", pa.int32())] + MOVE_COLUMNS)
 
 STAGES = {"sources": STAGE_SOURCES, "records": STAGE_RECORDS, "moves": STAGE_MOVES}
 
@@ -91,15 +96,49 @@ class CommitCounts:
 
 
 _GAME_NAMES = ", ".join(f'"{name}"' for name, _ in GAME_COLUMNS)
+_MOVE_NAMES = ", ".join(f'"{name}"' for name, _ in MOVE_COLUMNS)
+#: What the writer reads of every staged record to decide its ids.
+_DECIDING = ["unit", "seq", "status", "content_hash", "reason"]
+
+
+@dataclass
+class _UnitIds:
+    """The ids decided for one unit's records, aligned with its records table's rows."""
+
+    source_ids: list[int | None] = field(default_factory=list)
+    """``None`` for a record of a skipped source: it is not stored."""
+    game_ids: list[int | None] = field(default_factory=list)
+    primary: list[bool] = field(default_factory=list)
+
+    def arrays(self, start: int, stop: int) -> tuple[pa.Array, pa.Array, pa.Array]:
+        return (pa.array(self.source_ids[start:stop], pa.int64()),
+                pa.array(self.game_ids[start:stop], pa.int64()),
+                pa.array(self.primary[start:stop], pa.bool_()))
+
+    def primary_game_ids(self) -> pa.Array:
+        """Game id by record row, only where the record's game is new (its moves are kept)."""
+        return pa.array([g if p else None for g, p in zip(self.game_ids, self.primary)],
+                        pa.int64())
 
 
 class Writer:
-    """Owns the read-write connection; the only code that writes rows."""
+    """Owns the read-write connection; the only code that writes rows.
+
+    Ids and duplicate links are decided here in Python, from a few key columns of the
+    staged records and two lookups (sources and games already stored with the batch's
+    keys); the rows themselves go to DuckDB as Arrow tables scanned straight into the
+    tables, with no staging tables or joins.
+    """
 
     def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
         self.con = con
         self.seconds = 0.0
         """Wall time spent inside DuckDB, for the summary and the benchmark."""
+        row = con.execute("SELECT (SELECT coalesce(max(source_id), 0) FROM sources),"
+                          " (SELECT coalesce(max(game_id), 0) FROM games)").fetchone()
+        assert row is not None
+        self._last_source, self._last_game = int(row[0]), int(row[1])
+        self._registered: list[str] = []
 
     def known_sources(self) -> dict[tuple[str, str | None, int], str]:
         """``(path, member, bytes) -> sha256`` of stored sources: lets a worker skip a source
@@ -112,10 +151,9 @@ class Writer:
         start = time.perf_counter()
         con = self.con
         counts = CommitCounts()
-        views = self._stage(batch)
         try:
             con.execute("BEGIN TRANSACTION")
-            self._commit_staged(counts)
+            last = self._store(batch, counts)
             con.execute("COMMIT")
         except BaseException:
             try:
@@ -124,131 +162,194 @@ class Writer:
                 pass
             raise
         finally:
-            for name in views:
+            for name in self._registered:
                 con.unregister(name)
-            con.execute("DROP VIEW IF EXISTS st_sources; DROP VIEW IF EXISTS st_records;"
-                        " DROP VIEW IF EXISTS st_moves")
-            for name in ("s", "r", "ids"):
-                con.execute(f"DROP TABLE IF EXISTS temp.{name}")
+            self._registered.clear()
+        # Only a committed batch moves the ids on: a failed one is redone with the same ids.
+        self._last_source, self._last_game = last
         counts.seconds = time.perf_counter() - start
         self.seconds += counts.seconds
         log.debug("committed %d records, %d moves in %.3f s", counts.records, counts.moves,
                   counts.seconds)
         return counts
 
-    def _stage(self, batch: Sequence[Staged]) -> list[str]:
-        """Expose the batch as views st_sources / st_records / st_moves."""
-        registered = []
-        for stage, schema in STAGES.items():
-            parts: list[str] = []
-            tables = [b.tables[stage] for b in batch if stage in b.tables]
-            if tables:
-                name = f"arrow_{stage}"
-                self.con.register(name, pa.concat_tables(tables))
-                registered.append(name)
-                parts.append(f"SELECT * FROM {name}")
-            files = [f for b in batch for f in b.files.get(stage, [])]
-            if files:
-                listed = ", ".join("'" + f.replace("'", "''") + "'" for f in files)
-                parts.append(f"SELECT * FROM read_parquet([{listed}])")
-            if not parts:
-                name = f"arrow_{stage}"
-                self.con.register(name, schema.empty_table())
-                registered.append(name)
-                parts.append(f"SELECT * FROM {name}")
-            self.con.execute(f"CREATE OR REPLACE TEMP VIEW st_{stage} AS "
-                             + " UNION ALL BY NAME ".join(parts))
-        return registered
+    # --- reading the staged results -----------------------------------------------------
 
-    def _commit_staged(self, counts: CommitCounts) -> None:
+    def _scan(self, name: str, table: pa.Table) -> str:
+        """Let SQL read ``table`` until the commit ends, under a name that cannot hide a
+        table's (``staged_`` + ``name``)."""
+        name = f"staged_{name}"
+        self.con.register(name, table)
+        self._registered.append(name)
+        return name
+
+    @staticmethod
+    def _whole(staged: Staged, stage: str, columns: list[str] | None = None) -> pa.Table:
+        """A stage of one unit as one table (spooled stages read back: only for the small
+        ones, or a few columns)."""
+        if stage in staged.tables:
+            table = staged.tables[stage]
+            return table.select(columns) if columns else table
+        files = staged.files.get(stage, [])
+        schema = STAGES[stage]
+        if not files:
+            empty = schema.empty_table()
+            return empty.select(columns) if columns else empty
+        return pa.concat_tables(pq.read_table(f, columns=columns, schema=schema) for f in files)
+
+    @staticmethod
+    def _chunks(staged: Staged, stage: str) -> Iterator[pa.Table]:
+        """A stage of one unit in row order, a bounded piece at a time for spooled ones."""
+        if stage in staged.tables:
+            yield staged.tables[stage]
+            return
+        for name in staged.files.get(stage, []):
+            for piece in pq.ParquetFile(name).iter_batches(batch_size=50_000):
+                yield pa.Table.from_batches([piece])
+
+    # --- deciding and storing -----------------------------------------------------------
+
+    def _store(self, batch: Sequence[Staged], counts: CommitCounts) -> tuple[int, int]:
         con = self.con
-        # Sources: skip one already stored under the same name with the same content (a
-        # re-import), and repeats within the batch. A copy under another name is a source
-        # of its own, and its records are linked to the games already kept.
-        con.execute("""
-            CREATE TEMP TABLE s AS
-            SELECT st.*, (SELECT coalesce(max(source_id), 0) FROM sources)
-                         + row_number() OVER (ORDER BY unit, seq) AS source_id
-            FROM (SELECT * FROM st_sources st
-                  WHERE NOT EXISTS (SELECT 1 FROM sources old
-                                    WHERE old.sha256 = st.sha256 AND old.path = st.path
-                                      AND old.member IS NOT DISTINCT FROM st.member)
-                  QUALIFY row_number() OVER (PARTITION BY sha256, path, member
-                                             ORDER BY unit, seq) = 1) st
-        """)
-        staged_sources = con.execute("SELECT count(*) FROM st_sources").fetchone()[0]
-        counts.sources = con.execute("SELECT count(*) FROM s").fetchone()[0]
-        counts.skipped_sources = staged_sources - counts.sources
-        con.execute("""
-            INSERT INTO sources
-            SELECT source_id, path, member, sha256, bytes, format, encoding, records, error,
-                   current_timestamp::TIMESTAMP
-            FROM s
-        """)
-        # Records of the stored sources, with the game each one belongs to: an earlier
-        # valid game with the same content, else a new game numbered in input order.
-        con.execute("""
-            CREATE TEMP TABLE r AS
-            SELECT st.unit, st.seq, st.record_index, st.status, st.content_hash, s.source_id,
-                   CASE WHEN st.status = 'valid'
-                        THEN row_number() OVER (PARTITION BY st.status = 'valid', st.content_hash
-                                                ORDER BY st.unit, st.seq, st.record_index)
-                        ELSE 1 END AS nth,
-                   old.game_id AS old_game_id
-            FROM st_records st
-            JOIN s USING (unit, seq)
-            LEFT JOIN (SELECT content_hash, min(game_id) AS game_id FROM games
-                       WHERE status = 'valid'
-                         AND content_hash IN (SELECT content_hash FROM st_records)
-                       GROUP BY content_hash) old
-                   ON st.status = 'valid' AND old.content_hash = st.content_hash
-        """)
-        con.execute("""
-            CREATE TEMP TABLE ids AS
-            WITH fresh AS (
-                SELECT unit, seq, record_index, content_hash, status,
-                       (SELECT coalesce(max(game_id), 0) FROM games)
-                           + row_number() OVER (ORDER BY unit, seq, record_index) AS game_id
-                FROM r WHERE old_game_id IS NULL AND nth = 1
-            )
-            SELECT r.unit, r.seq, r.record_index, r.source_id,
-                   coalesce(r.old_game_id, own.game_id, firsts.game_id) AS game_id,
-                   own.game_id IS NOT NULL AS is_primary
-            FROM r
-            LEFT JOIN fresh own USING (unit, seq, record_index)
-            LEFT JOIN fresh firsts
-                   ON r.status = 'valid' AND firsts.status = 'valid'
-                  AND firsts.content_hash = r.content_hash
-        """)
-        counts.records = con.execute("SELECT count(*) FROM ids").fetchone()[0]
-        counts.invalid = dict(con.execute(
-            "SELECT reason, count(*) FROM st_records JOIN ids USING (unit, seq, record_index)"
-            " WHERE status = 'invalid' GROUP BY reason").fetchall())
+        sources = pa.concat_tables(self._whole(b, "sources") for b in batch)
+        source_ids, last_source = self._source_ids(sources, counts)
+        keep = pa.array([(u, s) in source_ids for u, s in zip(
+            sources["unit"].to_pylist(), sources["seq"].to_pylist())], pa.bool_())
+        if counts.sources:
+            kept = sources.filter(keep)
+            kept = kept.append_column("source_id", pa.array(
+                [source_ids[(u, s)] for u, s in zip(kept["unit"].to_pylist(),
+                                                     kept["seq"].to_pylist())], pa.int64()))
+            con.execute(f"""
+                INSERT INTO sources
+                SELECT source_id, path, member, sha256, bytes, format, encoding, records, error,
+                       current_timestamp::TIMESTAMP
+                FROM {self._scan("new_sources", kept)}""")
+
+        keys = [self._whole(b, "records", _DECIDING) for b in batch]
+        ids, last_game = self._game_ids(keys, source_ids, counts)
+
+        held: list[pa.Table] = []
+        for number, (staged, unit_ids) in enumerate(zip(batch, ids)):
+            row = 0
+            for chunk in self._chunks(staged, "records"):
+                source_id, game_id, primary = unit_ids.arrays(row, row + len(chunk))
+                row += len(chunk)
+                chunk = chunk.append_column("source_id", source_id) \
+                             .append_column("game_id", game_id) \
+                             .append_column("is_primary", primary)
+                chunk = chunk.filter(pc.is_valid(source_id))
+                if staged.files:
+                    self._insert_records(chunk, f"records_{number}_{row}")
+                else:
+                    held.append(chunk)
+        if held:
+            self._insert_records(pa.concat_tables(held), "records")
+
+        held = []
+        for number, (staged, unit_ids) in enumerate(zip(batch, ids)):
+            by_row = unit_ids.primary_game_ids()
+            for part, chunk in enumerate(self._chunks(staged, "moves")):
+                game_id = pc.take(by_row, chunk["row"])
+                chunk = chunk.drop_columns(["row"]).add_column(0, "game_id", game_id)
+                chunk = chunk.filter(pc.is_valid(game_id))
+                if staged.files:
+                    counts.moves += self._insert_moves(chunk, f"moves_{number}_{part}")
+                else:
+                    held.append(chunk)
+        if held:
+            counts.moves += self._insert_moves(pa.concat_tables(held), "moves")
+        return last_source, last_game
+
+    def _source_ids(self, sources: pa.Table, counts: CommitCounts
+                    ) -> tuple[dict[tuple[int, int], int], int]:
+        """Ids for the staged sources to store, by ``(unit, seq)``.
+
+        A source stored before under the same name with the same content (a re-import),
+        or repeated earlier in the batch, is skipped. A copy under another name is a source
+        of its own, and its records are linked to the games already kept.
+        """
+        name = self._scan("sources", sources.select(["unit", "seq", "path", "member",
+                                                            "sha256"]))
+        stored = set(self.con.execute(f"""
+            SELECT st.unit, st.seq FROM {name} st JOIN sources old
+            ON old.sha256 = st.sha256 AND old.path = st.path
+               AND old.member IS NOT DISTINCT FROM st.member""").fetchall())
+        ids: dict[tuple[int, int], int] = {}
+        seen: set[tuple[str, str | None, str]] = set()
+        last = self._last_source
+        columns = [sources[c].to_pylist() for c in ("unit", "seq", "path", "member", "sha256")]
+        for unit, seq, path, member, sha in zip(*columns):
+            if (unit, seq) in stored or (path, member, sha) in seen:
+                counts.skipped_sources += 1
+                continue
+            seen.add((path, member, sha))
+            last += 1
+            ids[(unit, seq)] = last
+        counts.sources = len(ids)
+        return ids, last
+
+    def _game_ids(self, keys: list[pa.Table], source_ids: dict[tuple[int, int], int],
+                  counts: CommitCounts) -> tuple[list[_UnitIds], int]:
+        """Each record's game: an earlier valid game with the same content, else a new game
+        numbered in input order."""
+        every = pa.concat_tables(keys)
+        hashes = every.filter(pc.equal(every["status"], "valid"))
+        name = self._scan("hashes", hashes.select(["content_hash"]))
+        first: dict[int, int] = dict(self.con.execute(f"""
+            SELECT content_hash, min(game_id) FROM games
+            WHERE status = 'valid' AND content_hash IN (SELECT content_hash FROM {name})
+            GROUP BY content_hash""").fetchall())
+        last = self._last_game
+        out = []
+        invalid: dict[str, int] = {}
+        for table in keys:
+            unit_ids = _UnitIds()
+            columns = [table[c].to_pylist() for c in _DECIDING]
+            for unit, seq, status, content, reason in zip(*columns):
+                source_id = source_ids.get((unit, seq))
+                unit_ids.source_ids.append(source_id)
+                if source_id is None:
+                    unit_ids.game_ids.append(None)
+                    unit_ids.primary.append(False)
+                    continue
+                counts.records += 1
+                valid = status == "valid"
+                game_id = first.get(content) if valid else None
+                new = game_id is None
+                if new:
+                    last += 1
+                    game_id = last
+                    counts.games += 1
+                    if valid:
+                        first[content] = game_id
+                    else:
+                        invalid[reason] = invalid.get(reason, 0) + 1
+                unit_ids.game_ids.append(game_id)
+                unit_ids.primary.append(new)
+            out.append(unit_ids)
+        counts.duplicates = counts.records - counts.games
+        counts.invalid = invalid
+        return out, last
+
+    def _insert_records(self, records: pa.Table, name: str) -> None:
+        """The records' rows in games (new games only), game_records and raw_records."""
+        con = self.con
+        view = self._scan(name, records)
         con.execute(f"""
             INSERT INTO games (game_id, source_id, record_index, {_GAME_NAMES})
-            SELECT ids.game_id, ids.source_id, r.record_index, {", ".join("r." + n for n in _GAME_NAMES.split(", "))}
-            FROM st_records r JOIN ids USING (unit, seq, record_index)
-            WHERE ids.is_primary
-        """)
-        counts.games = con.execute(
-            "SELECT count(*) FROM ids WHERE is_primary").fetchone()[0]
-        counts.duplicates = counts.records - counts.games
-        con.execute("""
+            SELECT game_id, source_id, record_index, {_GAME_NAMES} FROM {view} WHERE is_primary""")
+        con.execute(f"""
             INSERT INTO game_records
-            SELECT ids.game_id, ids.source_id, r.record_index, ids.is_primary, r.line, r."offset",
-                   r.format, r.notation, r.encoding, r.status, r.tags
-            FROM st_records r JOIN ids USING (unit, seq, record_index)
-        """)
-        con.execute("""
+            SELECT game_id, source_id, record_index, is_primary, line, "offset",
+                   format, notation, encoding, status, tags
+            FROM {view}""")
+        con.execute(f"""
             INSERT INTO raw_records
-            SELECT ids.game_id, ids.source_id, r.record_index, r.raw_text, r.raw_data
-            FROM st_records r JOIN ids USING (unit, seq, record_index)
-        """)
-        moved = con.execute("""
-            INSERT INTO moves
-            SELECT ids.game_id, m.ply, m.uci, m.iccs, m.wxf, m.chinese, m.piece, m.capture,
-                   m.is_check, m.key_before, m.key_after
-            FROM st_moves m JOIN ids USING (unit, seq, record_index)
-            WHERE ids.is_primary
-        """).fetchone()
-        counts.moves = moved[0] if moved else 0
+            SELECT game_id, source_id, record_index, raw_text, raw_data FROM {view}""")
+
+    def _insert_moves(self, moves: pa.Table, name: str) -> int:
+        view = self._scan(name, moves)
+        done = self.con.execute(f"INSERT INTO moves SELECT game_id, {_MOVE_NAMES} FROM {view}"
+                                ).fetchone()
+        return int(done[0]) if done else 0

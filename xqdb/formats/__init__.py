@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import functools
 import importlib
+import io
 from types import ModuleType
-from typing import Iterable, Iterator
+from typing import BinaryIO, Iterable, Iterator
 
 from .encoding import rewound
 from .record import GameRecord, Origin
@@ -58,15 +59,20 @@ def sniff_format(head: bytes, name: str) -> str | None:
     return None
 
 
-def read_source(source: Source, format: str | None = None,
-                encoding: str | None = None) -> Iterator[GameRecord]:
-    """Yield the records of one source, sniffing its format unless ``format`` is given."""
+def read_source(source: Source, format: str | None = None, encoding: str | None = None,
+                stream: BinaryIO | None = None) -> Iterator[GameRecord]:
+    """Yield the records of one source, sniffing its format unless ``format`` is given.
+
+    ``stream``, when given, is the source's bytes already opened (an importer that hashed
+    them in memory hands them over, so they are not read twice); it is closed here.
+    """
     origin = Origin(path=source.display_path, member=source.member)
-    try:
-        stream = source.open()
-    except (OSError, SourceError) as exc:
-        yield _source_error(origin, f"cannot open: {exc}")
-        return
+    if stream is None:
+        try:
+            stream = source.open()
+        except (OSError, SourceError) as exc:
+            yield _source_error(origin, f"cannot open: {exc}")
+            return
     try:
         head = stream.read(_HEAD)
         fmt = format or sniff_format(head, source.name)
@@ -75,7 +81,12 @@ def read_source(source: Source, format: str | None = None,
                                 "EPD or move-list file (use --format to say which)", head)
             return
         module = reader_for(fmt)
-        stream = rewound(stream, head)
+        if isinstance(stream, io.BytesIO):
+            # Bytes in memory rewind for free; an archive member could only rewind by
+            # inflating again, so it replays its head through a wrapper instead.
+            stream.seek(0)
+        else:
+            stream = rewound(stream, head)
         count = 0
         try:
             for record in module.read(stream, origin, encoding):
