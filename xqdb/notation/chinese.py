@@ -26,8 +26,8 @@ from ..rules.board import (
 from ..rules.position import Position
 from .coordinates import NotationError
 from .describe import (
-    BACKWARD, FORWARD, FRONT, MIDDLE, NTH, REAR, SIDEWAYS, Description, Order, file_number,
-    locate, motion, resolve,
+    BACKWARD, FORWARD, FRONT, MIDDLE, NTH, REAR, SIDEWAYS, Description, DescriptionReader,
+    Order, file_number, locate, motion, resolve,
 )
 
 PIECE_GLYPHS: dict[str, int] = {
@@ -168,21 +168,7 @@ def parse_chinese(pos: Position, text: str) -> tuple[Move, bool]:
     ...
     xqdb.notation.coordinates.NotationError: '车二进三': there is no red chariot on file 2 (h)
     """
-    desc = _DESCRIPTIONS.get(text)
-    if desc is None:
-        desc = _describe(text.strip())
-        if desc is None:
-            raise NotationError(f"{text!r} is not a Chinese move like 炮二平五")
-        if len(_DESCRIPTIONS) < _CACHE_LIMIT:
-            _DESCRIPTIONS[text] = desc
-    return resolve(pos, desc, text)
+    return resolve(pos, _read(text), text)
 
 
-#: Texts already read: real files repeat a few thousand texts over and over. The limit
-#: only guards against a hostile input; every valid text fits well within it.
-_DESCRIPTIONS: dict[str, Description] = {}
-_CACHE_LIMIT = 200_000
-
-
-__all__ = ["parse_chinese", "write_chinese", "PIECE_GLYPHS", "DIRECTION_GLYPHS", "NUMERALS",
-           "ORDER_GLYPHS"]
+_read = DescriptionReader(lambda text: _describe(text.strip()), "a Chinese move like 炮二平五")

@@ -17,6 +17,8 @@ both notations share one meaning of "front", "rear", "middle" and "second".
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from typing import NamedTuple
 
 from ..rules.board import (
@@ -86,6 +88,36 @@ class Description(NamedTuple):
     """Steps (straight moves of K, R, C, P) or destination file (1..9)."""
     file_means_middle: bool = False
     """WXF: a file number on a file of three or five pawns names the middle one."""
+
+
+class DescriptionReader:
+    """Turns the move texts of one notation into descriptions, remembering the texts it
+    has read: real files repeat a few thousand texts over and over.
+
+    >>> read = DescriptionReader(lambda text: None, "a move like C2.5")
+    >>> read("??")
+    Traceback (most recent call last):
+    ...
+    xqdb.notation.coordinates.NotationError: '??' is not a move like C2.5
+    """
+
+    #: Only guards against a hostile input; every valid text fits well within it.
+    LIMIT = 200_000
+
+    def __init__(self, describe: Callable[[str], "Description | None"], example: str) -> None:
+        self._describe = describe
+        self._example = example
+        self._seen: dict[str, Description] = {}
+
+    def __call__(self, text: str) -> "Description":
+        desc = self._seen.get(text)
+        if desc is None:
+            desc = self._describe(text)
+            if desc is None:
+                raise NotationError(f"{text!r} is not {self._example}")
+            if len(self._seen) < self.LIMIT:
+                self._seen[text] = desc
+        return desc
 
 
 def file_index(color: int, number: int) -> int:

@@ -23,7 +23,8 @@ from ..rules.position import Position
 from .coordinates import NotationError
 from .describe import (
     BACKWARD, FORWARD, FRONT, MIDDLE, NTH, REAR, SIDEWAYS, WXF_FIRST, WXF_LAST, WXF_MINUS,
-    WXF_PLUS, Description, Order, file_number, locate, motion, resolve,
+    WXF_PLUS, Description, DescriptionReader, Order, file_number, locate, motion,
+    resolve,
 )
 
 LETTERS: dict[str, int] = {
@@ -147,19 +148,10 @@ def parse_wxf(pos: Position, text: str) -> tuple[Move, bool]:
     >>> str(parse_wxf(Position(), "n8+7")[0])
     'b0c2'
     """
-    desc = _DESCRIPTIONS.get(text)
-    if desc is None:
-        desc = _describe(fold(text))
-        if desc is None:
-            raise NotationError(f"{text!r} is not a WXF move like C2.5")
-        if len(_DESCRIPTIONS) < _CACHE_LIMIT:
-            _DESCRIPTIONS[text] = desc
-    return resolve(pos, desc, text)
+    return resolve(pos, _read(text), text)
 
 
-#: Texts already read (see :mod:`xqdb.notation.chinese`).
-_DESCRIPTIONS: dict[str, Description] = {}
-_CACHE_LIMIT = 200_000
+_read = DescriptionReader(lambda text: _describe(fold(text)), "a WXF move like C2.5")
 
 
 __all__ = ["parse_wxf", "write_wxf", "fold", "LETTERS", "OPERATORS"]
