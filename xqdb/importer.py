@@ -191,7 +191,8 @@ def import_paths(paths: Sequence[str], db: str | os.PathLike[str], *, jobs: int 
             # fixed number of units, so memory does not grow with the input.
             results = ordered_map(pool, read_unit, units, window=8 * jobs)
             _write(writer, results, summary, progress, commit_records)
-            con.execute("CHECKPOINT")
+            writer.checkpoint()
+            summary.db_seconds = writer.seconds
         except OSError as exc:
             raise ImportRunError(f"{spool}: {exc.strerror or exc}", EXIT_DATABASE) from None
         except duckdb.Error as exc:

@@ -19,7 +19,6 @@ a sane size are refused with a :class:`SourceError` naming the archive and membe
 from __future__ import annotations
 
 import atexit
-import functools
 import io
 import os
 import posixpath
@@ -84,20 +83,14 @@ class Source:
         """Open the bytes for reading; works in any process, any number of times."""
         if self.member is None:
             return open(self.path, "rb")
-        kind = _archive_kind(self.path)
-        if kind == "zip":
-            archive = _open_zip(self.path, os.getpid())
-            info = _zip_index(self.path, os.getpid()).get(self.member)
-            if info is None:
-                raise SourceError(f"{self.path}: no member {self.member!r}", self.display_path,
-                                  self.member)
-            return archive.open(info)  # type: ignore[return-value]
-        archive_t = _open_tar(self.path, os.getpid())
-        tinfo = _tar_index(self.path, os.getpid()).get(self.member)
-        if tinfo is None:
+        archive, index = _ARCHIVES.get(self.path)
+        info = index.get(self.member)
+        if info is None:
             raise SourceError(f"{self.path}: no member {self.member!r}", self.display_path,
                               self.member)
-        stream = archive_t.extractfile(tinfo)
+        if isinstance(archive, zipfile.ZipFile):
+            return archive.open(info)  # type: ignore[arg-type, return-value]
+        stream = archive.extractfile(info)  # type: ignore[arg-type]
         if stream is None:
             raise SourceError(f"{self.path}: member {self.member!r} is not a file",
                               self.display_path, self.member)
@@ -204,10 +197,19 @@ def _refuse_size(shown: str, name: str, size: int, packed: int | None, limit: in
     return None
 
 
+def _listed(path: str) -> Iterator[tuple[str, object]]:
+    """The members of the archive at ``path``; the archive is let go once they are listed."""
+    index = _ARCHIVES.get(path)[1]
+    try:
+        yield from index.items()
+    finally:
+        _ARCHIVES.forget(path)
+
+
 def _zip_members(path: str, limit: int, label: str | None) -> Iterator[Source | SourceError]:
-    index = _zip_index(path, os.getpid())
     shown = label or path
-    for name, info in index.items():
+    info: zipfile.ZipInfo
+    for name, info in _listed(path):  # type: ignore[assignment]
         where = f"{shown}!{name}"
         why = _unsafe(name)
         if why is not None:
@@ -222,9 +224,9 @@ def _zip_members(path: str, limit: int, label: str | None) -> Iterator[Source | 
 
 
 def _tar_members(path: str, limit: int, label: str | None) -> Iterator[Source | SourceError]:
-    index = _tar_index(path, os.getpid())
     shown = label or path
-    for name, info in index.items():
+    info: tarfile.TarInfo
+    for name, info in _listed(path):  # type: ignore[assignment]
         where = f"{shown}!{name}"
         why = _unsafe(name)
         if why is None and (info.issym() or info.islnk()):
@@ -239,30 +241,60 @@ def _tar_members(path: str, limit: int, label: str | None) -> Iterator[Source | 
         yield Source(path, name, info.size, label)
 
 
-# Archives stay open per process: re-reading a zip's directory for each of its ten
-# thousand members would make reading quadratic. The pid in the key keeps a forked
-# worker from sharing its parent's file offset.
-@functools.lru_cache(maxsize=8)
-def _open_zip(path: str, pid: int) -> zipfile.ZipFile:
-    return zipfile.ZipFile(path)
+class _OpenArchives:
+    """The archives this process has open, each with its member index, at most
+    :attr:`limit` of them: re-reading a zip's directory for each of its ten thousand members
+    would make reading quadratic, yet an index costs about 1 KB per member, so keeping every
+    archive a long run has met would make memory grow with the input.
+
+    Work goes through sources in input order, so one archive at a time (two where a unit
+    straddles two) is all that is ever needed again; the walk drops an archive as soon as it
+    has listed it (:meth:`forget`). A forked worker starts afresh rather than share its
+    parent's open files and their offsets.
+    """
+
+    def __init__(self, limit: int = 2) -> None:
+        self.limit = limit
+        self._pid = os.getpid()
+        self._open: dict[str, tuple[zipfile.ZipFile | tarfile.TarFile, dict[str, object]]] = {}
+
+    def get(self, path: str) -> tuple[zipfile.ZipFile | tarfile.TarFile, dict[str, object]]:
+        if self._pid != os.getpid():
+            self._pid, self._open = os.getpid(), {}
+        entry = self._open.pop(path, None)
+        if entry is None:
+            entry = _load_archive(path)
+            while len(self._open) >= self.limit:
+                oldest = next(iter(self._open))
+                self._open.pop(oldest)[0].close()
+        self._open[path] = entry  # the most recently used comes last
+        return entry
+
+    def forget(self, path: str) -> None:
+        entry = self._open.pop(path, None) if self._pid == os.getpid() else None
+        if entry is not None:
+            entry[0].close()
 
 
-@functools.lru_cache(maxsize=8)
-def _zip_index(path: str, pid: int) -> dict[str, zipfile.ZipInfo]:
-    return {_zip_name(info): info for info in _open_zip(path, pid).infolist()
-            if not info.is_dir()}
+def _load_archive(path: str) -> tuple[zipfile.ZipFile | tarfile.TarFile, dict[str, object]]:
+    if _archive_kind(path) == "zip":
+        archive = zipfile.ZipFile(path)
+        try:
+            return archive, {_zip_name(info): info for info in archive.infolist()
+                             if not info.is_dir()}
+        except BaseException:
+            archive.close()
+            raise
+    tar = tarfile.open(path)
+    try:
+        return tar, {info.name: info for info in tar.getmembers()
+                     if info.isfile() or info.issym() or info.islnk()}
+    except BaseException:
+        tar.close()
+        raise
 
 
-@functools.lru_cache(maxsize=4)
-def _open_tar(path: str, pid: int) -> tarfile.TarFile:
-    return tarfile.open(path)
-
-
-@functools.lru_cache(maxsize=4)
-def _tar_index(path: str, pid: int) -> dict[str, tarfile.TarInfo]:
-    archive = _open_tar(path, pid)
-    return {info.name: info for info in archive.getmembers()
-            if info.isfile() or info.issym() or info.islnk()}
+_ARCHIVES = _OpenArchives()
 
 
 _SPOOLED: list[str] = []
