@@ -242,10 +242,10 @@ class Writer:
             for chunk in self._chunks(staged, "records"):
                 source_id, game_id, primary = unit_ids.arrays(row, row + len(chunk))
                 row += len(chunk)
+                # Records of skipped sources (no source id) are left out by the inserts.
                 chunk = chunk.append_column("source_id", source_id) \
                              .append_column("game_id", game_id) \
                              .append_column("is_primary", primary)
-                chunk = chunk.filter(pc.is_valid(source_id))
                 if staged.files:
                     self._insert_records(chunk, f"records_{number}_{row}")
                 else:
@@ -257,9 +257,9 @@ class Writer:
         for number, (staged, unit_ids) in enumerate(zip(batch, ids)):
             by_row = unit_ids.primary_game_ids()
             for part, chunk in enumerate(self._chunks(staged, "moves")):
-                game_id = pc.take(by_row, chunk["row"])
-                chunk = chunk.drop_columns(["row"]).add_column(0, "game_id", game_id)
-                chunk = chunk.filter(pc.is_valid(game_id))
+                # Moves of records linked to an earlier game (no id here) are left out by
+                # the insert, which filters as it scans rather than copy the table first.
+                chunk = chunk.add_column(0, "game_id", pc.take(by_row, chunk["row"]))
                 if staged.files:
                     counts.moves += self._insert_moves(chunk, f"moves_{number}_{part}")
                 else:
@@ -350,13 +350,14 @@ class Writer:
             INSERT INTO game_records
             SELECT game_id, source_id, record_index, is_primary, line, "offset",
                    format, notation, encoding, status, tags
-            FROM {view}""")
+            FROM {view} WHERE source_id IS NOT NULL""")
         con.execute(f"""
             INSERT INTO raw_records
-            SELECT game_id, source_id, record_index, raw_text, raw_data FROM {view}""")
+            SELECT game_id, source_id, record_index, raw_text, raw_data FROM {view}
+            WHERE source_id IS NOT NULL""")
 
     def _insert_moves(self, moves: pa.Table, name: str) -> int:
         view = self._scan(name, moves)
         done = self.con.execute(f"INSERT INTO moves SELECT game_id, {_MOVE_NAMES} FROM {view}"
-                                ).fetchone()
+                                " WHERE game_id IS NOT NULL").fetchone()
         return int(done[0]) if done else 0

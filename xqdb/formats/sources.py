@@ -247,13 +247,13 @@ class _OpenArchives:
     would make reading quadratic, yet an index costs about 1 KB per member, so keeping every
     archive a long run has met would make memory grow with the input.
 
-    Work goes through sources in input order, so one archive at a time (two where a unit
-    straddles two) is all that is ever needed again; the walk drops an archive as soon as it
-    has listed it (:meth:`forget`). A forked worker starts afresh rather than share its
-    parent's open files and their offsets.
+    Work goes through sources in input order, so one archive at a time is all that is
+    needed: where a unit straddles two archives, each is opened once more. The walk drops
+    an archive as soon as it has listed it (:meth:`forget`). A forked worker starts afresh
+    rather than share its parent's open files and their offsets.
     """
 
-    def __init__(self, limit: int = 2) -> None:
+    def __init__(self, limit: int = 1) -> None:
         self.limit = limit
         self._pid = os.getpid()
         self._open: dict[str, tuple[zipfile.ZipFile | tarfile.TarFile, dict[str, object]]] = {}
