@@ -52,8 +52,14 @@ SPILL_ROWS = 400_000
 #: Notes that travel with game collections (a README, an attribution list) and are not
 #: records: skipped by name, and counted in the summary.
 NOT_GAMES = (".md", ".markdown", ".rst")
-#: Memory DuckDB may use while importing (it spills to disk beyond this).
-DUCKDB_MEMORY = "128MB"
+#: Memory DuckDB may use while importing (it spills to disk beyond this). Its cache fills
+#: up to this as the database grows, so the cap is what keeps a long import's memory flat;
+#: appends write their row groups straight to the file and need little of it.
+DUCKDB_MEMORY = "64MB"
+#: DuckDB checkpoints (rewrites the tables' tails) each time its write-ahead log passes
+#: this; at the default 16 MB that is every few commits, and costs both time and memory
+#: spikes that grow with the database. The log stays bounded, and the run ends with one.
+DUCKDB_CHECKPOINT = "256MB"
 #: The writer commits once it holds this many staged records (or a spilled unit).
 COMMIT_RECORDS = 4000
 
@@ -184,6 +190,7 @@ def import_paths(paths: Sequence[str], db: str | os.PathLike[str], *, jobs: int 
             # keeps the import's memory flat in the size of the input. The workers own the
             # cores: one DuckDB thread appends faster than several fighting them for CPU.
             con.execute(f"SET memory_limit = '{DUCKDB_MEMORY}'")
+            con.execute(f"SET checkpoint_threshold = '{DUCKDB_CHECKPOINT}'")
             con.execute(f"SET threads = {max(1, default_jobs() - jobs)}")
             writer = Writer(con)
             units = plan_units(paths, writer.known_sources(), summary, format, encoding, spool)

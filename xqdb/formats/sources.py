@@ -197,48 +197,42 @@ def _refuse_size(shown: str, name: str, size: int, packed: int | None, limit: in
     return None
 
 
-def _listed(path: str) -> Iterator[tuple[str, object]]:
-    """The members of the archive at ``path``; the archive is let go once they are listed."""
-    index = _ARCHIVES.get(path)[1]
-    try:
-        yield from index.items()
-    finally:
-        _ARCHIVES.forget(path)
-
-
 def _zip_members(path: str, limit: int, label: str | None) -> Iterator[Source | SourceError]:
     shown = label or path
-    info: zipfile.ZipInfo
-    for name, info in _listed(path):  # type: ignore[assignment]
+    # A compact listing, so the walk holds no archive index of its own (see _OpenArchives).
+    listing = [(name, info.file_size,
+                info.compress_size if info.compress_type != zipfile.ZIP_STORED else None)
+               for name, info in _ARCHIVES.get(path)[1].items()]  # type: ignore[attr-defined]
+    for name, size, packed in listing:
         where = f"{shown}!{name}"
         why = _unsafe(name)
         if why is not None:
             yield SourceError(f"{where}: refused, the member name is {why}", shown, name)
             continue
-        refusal = _refuse_size(shown, name, info.file_size, info.compress_size
-                               if info.compress_type != zipfile.ZIP_STORED else None, limit)
+        refusal = _refuse_size(shown, name, size, packed, limit)
         if refusal is not None:
             yield refusal
             continue
-        yield Source(path, name, info.file_size, label)
+        yield Source(path, name, size, label)
 
 
 def _tar_members(path: str, limit: int, label: str | None) -> Iterator[Source | SourceError]:
     shown = label or path
-    info: tarfile.TarInfo
-    for name, info in _listed(path):  # type: ignore[assignment]
+    listing = [(name, info.size, info.linkname if info.issym() or info.islnk() else None)
+               for name, info in _ARCHIVES.get(path)[1].items()]  # type: ignore[attr-defined]
+    for name, size, link in listing:
         where = f"{shown}!{name}"
         why = _unsafe(name)
-        if why is None and (info.issym() or info.islnk()):
-            why = f"a link (to {info.linkname!r})"
+        if why is None and link is not None:
+            why = f"a link (to {link!r})"
         if why is not None:
             yield SourceError(f"{where}: refused, the member is {why}", shown, name)
             continue
-        refusal = _refuse_size(shown, name, info.size, None, limit)
+        refusal = _refuse_size(shown, name, size, None, limit)
         if refusal is not None:
             yield refusal
             continue
-        yield Source(path, name, info.size, label)
+        yield Source(path, name, size, label)
 
 
 class _OpenArchives:
@@ -248,9 +242,10 @@ class _OpenArchives:
     archive a long run has met would make memory grow with the input.
 
     Work goes through sources in input order, so one archive at a time is all that is
-    needed: where a unit straddles two archives, each is opened once more. The walk drops
-    an archive as soon as it has listed it (:meth:`forget`). A forked worker starts afresh
-    rather than share its parent's open files and their offsets.
+    needed: where a unit straddles two archives, each is opened once more. The walk keeps
+    only a compact listing of the archive it lists, and opening the next archive lets the
+    previous one go. A forked worker starts afresh rather than share its parent's open
+    files and their offsets.
     """
 
     def __init__(self, limit: int = 1) -> None:
@@ -269,11 +264,6 @@ class _OpenArchives:
                 self._open.pop(oldest)[0].close()
         self._open[path] = entry  # the most recently used comes last
         return entry
-
-    def forget(self, path: str) -> None:
-        entry = self._open.pop(path, None) if self._pid == os.getpid() else None
-        if entry is not None:
-            entry[0].close()
 
 
 def _load_archive(path: str) -> tuple[zipfile.ZipFile | tarfile.TarFile, dict[str, object]]:
