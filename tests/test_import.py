@@ -191,3 +191,23 @@ def test_a_big_source_spills_to_disk_and_stores_the_same_rows(tmp_path: Path,
     assert spilled.records == 1125 + 20
     assert all_rows(tmp_path / "spilled.duckdb") == all_rows(tmp_path / "held.duckdb")
     assert not (tmp_path / "spilled.duckdb.spool").exists()
+
+
+def test_a_big_source_is_hashed_while_it_is_read_and_skipped_unread_when_unchanged(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import hashlib
+
+    import xqdb.importer
+
+    path = DATA / "uci" / "liu-dahua-1125.pgn"
+    import_paths([str(path)], tmp_path / "small.duckdb", jobs=1)
+    # Below this size a source is read into memory whole; the file is now "big".
+    monkeypatch.setattr(xqdb.importer, "KEEP_BYTES", 1000)
+    db = tmp_path / "big.duckdb"
+    first = import_paths([str(path)], db, jobs=1)
+    assert first.records == 1125
+    assert all_rows(db) == all_rows(tmp_path / "small.duckdb")
+    assert count(db, "SELECT count(*) FROM sources WHERE sha256 = '"
+                 + hashlib.sha256(path.read_bytes()).hexdigest() + "'") == 1
+    again = import_paths([str(path)], db, jobs=1)
+    assert (again.records, again.skipped_sources) == (0, 1)
