@@ -51,7 +51,6 @@ UNIT_BYTES = 256 << 10
 SPILL_ROWS = 400_000
 #: Notes that travel with game collections (a README, an attribution list) and are not
 #: records: skipped by name, and counted in the summary.
-NOT_GAMES = (".md", ".markdown", ".rst")
 #: Memory DuckDB may use while importing (it spills to disk beyond this). Its cache fills
 #: up to this as the database grows, so the cap is what keeps a long import's memory flat;
 #: appends write their row groups straight to the file and need little of it.
@@ -117,7 +116,7 @@ class ImportSummary:
     failed_sources: list[str] = field(default_factory=list)
     """Sources that could not be read at all, each with its reason."""
     ignored_sources: int = 0
-    """Files skipped by name as notes, not game records (see :data:`NOT_GAMES`)."""
+    """Files skipped by name as notes, not game records (see :attr:`Source.is_note`)."""
     bytes: int = 0
     records: int = 0
     imported: int = 0
@@ -234,7 +233,7 @@ def plan_units(paths: Sequence[str], known: dict[tuple[str, str | None, int], st
             log.error("%s", item)
             summary.failed_sources.append(str(item))
             continue
-        if item.name.lower().endswith(NOT_GAMES):
+        if item.is_note:
             log.info("%s: not a game file, ignored", item)
             summary.ignored_sources += 1
             continue

@@ -18,12 +18,15 @@ from __future__ import annotations
 import functools
 import importlib
 import io
+import logging
 from types import ModuleType
 from typing import BinaryIO, Iterable, Iterator
 
 from .encoding import rewound
 from .record import GameRecord, Origin
 from .sources import Source, SourceError, iter_sources, walk
+
+log = logging.getLogger(__name__)
 
 #: Format modules in sniffing order: binary magic numbers first, then text formats
 #: from the most to the least specific.
@@ -109,6 +112,8 @@ def read_paths(paths: Iterable[str], format: str | None = None,
     for item in walk(paths):
         if isinstance(item, SourceError):
             yield _refused(item)
+        elif item.is_note:
+            log.info("%s: notes, not game records: skipped", item)
         else:
             yield from read_source(item, format, encoding)
 

@@ -56,6 +56,10 @@ class SourceError(Exception):
         return (type(self), (str(self), self.path, self.member))
 
 
+#: Suffixes of files that hold notes about a collection, never game records.
+NOTE_SUFFIXES = (".md", ".markdown", ".rst")
+
+
 @dataclass(frozen=True)
 class Source:
     """One stream of bytes: a file, or a member of an archive file."""
@@ -73,6 +77,12 @@ class Source:
     def display_path(self) -> str:
         """The path as the user gave it (``-`` for standard input)."""
         return self.label if self.label is not None else self.path
+
+    @property
+    def is_note(self) -> bool:
+        """Whether the name says this is prose beside the games (``README.md``...), which
+        readers skip rather than report as an unknown format."""
+        return self.name.lower().endswith(NOTE_SUFFIXES)
 
     @property
     def name(self) -> str:
