@@ -113,3 +113,12 @@ def test_no_replay_only_reads():
     out = _out(proc)
     assert "read (not replayed)" in out
     assert re.search(r"^\s+cbr\s+utf-16-le\s+133\s+131\s+2$", out, re.M)
+
+
+def test_sample_games_read_cleanly_with_their_notes_skipped():
+    """sample_games/ holds seven games and SOURCES.md: the notes are no record at all."""
+    proc = xqdb("read", str(Path(__file__).parents[1] / "sample_games"))
+    assert proc.returncode == 0, proc.stderr
+    out = _out(proc)
+    assert out.startswith("7 records read and replayed from 7 sources")
+    assert "unknown" not in out and "Invalid" not in out
