@@ -35,6 +35,8 @@ def test_info_counts_players_years_formats_and_reasons(db: Path) -> None:
     assert "      20  相眼竞技" in out
     assert "pgn gb18030" in out and "pgn utf-8" in out and "cbr utf-16-le" in out
     assert "invalid by reason:\n        1  illegal move '…': there is no piece on e1" in out
+    # How the valid games ended under the rules, counted from games.termination.
+    assert "endings:    none 115, checkmate 11, repetition 1, stalemate 1" in out
 
 
 def test_info_from_python_matches_sql(db: Path) -> None:

@@ -40,6 +40,8 @@ class DatabaseInfo:
     formats: list[tuple[str, str, int]] = field(default_factory=list)
     """(format, encoding, records)."""
     results: list[tuple[str, int]] = field(default_factory=list)
+    endings: list[tuple[str, int]] = field(default_factory=list)
+    """How valid games ended under the rules (checkmate, perpetual_check...), by count."""
     invalid_reasons: list[tuple[str, int]] = field(default_factory=list)
 
     def __str__(self) -> str:
@@ -56,6 +58,9 @@ class DatabaseInfo:
         ]
         if self.results:
             lines.append("  results:    " + ", ".join(f"{r} {n:,}" for r, n in self.results))
+        if self.endings:
+            lines.append("  endings:    " + ", ".join(f"{e.replace('_', ' ')} {n:,}"
+                                                      for e, n in self.endings))
         if self.top_players:
             lines.append("top players (games):")
             lines += [f"  {n:>7,}  {name}" for name, n in self.top_players]
@@ -99,6 +104,9 @@ def database_info(con: duckdb.DuckDBPyConnection, top: int = 10, path: str = "")
     info.results = [tuple(r) for r in con.execute(
         "SELECT coalesce(result, 'none'), count(*) AS n FROM games GROUP BY ALL"
         " ORDER BY n DESC, 1").fetchall()]
+    info.endings = [tuple(r) for r in con.execute(
+        "SELECT coalesce(termination, 'none'), count(*) AS n FROM games WHERE status = 'valid'"
+        " GROUP BY ALL ORDER BY n DESC, 1").fetchall()]
     info.invalid_reasons = [tuple(r) for r in con.execute(
         f"SELECT {_REASON_SQL} AS reason, count(*) AS n FROM games WHERE status = 'invalid'"
         " GROUP BY reason ORDER BY n DESC, reason LIMIT ?", [top]).fetchall()]
