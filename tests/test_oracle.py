@@ -224,3 +224,27 @@ def test_each_piece_moves_as_the_rules_say(rule: str, fen: str, origin: str,
               if m[:2] == origin}
     assert ours == expected, rule
     assert theirs == expected, rule
+
+
+def test_check_after_each_move_agrees_with_a_full_scan() -> None:
+    """is_check() after a move, and legality, look only at what the move changed; over
+    every ply of the master games (and every legal reply) they agree with full scans."""
+    from xqdb.rules import attacked
+    from xqdb.rules.board import KING
+
+    checks = replies = 0
+    for moves in coordinate_games()[::5]:
+        pos = Position()
+        for text in moves:
+            pos.push(Move.from_uci(text))
+            king = pos.king_square(pos.turn)
+            full = attacked(pos.board, king, -pos.turn)
+            assert pos.is_check() == full, (pos.fen(), text)
+            checks += full
+            for reply in pos.legal_moves():
+                board = pos.board[:]
+                board[reply.to_square], board[reply.from_square] = board[reply.from_square], 0
+                own = reply.to_square if board[reply.to_square] * pos.turn == KING else king
+                assert not attacked(board, own, -pos.turn), (pos.fen(), str(reply))
+                replies += 1
+    assert checks > 500 and replies > 500_000

@@ -301,3 +301,15 @@ CHECKING: Final = tuple(
     | frozenset(PAWN_ATTACKS[RED][s]) | frozenset(PAWN_ATTACKS[BLACK][s])
     for s in SQUARES
 )
+
+
+def _ray_index(sq: int) -> tuple[int, ...]:
+    index = [-1] * NUM_SQUARES
+    for d, ray in enumerate(RAYS[sq]):
+        for s in ray:
+            index[s] = d
+    return tuple(index)
+
+
+#: RAY_INDEX[sq][other]: which of ``RAYS[sq]`` holds ``other`` (-1: none).
+RAY_INDEX: Final = tuple(_ray_index(s) for s in SQUARES)

@@ -17,7 +17,7 @@ from typing import Iterator, NamedTuple
 from .board import (
     ADVISOR, ADVISOR_STEPS, BLACK, CANNON, CHARIOT, CHECKING, COLOR_NAMES, ELEPHANT,
     ELEPHANT_STEPS, EXPOSING, HORSE, HORSE_ATTACKS, HORSE_STEPS, KING, KING_STEPS, LETTER_TO_TYPE,
-    LINES, Move, NUM_SQUARES,
+    LINES, Move, NUM_SQUARES, RAY_INDEX,
     PAWN, PAWN_ATTACKS, PAWN_STEPS, PIECE_COUNTS, PIECE_NAMES, RAYS, REACHABLE, RED,
     SQUARE_NAMES, piece_symbol,
 )
@@ -73,6 +73,43 @@ def attacked(board: list[int], sq: int, by: int) -> bool:
         if board[origin] == pawn:
             return True
     return False
+
+
+def _ray_attacks(board: list[int], ray: tuple[int, ...], by: int) -> bool:
+    """Whether a piece of ``by`` attacks the start of ``ray`` along it (chariot, facing
+    king, or cannon over one screen)."""
+    screened = False
+    for s in ray:
+        p = board[s]
+        if p:
+            if screened:
+                return p == CANNON * by
+            if p == CHARIOT * by or p == KING * by:
+                return True
+            screened = True
+    return False
+
+
+def attacked_after(board: list[int], sq: int, by: int, f: int, t: int) -> bool:
+    """Like :func:`attacked`, for a ``board`` just changed by a move from ``f`` to ``t``
+    when ``by`` did not attack ``sq`` before it.
+
+    Only what the move changed needs a look: the lines from ``sq`` through ``f`` (a piece
+    gone) and ``t`` (a piece arrived, perhaps as a cannon's screen), horses whose leg was
+    ``f`` or that landed on ``t``, and a pawn landing on ``t``.
+    """
+    rays, index = RAYS[sq], RAY_INDEX[sq]
+    d = index[f]
+    if d >= 0 and _ray_attacks(board, rays[d], by):
+        return True
+    e = index[t]
+    if e >= 0 and e != d and _ray_attacks(board, rays[e], by):
+        return True
+    horse = HORSE * by
+    for leg, origin in HORSE_ATTACKS[sq]:
+        if (leg == f or origin == t) and board[origin] == horse and not board[leg]:
+            return True
+    return board[t] == PAWN * by and t in PAWN_ATTACKS[by][sq]
 
 
 class Position:
@@ -213,8 +250,9 @@ class Position:
             elif self._undo:
                 move = self._undo[-1].move
                 checking = CHECKING[king]
-                in_check = (move.from_square in checking or move.to_square in checking) and \
-                    attacked(self.board, king, -self.turn)
+                f, t = move.from_square, move.to_square
+                in_check = (f in checking or t in checking) and \
+                    attacked_after(self.board, king, -self.turn, f, t)
             else:
                 in_check = attacked(self.board, king, -self.turn)
             self._in_check = in_check
@@ -279,17 +317,21 @@ class Position:
         board = self.board
         f, t = move.from_square, move.to_square
         piece = board[f]
+        captured = board[t]
         if piece * self.turn != KING and not self.is_check():
             king = self._kings.get(KING * self.turn)
             # Out of check, a move can only expose its own king by vacating a square on
             # the king's lines or a horse leg, or by becoming a cannon's screen.
             if king is None or (f not in EXPOSING[king] and t not in LINES[king]):
                 return True
-        captured = board[t]
-        board[t] = piece
-        board[f] = 0
-        king = t if piece * self.turn == KING else self._kings.get(KING * self.turn)
-        safe = king is None or not attacked(board, king, -self.turn)
+            board[t] = piece
+            board[f] = 0
+            safe = not attacked_after(board, king, -self.turn, f, t)
+        else:
+            board[t] = piece
+            board[f] = 0
+            king = t if piece * self.turn == KING else self._kings.get(KING * self.turn)
+            safe = king is None or not attacked(board, king, -self.turn)
         board[f] = piece
         board[t] = captured
         return safe
