@@ -12,7 +12,7 @@ Move.from_uci('h2e2')
 
 from __future__ import annotations
 
-from typing import Iterator, NamedTuple
+from typing import Iterator
 
 from .board import (
     ADVISOR, ADVISOR_STEPS, BLACK, CANNON, CHARIOT, CHECKING, COLOR_NAMES, ELEPHANT,
@@ -36,11 +36,9 @@ class IllegalMoveError(ValueError):
     """A move that the rules do not allow in the given position."""
 
 
-class _Undo(NamedTuple):
-    move: Move
-    captured: int
-    key: int
-    halfmove_clock: int
+#: What :meth:`Position.pop` needs to take a move back: ``(move, captured piece, Zobrist
+#: key before, halfmove clock before)``. A plain tuple: one is made for every move played.
+_Undo = tuple[Move, int, int, int]
 
 
 def attacked(board: list[int], sq: int, by: int) -> bool:
@@ -248,7 +246,7 @@ class Position:
             if king is None:
                 in_check = False
             elif self._undo:
-                move = self._undo[-1].move
+                move = self._undo[-1][0]
                 checking = CHECKING[king]
                 f, t = move.from_square, move.to_square
                 in_check = (f in checking or t in checking) and \
@@ -432,7 +430,7 @@ class Position:
         piece = board[f]
         captured = board[t]
         key = self._key
-        self._undo.append(_Undo(move, captured, key, self.halfmove_clock))
+        self._undo.append((move, captured, key, self.halfmove_clock))
         self.move_stack.append(move)
         keys = PIECE_KEYS[piece]
         key ^= keys[f] ^ keys[t] ^ BLACK_TO_MOVE_KEY
@@ -471,23 +469,22 @@ class Position:
 
     def pop(self) -> Move:
         """Take back the last move and return it."""
-        undo = self._undo.pop()
+        move, captured, key, clock = self._undo.pop()
         self.move_stack.pop()
-        move = undo.move
         board = self.board
         f, t = move.from_square, move.to_square
         piece = board[t]
         board[f] = piece
-        board[t] = undo.captured
+        board[t] = captured
         if piece == KING or piece == -KING:
             self._kings[piece] = f
-        if undo.captured == KING or undo.captured == -KING:
-            self._kings[undo.captured] = t
+        if captured == KING or captured == -KING:
+            self._kings[captured] = t
         self.turn = -self.turn
         if self.turn == BLACK:
             self.fullmove_number -= 1
-        self.halfmove_clock = undo.halfmove_clock
-        self._key = undo.key
+        self.halfmove_clock = clock
+        self._key = key
         self._in_check = None
         return move
 
@@ -503,11 +500,11 @@ class Position:
         >>> pos.history() == [(Position().zobrist(), 0, 0)]
         True
         """
-        return [(undo.key, undo.halfmove_clock, undo.captured) for undo in self._undo]
+        return [(key, clock, captured) for _, captured, key, clock in self._undo]
 
     def last_capture(self) -> int:
         """The piece captured by the last move (0 for none or no move)."""
-        return self._undo[-1].captured if self._undo else 0
+        return self._undo[-1][1] if self._undo else 0
 
     def explain_illegal(self, move: Move) -> str:
         """Why ``move`` is not legal here, in words a user can check on a board."""
