@@ -23,12 +23,14 @@ import shutil
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from itertools import accumulate
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
 import duckdb
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from .db.dedupe import content_hash
@@ -303,23 +305,37 @@ assert _MOVE_COLUMNS == ("row", "ply", "uci", "iccs", "wxf", "chinese", "piece",
                          "is_check", "key_before", "key_after"), _MOVE_COLUMNS
 
 
-def _table(stage: str, columns: Sequence[Sequence[object]]) -> pa.Table:
-    """One staging table from its column lists (in schema order)."""
+def _table(stage: str, columns: Sequence[Sequence[object] | pa.Array]) -> pa.Table:
+    """One staging table from its columns (in schema order): Python lists, converted
+    here, or Arrow arrays already of the column's type."""
     schema = STAGES[stage]
-    return pa.Table.from_arrays([pa.array(c, type=f.type) for c, f in zip(columns, schema)],
-                                schema=schema)
+    return pa.Table.from_arrays(
+        [c if isinstance(c, pa.Array) else pa.array(c, type=f.type)
+         for c, f in zip(columns, schema)], schema=schema)
+
+
+#: The move columns the builder collects from each replay, as lists; ``row``, ``ply``
+#: and ``key_before`` follow from them and each game's ply count (see _UnitBuilder.moves_table).
+_PER_MOVE = ("uci", "iccs", "wxf", "chinese", "piece", "capture", "is_check", "key_after")
 
 
 class _UnitBuilder:
     """Collects one unit's rows: records and sources as row tuples (one tuple per record,
     turned into columns at the end in one ``zip``), moves straight into column lists (a
-    game's plies are appended a column at a time)."""
+    game's plies are appended a column at a time). The moves' ``row``, ``ply`` and
+    ``key_before`` columns are not collected move by move: they are computed in Arrow from
+    each record's ply count and start key, which saves three Python lists (and their
+    conversion) of one item per move."""
 
     def __init__(self, unit: WorkUnit) -> None:
         self.unit = unit
         self.sources: list[tuple[object, ...]] = []
         self.records: list[tuple[object, ...]] = []
-        self.moves: list[list[object]] = [[] for _ in _MOVE_COLUMNS]
+        self.moves: list[list[Any]] = [[] for _ in _PER_MOVE]
+        self.plies: list[int] = []
+        """Plies of each record held, in order (0 for a record without moves)."""
+        self.start_keys: list[int | None] = []
+        """Start key of each record held: the ``key_before`` of its first move."""
         self.rows = 0
         """Records added so far, spilled or not: the next record's ``row``."""
         self.files: dict[str, list[str]] = {}
@@ -352,11 +368,10 @@ class _UnitBuilder:
             raw if isinstance(raw, str) else None, raw if isinstance(raw, bytes) else None,
             reason_class(game.error) if game.error else None,
         ))
+        self.plies.append(plies)
+        self.start_keys.append(game.start_key)
         if plies:
-            (row, ply, uci, iccs, wxf, chinese, piece, capture, check, before,
-             after) = self.moves
-            row.extend([self.rows] * plies)
-            ply.extend(range(1, plies + 1))
+            uci, iccs, wxf, chinese, piece, capture, check, after = self.moves
             uci.extend(game.uci)
             iccs.extend(game.iccs)
             wxf.extend(game.wxf)
@@ -364,20 +379,40 @@ class _UnitBuilder:
             piece.extend(game.pieces)
             capture.extend(game.captures)
             check.extend(game.checks)
-            before.append(game.start_key)
-            before.extend(keys[:-1])
             after.extend(keys)
         self.rows += 1
         if len(self.moves[0]) >= SPILL_ROWS and self.unit.spool is not None:
             self.spill()
 
+    def moves_table(self) -> pa.Table:
+        """The moves held, with ``row`` (the record's place in the unit), ``ply`` and
+        ``key_before`` (the previous ply's key, or the start key for ply 1) derived in
+        Arrow from the records' ply counts."""
+        schema = STAGES["moves"]
+        columns = [pa.array(c, type=schema.field(n).type) for c, n in zip(self.moves, _PER_MOVE)]
+        count = len(columns[0])
+        if not count:
+            return schema.empty_table()
+        after = columns[-1]
+        # A list per record over the moves: its parent indices say whose each move is.
+        offsets = pa.array(accumulate(self.plies, initial=0), pa.int32())
+        owner = pa.ListArray.from_arrays(offsets, after).value_parent_indices()
+        first = self.rows - len(self.plies)  # the unit's row of the first record held
+        row = pc.add(owner, first).cast(pa.int32())
+        ply = pc.subtract(pc.cumulative_sum(pa.repeat(1, count)), pc.take(offsets, owner))
+        previous = pa.concat_arrays([pa.array([0], pa.uint64()), after.slice(0, count - 1)])
+        before = pc.if_else(pc.equal(ply, 1),
+                            pc.take(pa.array(self.start_keys, pa.uint64()), owner), previous)
+        return _table("moves", [row, ply.cast(pa.int16()), *columns[:-1], before, after])
+
     def tables(self) -> dict[str, pa.Table]:
         """What is held so far, as staging tables; the lists start afresh."""
         out = {"sources": _table("sources", list(zip(*self.sources)) or [[]] * len(_SOURCE_COLUMNS)),
                "records": _table("records", list(zip(*self.records)) or [[]] * len(_RECORD_COLUMNS)),
-               "moves": _table("moves", self.moves)}
+               "moves": self.moves_table()}
         self.sources, self.records = [], []
-        self.moves = [[] for _ in _MOVE_COLUMNS]
+        self.moves = [[] for _ in _PER_MOVE]
+        self.plies, self.start_keys = [], []
         return out
 
     def spill(self) -> None:
