@@ -219,14 +219,10 @@ class Writer:
     def _store(self, batch: Sequence[Staged], counts: CommitCounts) -> tuple[int, int]:
         con = self.con
         sources = pa.concat_tables(self._whole(b, "sources") for b in batch)
-        source_ids, last_source = self._source_ids(sources, counts)
-        keep = pa.array([(u, s) in source_ids for u, s in zip(
-            sources["unit"].to_pylist(), sources["seq"].to_pylist())], pa.bool_())
+        source_ids, by_row, last_source = self._source_ids(sources, counts)
         if counts.sources:
-            kept = sources.filter(keep)
-            kept = kept.append_column("source_id", pa.array(
-                [source_ids[(u, s)] for u, s in zip(kept["unit"].to_pylist(),
-                                                     kept["seq"].to_pylist())], pa.int64()))
+            column = pa.array(by_row, pa.int64())
+            kept = sources.append_column("source_id", column).filter(pc.is_valid(column))
             con.execute(f"""
                 INSERT INTO sources
                 SELECT source_id, path, member, sha256, bytes, format, encoding, records, error,
@@ -269,8 +265,9 @@ class Writer:
         return last_source, last_game
 
     def _source_ids(self, sources: pa.Table, counts: CommitCounts
-                    ) -> tuple[dict[tuple[int, int], int], int]:
-        """Ids for the staged sources to store, by ``(unit, seq)``.
+                    ) -> tuple[dict[tuple[int, int], int], list[int | None], int]:
+        """Ids for the staged sources to store, by ``(unit, seq)`` and row by row (``None``
+        for a source not stored: the one pass serves both the records and the insert).
 
         A source stored before under the same name with the same content (a re-import),
         or repeated earlier in the batch, is skipped. A copy under another name is a source
@@ -283,18 +280,21 @@ class Writer:
             ON old.sha256 = st.sha256 AND old.path = st.path
                AND old.member IS NOT DISTINCT FROM st.member""").fetchall())
         ids: dict[tuple[int, int], int] = {}
+        by_row: list[int | None] = []
         seen: set[tuple[str, str | None, str]] = set()
         last = self._last_source
         columns = [sources[c].to_pylist() for c in ("unit", "seq", "path", "member", "sha256")]
         for unit, seq, path, member, sha in zip(*columns):
             if (unit, seq) in stored or (path, member, sha) in seen:
                 counts.skipped_sources += 1
+                by_row.append(None)
                 continue
             seen.add((path, member, sha))
             last += 1
             ids[(unit, seq)] = last
+            by_row.append(last)
         counts.sources = len(ids)
-        return ids, last
+        return ids, by_row, last
 
     def _game_ids(self, keys: list[pa.Table], source_ids: dict[tuple[int, int], int],
                   counts: CommitCounts) -> tuple[list[_UnitIds], int]:
