@@ -208,37 +208,33 @@ def _refuse_size(shown: str, name: str, size: int, packed: int | None, limit: in
 
 
 def _zip_members(path: str, limit: int, label: str | None) -> Iterator[Source | SourceError]:
-    shown = label or path
     # A compact listing, so the walk holds no archive index of its own (see _OpenArchives).
     listing = [(name, info.file_size,
-                info.compress_size if info.compress_type != zipfile.ZIP_STORED else None)
+                info.compress_size if info.compress_type != zipfile.ZIP_STORED else None, None)
                for name, info in _ARCHIVES.get(path)[1].items()]  # type: ignore[attr-defined]
-    for name, size, packed in listing:
-        where = f"{shown}!{name}"
-        why = _unsafe(name)
-        if why is not None:
-            yield SourceError(f"{where}: refused, the member name is {why}", shown, name)
-            continue
-        refusal = _refuse_size(shown, name, size, packed, limit)
-        if refusal is not None:
-            yield refusal
-            continue
-        yield Source(path, name, size, label)
+    return _checked_members(path, limit, label, listing)
 
 
 def _tar_members(path: str, limit: int, label: str | None) -> Iterator[Source | SourceError]:
-    shown = label or path
-    listing = [(name, info.size, info.linkname if info.issym() or info.islnk() else None)
+    listing = [(name, info.size, None, info.linkname if info.issym() or info.islnk() else None)
                for name, info in _ARCHIVES.get(path)[1].items()]  # type: ignore[attr-defined]
-    for name, size, link in listing:
-        where = f"{shown}!{name}"
+    return _checked_members(path, limit, label, listing)
+
+
+def _checked_members(path: str, limit: int, label: str | None,
+                     listing: list[tuple[str, int, int | None, str | None]]
+                     ) -> Iterator[Source | SourceError]:
+    """Sources for the listed ``(name, size, packed size, link target)`` members, and a
+    refusal for each one that could escape the folder, is a link or would expand too far."""
+    shown = label or path
+    for name, size, packed, link in listing:
         why = _unsafe(name)
         if why is None and link is not None:
             why = f"a link (to {link!r})"
         if why is not None:
-            yield SourceError(f"{where}: refused, the member is {why}", shown, name)
+            yield SourceError(f"{shown}!{name}: refused, the member is {why}", shown, name)
             continue
-        refusal = _refuse_size(shown, name, size, None, limit)
+        refusal = _refuse_size(shown, name, size, packed, limit)
         if refusal is not None:
             yield refusal
             continue
