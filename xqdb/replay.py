@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from .formats.record import GameRecord, Line
-from .notation import NotationError, read_move
+from .notation import NotationError, read_move, reader_for
 from .notation.chinese import write_chinese
 from .notation.coordinates import write_iccs
 from .notation.wxf import write_wxf
@@ -128,9 +128,13 @@ def replay(record: GameRecord, move_limit: int | None = DEFAULT_MOVE_LIMIT) -> R
     is_legal, push, zobrist, is_check = pos.is_legal, pos.push, pos.zobrist, pos.is_check
     # Chinese and WXF texts name a piece, so reading them already finds the legal move.
     resolves_legal = notation in PIECE_NOTATIONS
+    try:
+        read = reader_for(notation)
+    except NotationError as exc:
+        return _fail(game, str(exc))
     for ply, text in enumerate(record.moves, start=1):
         try:
-            move, loose = read_move(pos, text, notation)
+            move, loose = read(pos, text)
         except NotationError as exc:
             return _fail(game, str(exc), ply, text, pos)
         if not resolves_legal and not is_legal(move):

@@ -91,20 +91,43 @@ def read_move(pos: Position, text: str, notation: str = "auto") -> tuple[Move, b
     Chinese and WXF texts are resolved to a legal move (or raise :class:`NotationError`).
     Coordinate notations are returned as written (legality is the caller's check).
     """
-    reader = _PIECE_READERS.get(notation)
+    return reader_for(notation)(pos, text)
+
+
+def reader_for(notation: str) -> Callable[[Position, str], tuple[Move, bool]]:
+    """The function :func:`read_move` applies for ``notation``, to bind once for a game.
+
+    >>> from xqdb.rules import Position
+    >>> read = reader_for("chinese")
+    >>> str(read(Position(), "炮二平五")[0])
+    'h2e2'
+    """
+    reader = _READERS.get(notation)
+    if reader is None:
+        raise NotationError(f"notation {notation!r} is not supported "
+                            f"(use one of {', '.join(NOTATIONS)})")
+    return reader
+
+
+def _coordinates(parse: Callable[[str], Move]) -> Callable[[Position, str], tuple[Move, bool]]:
+    def read(pos: Position, text: str) -> tuple[Move, bool]:
+        return parse(text), False
+    return read
+
+
+def _sniffed(pos: Position, text: str) -> tuple[Move, bool]:
+    found = sniff(text)
+    reader = _PIECE_READERS.get(found)
     if reader is not None:
         return reader(pos, text)
-    coordinates = _COORDINATE_READERS.get(notation)
-    if coordinates is not None:
-        return coordinates(text), False
-    if notation == "auto":
-        found = sniff(text)
-        reader = _PIECE_READERS.get(found)
-        if reader is not None:
-            return reader(pos, text)
-        return _COORDINATE_READERS[found](fold(text)), False
-    raise NotationError(f"notation {notation!r} is not supported "
-                        f"(use one of {', '.join(NOTATIONS)})")
+    return _COORDINATE_READERS[found](fold(text)), False
+
+
+_READERS: dict[str, Callable[[Position, str], tuple[Move, bool]]] = {
+    **_PIECE_READERS,
+    **{name: _coordinates(parse) for name, parse in _COORDINATE_READERS.items()},
+    "auto": _sniffed,
+}
 
 
 def parse_move(pos: Position, text: str, notation: str = "auto") -> Move:
@@ -128,4 +151,4 @@ def write_move(pos: Position, move: Move, notation: str) -> str:
 
 
 __all__ = ["NOTATIONS", "WRITTEN_NOTATIONS", "NotationError", "AmbiguousMoveError", "sniff",
-           "read_move", "parse_move", "write_move"]
+           "read_move", "reader_for", "parse_move", "write_move"]
