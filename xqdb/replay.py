@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from .formats.record import GameRecord, Line
-from .notation import NotationError, read_move, reader_for
+from .notation import PIECE_NOTATIONS, NotationError, read_move, reader_for
 from .notation.chinese import write_chinese
 from .notation.coordinates import write_iccs
 from .notation.wxf import write_wxf
@@ -43,8 +43,6 @@ def _normalized_fen(fen: str) -> str:
 
 #: The notations every replayed move is written in.
 WRITTEN_NOTATIONS = ("uci", "iccs", "wxf", "chinese")
-#: Notations whose reader returns only legal moves.
-PIECE_NOTATIONS = frozenset({"chinese", "chinese-traditional", "wxf"})
 
 
 @dataclass(slots=True)

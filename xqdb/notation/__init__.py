@@ -55,6 +55,8 @@ _PIECE_READERS: dict[str, Callable[[Position, str], tuple[Move, bool]]] = {
     "chinese-traditional": parse_chinese,
     "wxf": parse_wxf,
 }
+#: Notations whose texts name a piece: reading one already finds the legal move.
+PIECE_NOTATIONS = frozenset(_PIECE_READERS)
 _FILES = frozenset("abcdefghiABCDEFGHI")
 _DIGITS = frozenset("0123456789")
 
@@ -151,4 +153,4 @@ def write_move(pos: Position, move: Move, notation: str) -> str:
 
 
 __all__ = ["NOTATIONS", "WRITTEN_NOTATIONS", "NotationError", "AmbiguousMoveError", "sniff",
-           "read_move", "reader_for", "parse_move", "write_move"]
+           "read_move", "reader_for", "PIECE_NOTATIONS", "parse_move", "write_move"]

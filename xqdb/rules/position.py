@@ -12,8 +12,6 @@ Move.from_uci('h2e2')
 
 from __future__ import annotations
 
-from typing import Iterator
-
 from .board import (
     ADVISOR, ADVISOR_STEPS, BLACK, CANNON, CHARIOT, CHECKING, COLOR_NAMES, ELEPHANT,
     ELEPHANT_STEPS, EXPOSING, HORSE, HORSE_ATTACKS, HORSE_STEPS, KING, KING_STEPS, LETTER_TO_TYPE,
@@ -47,21 +45,9 @@ def attacked(board: list[int], sq: int, by: int) -> bool:
     The enemy king counts as an attacker along an open file: that is the flying-general
     rule, so a king "attacked" this way may not stay there.
     """
-    chariot = CHARIOT * by
-    cannon = CANNON * by
-    king = KING * by
     for ray in RAYS[sq]:
-        screened = False
-        for s in ray:
-            p = board[s]
-            if p:
-                if screened:
-                    if p == cannon:
-                        return True
-                    break
-                if p == chariot or p == king:
-                    return True
-                screened = True
+        if _ray_attacks(board, ray, by):
+            return True
     horse = HORSE * by
     for leg, origin in HORSE_ATTACKS[sq]:
         if board[origin] == horse and not board[leg]:
@@ -342,9 +328,6 @@ class Position:
         """
         safe = self._leaves_king_safe
         return [m for m in self.pseudo_legal_moves() if safe(m)]
-
-    def generate_legal_moves(self) -> Iterator[Move]:
-        return iter(self.legal_moves())
 
     def is_pseudo_legal(self, move: Move) -> bool:
         """Whether ``move`` follows the pattern of the piece on its origin square."""
