@@ -6,6 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import duckdb
 from click.testing import CliRunner
 
 from import_support import DATA, SAME_15, count, run_xqdb
@@ -79,6 +80,19 @@ def test_a_file_that_is_not_duckdb_is_refused_and_left_alone(tmp_path: Path) -> 
     result = run_xqdb("import", str(DATA / "pgn-gbk"), "--db", str(target))
     _one_line_error(result, 4, "not a DuckDB database")
     assert target.read_text() == "a\tb\n1\t2\n"
+
+
+def test_a_database_of_an_older_schema_is_refused_and_left_alone(tmp_path: Path) -> None:
+    db = tmp_path / "old.duckdb"
+    con = duckdb.connect(str(db))
+    con.execute("CREATE TABLE meta (key VARCHAR PRIMARY KEY, value VARCHAR)")
+    con.execute("INSERT INTO meta VALUES ('schema_version', '1')")
+    con.close()
+    result = run_xqdb("import", str(DATA / "pgn-gbk"), "--db", str(db))
+    _one_line_error(result, 4, "schema version 1 was written by an older xqdb")
+    con = duckdb.connect(str(db), read_only=True)
+    assert con.execute("SELECT value FROM meta").fetchall() == [("1",)]
+    con.close()
 
 
 def test_a_database_locked_by_another_process_is_exit_4(tmp_path: Path) -> None:

@@ -49,6 +49,24 @@ def test_same_games_in_three_notations_are_16_games_with_45_records(tmp_path: Pa
     con.close()
 
 
+def test_stored_coordinates_are_the_files_own_texts(tmp_path: Path) -> None:
+    """``uci`` and ``iccs`` are computed from the stored move code: they must give back,
+    ply for ply, what a coordinate file says."""
+    path = DATA / "uci" / "same-15-games-uci.pgn"
+    db = tmp_path / "g.duckdb"
+    import_paths([str(path)], db, jobs=1)
+    con = duckdb.connect(str(db), read_only=True)
+    stored = con.execute("""SELECT string_agg(uci, ' ' ORDER BY ply),
+                                   string_agg(iccs, ' ' ORDER BY ply) FROM moves
+                            GROUP BY game_id ORDER BY game_id""").fetchall()
+    con.close()
+    games = [record.moves for record in read_paths([str(path)])]
+    assert [uci for uci, _ in stored] == [" ".join(moves) for moves in games]
+    assert [iccs for _, iccs in stored] == [" ".join(f"{m[:2]}-{m[2:]}".upper() for m in moves)
+                                            for moves in games]
+    assert len(stored) == 15 and all(len(uci) > 100 for uci, _ in stored)
+
+
 def test_reimport_adds_nothing(tmp_path: Path) -> None:
     db = tmp_path / "g.duckdb"
     paths = [str(p) for p in SAME_15] + [str(DATA / "pgn-gbk")]
@@ -152,7 +170,7 @@ def test_everything_in_shared_data_gives_the_readers_numbers(tmp_path: Path) -> 
         records += 1
         game = replay(record)
         if game.is_valid:
-            kept.setdefault(content_hash(game.start_fen, game.uci), game.plies)
+            kept.setdefault(content_hash(game.start_fen, game.moves), game.plies)
         else:
             invalid += 1
             plies_invalid += game.plies

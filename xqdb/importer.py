@@ -24,6 +24,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import accumulate
+from operator import attrgetter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -301,7 +302,7 @@ assert _RECORD_COLUMNS == (
     "status", "error", "error_ply", "error_text", "termination", "ecco", "opening",
     "variation", "final_fen", "final_key", "format", "notation", "encoding", "variations",
     "variation_errors", "tags", "raw_text", "raw_data", "reason"), _RECORD_COLUMNS
-assert _MOVE_COLUMNS == ("row", "ply", "uci", "iccs", "wxf", "chinese", "piece", "capture",
+assert _MOVE_COLUMNS == ("row", "ply", "move", "wxf", "chinese", "piece", "capture",
                          "is_check", "key_before", "key_after"), _MOVE_COLUMNS
 
 
@@ -316,7 +317,8 @@ def _table(stage: str, columns: Sequence[Sequence[object] | pa.Array]) -> pa.Tab
 
 #: The move columns the builder collects from each replay, as lists; ``row``, ``ply``
 #: and ``key_before`` follow from them and each game's ply count (see _UnitBuilder.moves_table).
-_PER_MOVE = ("uci", "iccs", "wxf", "chinese", "piece", "capture", "is_check", "key_after")
+_PER_MOVE = ("move", "wxf", "chinese", "piece", "capture", "is_check", "key_after")
+_CODE = attrgetter("code")
 
 
 class _UnitBuilder:
@@ -356,7 +358,7 @@ class _UnitBuilder:
         date_raw = get("Date")
         self.records.append((
             self.unit.number, seq, rec.origin.index, rec.origin.line, rec.origin.offset,
-            content_hash(game.start_fen, game.uci),
+            content_hash(game.start_fen, game.moves),
             *map(get, _TAGS), parse_date(date_raw), date_raw, *map(get, _PLAYERS),
             _int(get("RedElo")), _int(get("BlackElo")),
             rec.result, game.rules_result, game.start_fen, game.start_key or None, plies,
@@ -371,9 +373,8 @@ class _UnitBuilder:
         self.plies.append(plies)
         self.start_keys.append(game.start_key)
         if plies:
-            uci, iccs, wxf, chinese, piece, capture, check, after = self.moves
-            uci.extend(game.uci)
-            iccs.extend(game.iccs)
+            move, wxf, chinese, piece, capture, check, after = self.moves
+            move.extend(map(_CODE, game.moves))
             wxf.extend(game.wxf)
             chinese.extend(game.chinese)
             piece.extend(game.pieces)

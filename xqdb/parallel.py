@@ -53,10 +53,20 @@ class _Pool(multiprocessing.pool.Pool):
         return [self._change_notifier._reader]  # type: ignore[attr-defined]
 
 
+#: How much lower the workers' scheduling priority is than the parent's. The parent is the
+#: one writer every result must pass through: when it has work it should get a core at
+#: once rather than share it with a worker, or the workers end up waiting for it.
+WORKER_NICENESS = 5
+
+
 def _init_worker() -> None:
     # Ctrl-C goes to the whole process group; the parent decides what happens, so a
     # worker must not die with a traceback of its own.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        os.nice(WORKER_NICENESS)
+    except OSError:  # not allowed here: the workers simply keep the parent's priority
+        pass
 
 
 @contextmanager

@@ -21,7 +21,7 @@ from .notation import PIECE_NOTATIONS, NotationError, read_move, reader_for
 from .notation.chinese import write_chinese
 from .notation.coordinates import write_iccs
 from .notation.wxf import write_wxf
-from .rules.board import piece_symbol
+from .rules.board import Move, piece_symbol
 from .rules.adjudication import DEFAULT_MOVE_LIMIT, Ending, judge_history
 from .rules.position import FenError, Position, STARTING_FEN
 
@@ -52,8 +52,8 @@ class ReplayedGame:
     record: GameRecord
     start_fen: str
     start_key: int = 0
-    uci: list[str] = field(default_factory=list)
-    iccs: list[str] = field(default_factory=list)
+    moves: list[Move] = field(default_factory=list)
+    """The validated moves of the main line (see :attr:`uci` and :attr:`iccs` for texts)."""
     wxf: list[str] = field(default_factory=list)
     chinese: list[str] = field(default_factory=list)
     pieces: list[str] = field(default_factory=list)
@@ -92,8 +92,18 @@ class ReplayedGame:
         return self.ending.result if self.ending is not None else None
 
     @property
+    def uci(self) -> list[str]:
+        """The moves in coordinates, ranks 0-9 (``h2e2``)."""
+        return [str(move) for move in self.moves]
+
+    @property
+    def iccs(self) -> list[str]:
+        """The moves in ICCS (``H2-E2``)."""
+        return [write_iccs(move) for move in self.moves]
+
+    @property
     def plies(self) -> int:
-        return len(self.uci)
+        return len(self.moves)
 
     @property
     def is_valid(self) -> bool:
@@ -118,8 +128,9 @@ def replay(record: GameRecord, move_limit: int | None = DEFAULT_MOVE_LIMIT) -> R
     game.start_key = pos.zobrist()
     board = pos.board
     notation = record.notation
-    # Bound once: this loop runs for every ply of every imported game.
-    uci, iccs, wxf, chinese = game.uci.append, game.iccs.append, game.wxf.append, game.chinese.append
+    # Bound once: this loop runs for every ply of every imported game. Coordinate texts
+    # are not written here: the move itself is kept, and its texts follow from it alone.
+    moves, wxf, chinese = game.moves.append, game.wxf.append, game.chinese.append
     pieces, captures, keys, checks = (game.pieces.append, game.captures.append,
                                       game.keys.append, game.checks.append)
     start_check = pos.is_check()
@@ -142,8 +153,7 @@ def replay(record: GameRecord, move_limit: int | None = DEFAULT_MOVE_LIMIT) -> R
         captured = board[move.to_square]
         pieces(_SYMBOLS[board[move.from_square]])
         captures(_SYMBOLS[captured] if captured else None)
-        uci(str(move))
-        iccs(write_iccs(move))
+        moves(move)
         wxf(write_wxf(board, move))
         chinese(write_chinese(board, move))
         push(move)

@@ -6,7 +6,7 @@ The tables are documented for users in ``docs/schema.md``; keep the two in step.
 >>> con = duckdb.connect()
 >>> create_schema(con)
 >>> sorted(r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall())
-['game_records', 'games', 'meta', 'moves', 'raw_records', 'sources']
+['game_records', 'games', 'meta', 'moves', 'raw_records', 'sources', 'stored_moves']
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from pathlib import Path
 import duckdb
 
 #: Bumped whenever a table changes shape; stored in ``meta``.
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (
@@ -68,14 +68,19 @@ CREATE TABLE IF NOT EXISTS game_records (
     status VARCHAR NOT NULL,
     tags MAP(VARCHAR, VARCHAR)
 );
-CREATE TABLE IF NOT EXISTS moves (
+CREATE TABLE IF NOT EXISTS stored_moves (
     game_id BIGINT NOT NULL,
     ply SMALLINT NOT NULL,
-    uci VARCHAR, iccs VARCHAR, wxf VARCHAR, chinese VARCHAR,
+    move SMALLINT NOT NULL,
+    wxf VARCHAR, chinese VARCHAR,
     piece VARCHAR, capture VARCHAR,
     is_check BOOLEAN,
     key_before UBIGINT, key_after UBIGINT
 );
+CREATE VIEW IF NOT EXISTS moves AS
+SELECT game_id, ply, move, {uci} AS uci, {iccs} AS iccs, wxf, chinese, piece, capture,
+       is_check, key_before, key_after
+FROM stored_moves;
 CREATE TABLE IF NOT EXISTS raw_records (
     game_id BIGINT NOT NULL,
     source_id BIGINT NOT NULL,
@@ -84,6 +89,20 @@ CREATE TABLE IF NOT EXISTS raw_records (
     data BLOB
 );
 """
+
+
+def _square_sql(square: str, files: str) -> str:
+    """SQL naming the square ``square`` (0..89, rank * 9 + file): ``e2``, or ``E2`` with
+    ``files = 'A'``."""
+    return f"chr(ascii('{files}') + ({square}) % 9) || (({square}) // 9)"
+
+
+# The coordinate texts follow from the move's code alone, so the ``moves`` view computes
+# them when read instead of storing them: they would add a third to the cost of storing a
+# move. (A view rather than generated columns: DuckDB computes those on every insert.)
+SCHEMA = SCHEMA.format(
+    uci=f"{_square_sql('move // 90', 'a')} || {_square_sql('move % 90', 'a')}",
+    iccs=f"{_square_sql('move // 90', 'A')} || '-' || {_square_sql('move % 90', 'A')}")
 
 
 class DatabaseError(Exception):
@@ -98,6 +117,9 @@ def create_schema(con: duckdb.DuckDBPyConnection) -> None:
         con.execute("INSERT INTO meta VALUES ('schema_version', ?)", [str(SCHEMA_VERSION)])
     elif int(row[0]) > SCHEMA_VERSION:
         raise DatabaseError(f"schema version {row[0]} is newer than this xqdb ({SCHEMA_VERSION})")
+    elif int(row[0]) < SCHEMA_VERSION:
+        raise DatabaseError(f"schema version {row[0]} was written by an older xqdb; "
+                            f"import into a new database (this xqdb writes version {SCHEMA_VERSION})")
 
 
 def connect(path: str | os.PathLike[str], read_only: bool = False) -> duckdb.DuckDBPyConnection:

@@ -63,7 +63,7 @@ STAGE_RECORDS = pa.schema(_KEY + [("record_index", pa.int32()), ("line", pa.int3
                              ("reason", pa.string())])
 
 MOVE_COLUMNS = [
-    ("ply", pa.int16()), ("uci", pa.string()), ("iccs", pa.string()), ("wxf", pa.string()),
+    ("ply", pa.int16()), ("move", pa.int16()), ("wxf", pa.string()),
     ("chinese", pa.string()), ("piece", pa.string()), ("capture", pa.string()),
     ("is_check", pa.bool_()), ("key_before", pa.uint64()), ("key_after", pa.uint64()),
 ]
@@ -358,6 +358,7 @@ class Writer:
 
     def _insert_moves(self, moves: pa.Table, name: str) -> int:
         view = self._scan(name, moves)
-        done = self.con.execute(f"INSERT INTO moves SELECT game_id, {_MOVE_NAMES} FROM {view}"
+        done = self.con.execute(f"INSERT INTO stored_moves (game_id, {_MOVE_NAMES})"
+                                f" SELECT game_id, {_MOVE_NAMES} FROM {view}"
                                 " WHERE game_id IS NOT NULL").fetchone()
         return int(done[0]) if done else 0

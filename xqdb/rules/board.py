@@ -100,18 +100,27 @@ class Move:
     True
     """
 
-    __slots__ = ("from_square", "to_square")
+    __slots__ = ("from_square", "to_square", "code")
 
     from_square: int
     to_square: int
+    code: int
+    """``from_square * 90 + to_square``: the move as one small number (0..8099), the form
+    the database stores (``moves.move``)."""
 
     def __init__(self, from_square: int, to_square: int) -> None:
         self.from_square = from_square
         self.to_square = to_square
+        self.code = from_square * 90 + to_square
 
     @staticmethod
     def of(from_square: int, to_square: int) -> "Move":
         return _MOVES[from_square * 90 + to_square]
+
+    @staticmethod
+    def from_code(code: int) -> "Move":
+        """The move whose :attr:`code` is ``code``."""
+        return _MOVES[code]
 
     @staticmethod
     def from_uci(text: str) -> "Move":
@@ -135,7 +144,7 @@ class Move:
         return NotImplemented
 
     def __hash__(self) -> int:
-        return self.from_square * 90 + self.to_square
+        return self.code
 
     def __reduce__(self):
         return (Move.of, (self.from_square, self.to_square))
