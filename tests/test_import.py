@@ -16,6 +16,8 @@ from xqdb.formats import read_paths
 from xqdb.formats.sources import iter_sources
 from xqdb.importer import import_paths, reason_class
 from xqdb.replay import replay
+from xqdb.rules.board import piece_symbol
+from xqdb.rules.position import STARTING_FEN, Position
 
 
 def test_same_games_in_three_notations_are_16_games_with_45_records(tmp_path: Path) -> None:
@@ -46,6 +48,21 @@ def test_same_games_in_three_notations_are_16_games_with_45_records(tmp_path: Pa
     assert con.execute("""SELECT count(*) FROM moves a JOIN moves b
                           ON a.game_id = b.game_id AND b.ply = a.ply + 1
                           WHERE a.key_after <> b.key_before""").fetchone()[0] == 0
+    # Pieces and captures are stored as codes; the view gives the letters of the board.
+    first = next(read_paths([str(SAME_15[0])]))
+    board = Position.from_fen(first.fen or STARTING_FEN)
+    letters = []
+    for move in replay(first).moves:
+        taken = board.board[move.to_square]
+        letters.append((piece_symbol(board.board[move.from_square]),
+                        piece_symbol(taken) if taken else None))
+        board.push(move)
+    assert con.execute("SELECT piece, capture FROM moves WHERE game_id = 1 ORDER BY ply"
+                       ).fetchall() == letters
+    assert sum(1 for _, taken in letters if taken) > 10
+    # Tags are one JSON object per game and per record.
+    assert con.execute("SELECT tags->>'Red', tags->>'Black', tags->>'NoSuchTag' FROM games"
+                       " WHERE game_id = 1").fetchone() == (first.tags["Red"], first.tags["Black"], None)
     con.close()
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import json
 import logging
 import os
 import re
@@ -319,6 +320,7 @@ def _table(stage: str, columns: Sequence[Sequence[object] | pa.Array]) -> pa.Tab
 #: and ``key_before`` follow from them and each game's ply count (see _UnitBuilder.moves_table).
 _PER_MOVE = ("move", "wxf", "chinese", "piece", "capture", "is_check", "key_after")
 _CODE = attrgetter("code")
+_json = json.dumps
 
 
 class _UnitBuilder:
@@ -366,7 +368,7 @@ class _UnitBuilder:
             *map(get, _OPENING), game.final_fen,
             keys[-1] if keys else (game.start_key or None),
             rec.format, rec.notation, rec.encoding,
-            game.variations, game.variation_errors or None, list(tags.items()),
+            game.variations, game.variation_errors or None, _json(tags, ensure_ascii=False),
             raw if isinstance(raw, str) else None, raw if isinstance(raw, bytes) else None,
             reason_class(game.error) if game.error else None,
         ))

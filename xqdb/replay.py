@@ -21,13 +21,9 @@ from .notation import PIECE_NOTATIONS, NotationError, read_move, reader_for
 from .notation.chinese import write_chinese
 from .notation.coordinates import write_iccs
 from .notation.wxf import write_wxf
-from .rules.board import Move, piece_symbol
+from .rules.board import Move
 from .rules.adjudication import DEFAULT_MOVE_LIMIT, Ending, judge_history
 from .rules.position import FenError, Position, STARTING_FEN
-
-#: FEN letter by signed piece code (negative codes index from the end, as Black's do).
-_SYMBOLS = tuple(piece_symbol(p) if p else "" for p in range(-7, 8))
-_SYMBOLS = _SYMBOLS[7:] + _SYMBOLS[:7]
 
 @lru_cache(maxsize=4096)
 def _start_position(fen: str) -> Position:
@@ -56,10 +52,10 @@ class ReplayedGame:
     """The validated moves of the main line (see :attr:`uci` and :attr:`iccs` for texts)."""
     wxf: list[str] = field(default_factory=list)
     chinese: list[str] = field(default_factory=list)
-    pieces: list[str] = field(default_factory=list)
-    """FEN letter of the piece that moved, per ply."""
-    captures: list[str | None] = field(default_factory=list)
-    """FEN letter of the piece captured, per ply (``None`` for none)."""
+    pieces: list[int] = field(default_factory=list)
+    """Signed code of the piece that moved, per ply (see :mod:`xqdb.rules.board`)."""
+    captures: list[int] = field(default_factory=list)
+    """Signed code of the piece captured, per ply (0 for none)."""
     checks: list[bool] = field(default_factory=list)
     keys: list[int] = field(default_factory=list)
     """Zobrist key after each ply (the key before ply ``i`` is ``keys[i-1]`` or ``start_key``)."""
@@ -151,8 +147,8 @@ def replay(record: GameRecord, move_limit: int | None = DEFAULT_MOVE_LIMIT) -> R
         if loose:
             game.loose.append(ply - 1)
         captured = board[move.to_square]
-        pieces(_SYMBOLS[board[move.from_square]])
-        captures(_SYMBOLS[captured] if captured else None)
+        pieces(board[move.from_square])
+        captures(captured)
         moves(move)
         wxf(write_wxf(board, move))
         chinese(write_chinese(board, move))

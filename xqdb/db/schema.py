@@ -16,6 +16,8 @@ from pathlib import Path
 
 import duckdb
 
+from ..rules.board import piece_symbol
+
 #: Bumped whenever a table changes shape; stored in ``meta``.
 SCHEMA_VERSION = 2
 
@@ -55,7 +57,7 @@ CREATE TABLE IF NOT EXISTS games (
     final_fen VARCHAR, final_key UBIGINT,
     format VARCHAR, notation VARCHAR, encoding VARCHAR,
     variations INTEGER, variation_errors VARCHAR[],
-    tags MAP(VARCHAR, VARCHAR)
+    tags JSON
 );
 CREATE TABLE IF NOT EXISTS game_records (
     game_id BIGINT NOT NULL,
@@ -66,19 +68,20 @@ CREATE TABLE IF NOT EXISTS game_records (
     "offset" BIGINT,
     format VARCHAR, notation VARCHAR, encoding VARCHAR,
     status VARCHAR NOT NULL,
-    tags MAP(VARCHAR, VARCHAR)
+    tags JSON
 );
 CREATE TABLE IF NOT EXISTS stored_moves (
     game_id BIGINT NOT NULL,
     ply SMALLINT NOT NULL,
     move SMALLINT NOT NULL,
     wxf VARCHAR, chinese VARCHAR,
-    piece VARCHAR, capture VARCHAR,
+    piece TINYINT NOT NULL, capture TINYINT NOT NULL,
     is_check BOOLEAN,
     key_before UBIGINT, key_after UBIGINT
 );
 CREATE VIEW IF NOT EXISTS moves AS
-SELECT game_id, ply, move, {uci} AS uci, {iccs} AS iccs, wxf, chinese, piece, capture,
+SELECT game_id, ply, move, {uci} AS uci, {iccs} AS iccs, wxf, chinese,
+       {piece} AS piece, nullif({capture}, ' ') AS capture,
        is_check, key_before, key_after
 FROM stored_moves;
 CREATE TABLE IF NOT EXISTS raw_records (
@@ -97,12 +100,16 @@ def _square_sql(square: str, files: str) -> str:
     return f"chr(ascii('{files}') + ({square}) % 9) || (({square}) // 9)"
 
 
-# The coordinate texts follow from the move's code alone, so the ``moves`` view computes
-# them when read instead of storing them: they would add a third to the cost of storing a
-# move. (A view rather than generated columns: DuckDB computes those on every insert.)
+# The coordinate texts follow from the move's code alone, and the piece letters from the
+# piece codes, so the ``moves`` view computes them when read instead of storing them: the
+# texts would add half again to the cost of storing a move. (A view rather than generated
+# columns: DuckDB computes those on every insert.)
+#: FEN letters by signed piece code from -7 to 7 (" " for 0, no piece).
+_LETTERS = "".join(piece_symbol(p) if p else " " for p in range(-7, 8))
 SCHEMA = SCHEMA.format(
     uci=f"{_square_sql('move // 90', 'a')} || {_square_sql('move % 90', 'a')}",
-    iccs=f"{_square_sql('move // 90', 'A')} || '-' || {_square_sql('move % 90', 'A')}")
+    iccs=f"{_square_sql('move // 90', 'A')} || '-' || {_square_sql('move % 90', 'A')}",
+    piece=f"substr('{_LETTERS}', piece + 8, 1)", capture=f"substr('{_LETTERS}', capture + 8, 1)")
 
 
 class DatabaseError(Exception):

@@ -54,7 +54,7 @@ GAME_COLUMNS = [
     ("final_fen", pa.string()), ("final_key", pa.uint64()),
     ("format", pa.string()), ("notation", pa.string()), ("encoding", pa.string()),
     ("variations", pa.int32()), ("variation_errors", pa.list_(pa.string())),
-    ("tags", pa.map_(pa.string(), pa.string())),
+    ("tags", pa.string()),
 ]
 
 STAGE_RECORDS = pa.schema(_KEY + [("record_index", pa.int32()), ("line", pa.int32()),
@@ -64,7 +64,7 @@ STAGE_RECORDS = pa.schema(_KEY + [("record_index", pa.int32()), ("line", pa.int3
 
 MOVE_COLUMNS = [
     ("ply", pa.int16()), ("move", pa.int16()), ("wxf", pa.string()),
-    ("chinese", pa.string()), ("piece", pa.string()), ("capture", pa.string()),
+    ("chinese", pa.string()), ("piece", pa.int8()), ("capture", pa.int8()),
     ("is_check", pa.bool_()), ("key_before", pa.uint64()), ("key_after", pa.uint64()),
 ]
 #: Moves point at their record by its place in the unit's records table (``row``): one
