@@ -27,7 +27,7 @@ from ..rules.position import Position
 from .coordinates import NotationError
 from .describe import (
     BACKWARD, FORWARD, FRONT, MIDDLE, NTH, REAR, SIDEWAYS, Description, DescriptionReader,
-    Order, file_number, locate, motion, resolve,
+    Order, file_number, locate, motion,
 )
 
 PIECE_GLYPHS: dict[str, int] = {
@@ -168,7 +168,7 @@ def parse_chinese(pos: Position, text: str) -> tuple[Move, bool]:
     ...
     xqdb.notation.coordinates.NotationError: '车二进三': there is no red chariot on file 2 (h)
     """
-    return resolve(pos, _read(text), text)
+    return _read.read_move(pos, text)
 
 
 _read = DescriptionReader(lambda text: _describe(text.strip()), "a Chinese move like 炮二平五")

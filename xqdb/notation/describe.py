@@ -22,7 +22,7 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from ..rules.board import (
-    ADVISOR, ADVISOR_STEPS, CANNON, COLOR_NAMES, ELEPHANT, ELEPHANT_STEPS, HORSE, PAWN,
+    ADVISOR, ADVISOR_STEPS, BLACK, CANNON, COLOR_NAMES, ELEPHANT, ELEPHANT_STEPS, HORSE, PAWN,
     PIECE_NAMES, RED, SQUARE_NAMES, Move,
 )
 from ..rules.position import Position
@@ -91,8 +91,8 @@ class Description(NamedTuple):
 
 
 class DescriptionReader:
-    """Turns the move texts of one notation into descriptions, remembering the texts it
-    has read: real files repeat a few thousand texts over and over.
+    """Turns the move texts of one notation into descriptions and moves, remembering the
+    texts it has read: real files repeat a few thousand texts over and over.
 
     >>> read = DescriptionReader(lambda text: None, "a move like C2.5")
     >>> read("??")
@@ -108,6 +108,7 @@ class DescriptionReader:
         self._describe = describe
         self._example = example
         self._seen: dict[str, Description] = {}
+        self._readings: dict[int, dict[str, _Reading]] = {RED: {}, BLACK: {}}
 
     def __call__(self, text: str) -> "Description":
         desc = self._seen.get(text)
@@ -118,6 +119,63 @@ class DescriptionReader:
             if len(self._seen) < self.LIMIT:
                 self._seen[text] = desc
         return desc
+
+    def read_move(self, pos: Position, text: str) -> tuple[Move, bool]:
+        """The one legal move ``text`` names in ``pos``, and whether the text was loose
+        (see :func:`resolve`).
+
+        >>> from xqdb.rules import Position
+        >>> read = DescriptionReader(lambda text: Description(CANNON, 2, None, 0, 5), "C2.5")
+        >>> str(read.read_move(Position(), "C2.5")[0])
+        'h2e2'
+        """
+        color = pos.turn
+        reading = self._readings[color].get(text)
+        if reading is None:
+            reading = self._reading(text, color)
+        desc, piece, file, moves = reading
+        if moves is not None:
+            # Nearly every text names a piece alone on its file: its rank alone gives the move.
+            column = pos.board[file::9]
+            if column.count(piece) == 1:
+                move = moves[column.index(piece)]
+                if move is not None:
+                    if pos.is_legal(move):
+                        return move, False
+                    raise NotationError(f"{text!r}: {pos.explain_illegal(move)}")
+        return resolve(pos, desc, text)
+
+    def _reading(self, text: str, color: int) -> "_Reading":
+        desc = self(text)
+        moves = None
+        file = -1
+        if desc.order is None and desc.file is not None:
+            file = file_index(color, desc.file)
+            moves = tuple(_lone_move(desc, color, rank * 9 + file) for rank in range(10))
+        reading = _Reading(desc, desc.piece * color, file, moves)
+        readings = self._readings[color]
+        if len(readings) < self.LIMIT:
+            readings[text] = reading
+        return reading
+
+
+class _Reading(NamedTuple):
+    """A description prepared for one side to move."""
+
+    desc: Description
+    piece: int
+    """The piece the text names, signed for the side to move."""
+    file: int
+    """Board file (0..8) of the text's file number; -1 without one."""
+    moves: tuple[Move | None, ...] | None
+    """By rank: the move the text names when its piece stands there alone on ``file``
+    (``None``: no move fits). ``None`` when the text names a piece by its order."""
+
+
+def _lone_move(desc: Description, color: int, sq: int) -> Move | None:
+    """The move ``desc`` names for a piece of ``color`` alone on its file at ``sq``."""
+    dest = destination(desc.piece, color, sq, desc.direction, desc.target)
+    return None if dest is None else _MOVE_OF(sq, dest)
 
 
 def file_index(color: int, number: int) -> int:
@@ -244,22 +302,11 @@ def resolve(pos: Position, desc: Description, text: str) -> tuple[Move, bool]:
     A text is *loose* when it fits several pieces (a file number where 前/后 was due, 前兵
     with pawns doubled on two files) and exactly one of them can legally make the move.
     Raises :class:`NotationError` (or :class:`AmbiguousMoveError`) naming ``text`` otherwise.
+    :meth:`DescriptionReader.read_move` reaches the same answer sooner for a lone piece.
     """
     color = pos.turn
     board = pos.board
     ptype = desc.piece
-    if desc.order is None and desc.file is not None:
-        # The common case, a file number naming a lone piece, without building lists.
-        file = 9 - desc.file if color == RED else desc.file - 1
-        column = board[file::9]
-        if column.count(ptype * color) == 1:
-            sq = column.index(ptype * color) * 9 + file
-            dest = destination(ptype, color, sq, desc.direction, desc.target)
-            if dest is not None:
-                move = _MOVE_OF(sq, dest)
-                if pos.is_legal(move):
-                    return move, False
-                raise NotationError(f"{text!r}: {pos.explain_illegal(move)}")
     squares = _candidates(board, desc, color, text)
     if desc.file_means_middle and len(squares) in (3, 5):
         middle = squares[len(squares) // 2]

@@ -24,7 +24,6 @@ from .coordinates import NotationError
 from .describe import (
     BACKWARD, FORWARD, FRONT, MIDDLE, NTH, REAR, SIDEWAYS, WXF_FIRST, WXF_LAST, WXF_MINUS,
     WXF_PLUS, Description, DescriptionReader, Order, file_number, locate, motion,
-    resolve,
 )
 
 LETTERS: dict[str, int] = {
@@ -148,7 +147,7 @@ def parse_wxf(pos: Position, text: str) -> tuple[Move, bool]:
     >>> str(parse_wxf(Position(), "n8+7")[0])
     'b0c2'
     """
-    return resolve(pos, _read(text), text)
+    return _read.read_move(pos, text)
 
 
 _read = DescriptionReader(lambda text: _describe(fold(text)), "a WXF move like C2.5")
