@@ -294,6 +294,14 @@ def chasing_sides(pos: Position, plies: int, *, lead_in: bool = False) -> set[in
     chased: dict[int, set[int] | None] = {RED: None, BLACK: None}
     for move in moves:
         mover = work.turn
+        if chased[mover] is not None and not chased[mover]:
+            # This side has already failed to chase with one move: its other moves
+            # cannot change that, so only the pieces' journeys need following.
+            if chased[-mover] is not None and not chased[-mover]:
+                break  # neither side chases
+            work.push(move)
+            identity[move.to_square] = identity.pop(move.from_square)
+            continue
         before = {(identity[a], identity[v]) for a, v in _attacks(work.board, mover)}
         work.push(move)
         identity[move.to_square] = identity.pop(move.from_square)
