@@ -23,7 +23,7 @@ from ..rules.position import Position
 from .coordinates import NotationError
 from .describe import (
     BACKWARD, FORWARD, FRONT, MIDDLE, NTH, REAR, SIDEWAYS, WXF_FIRST, WXF_LAST, WXF_MINUS,
-    WXF_PLUS, Description, DescriptionReader, Order, file_number, locate, motion,
+    WXF_PLUS, Description, DescriptionReader, FILE_OF, Order, file_number, locate, motion,
 )
 
 LETTERS: dict[str, int] = {
@@ -51,6 +51,20 @@ _HEADS = {piece: tuple(_WRITE_LETTERS[abs(piece)] + str(file_number(color, sq % 
 _TAILS: dict[int, list[str | None]] = {RED: [None] * 8100, BLACK: [None] * 8100}
 
 
+#: _PLAIN[piece][from * 90 + to]: the text naming the piece by its file (``C2.5``). It
+#: depends on nothing else, so each is written once, on first use.
+_PLAIN: dict[int, dict[int, str]] = {piece: {} for piece in _HEADS}
+
+
+def _plain(piece: int, move: Move) -> str:
+    key = move.from_square * 90 + move.to_square
+    text = _PLAIN[piece].get(key)
+    if text is None:
+        color = RED if piece > 0 else BLACK
+        text = _PLAIN[piece][key] = _HEADS[piece][move.from_square] + _tail(color, move)
+    return text
+
+
 def _tail(color: int, move: Move) -> str:
     key = move.from_square * 90 + move.to_square
     text = _TAILS[color][key]
@@ -70,13 +84,15 @@ def write_wxf(board: list[int], move: Move) -> str:
     """
     f = move.from_square
     piece = board[f]
-    color = RED if piece > 0 else BLACK
-    tail = _tail(color, move)
-    if board[f % 9::9].count(piece) == 1:
-        return _HEADS[piece][f] + tail
+    if board[FILE_OF[f]].count(piece) == 1:
+        # Nearly every move: looked up here, a call less per ply than through _plain.
+        text = _PLAIN[piece].get(f * 90 + move.to_square)
+        return text if text is not None else _plain(piece, move)
     loc = locate(board, move)
     if loc.count == 1:
-        return _HEADS[piece][f] + tail
+        return _plain(piece, move)
+    color = RED if piece > 0 else BLACK
+    tail = _tail(color, move)
     number = str(file_number(color, f % 9))
     if loc.several_files:
         # The file digit replaces the letter; the middle of three repeats the digit.
