@@ -207,12 +207,13 @@ def _on_file(board: list[int], piece: int, file: int, color: int) -> list[int]:
 
 def _tandem_files(board: list[int], piece: int, color: int) -> list[list[int]]:
     """Files holding two or more of ``piece``, from the mover's right, each front first."""
-    out = []
-    for number in range(1, 10):
-        squares = _on_file(board, piece, file_index(color, number), color)
-        if len(squares) > 1:
-            out.append(squares)
-    return out
+    return [_on_file(board, piece, file, color) for file in _FILES_FROM_RIGHT[color]
+            if board[FILE_OF[file]].count(piece) > 1]
+
+
+#: Board files in the order of their numbers (1..9) for each side.
+_FILES_FROM_RIGHT = {color: tuple(file_index(color, number) for number in range(1, 10))
+                     for color in (RED, BLACK)}
 
 
 _ELEPHANT_DESTS = tuple(frozenset(d for _, d in ELEPHANT_STEPS[s]) for s in range(90))
@@ -368,7 +369,7 @@ def locate(board: list[int], move: Move) -> Locator:
     f = move.from_square
     piece = board[f]
     file = f % 9
-    column = board[file::9]
+    column = board[FILE_OF[f]]
     count = column.count(piece)
     if count == 1:
         return _ALONE
@@ -377,12 +378,13 @@ def locate(board: list[int], move: Move) -> Locator:
     if ptype == ADVISOR or ptype == ELEPHANT:
         if not _twin_fits(board, move, piece, file):
             return _ALONE
-    squares = _on_file(board, piece, file, color)
-    place = squares.index(f)
+    # The mover's place from the front is the number of its file mates ahead of it.
+    rank = f // 9
+    place = column[rank + 1:].count(piece) if color == RED else column[:rank].count(piece)
     several = False
     if ptype == PAWN:
         for other in range(9):
-            if other != file and board[other::9].count(piece) > 1:
+            if other != file and board[FILE_OF[other]].count(piece) > 1:
                 several = True
                 break
     return Locator(count, place, several)
