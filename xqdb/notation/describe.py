@@ -150,6 +150,7 @@ class DescriptionReader:
         return resolve(pos, desc, text)
 
     def _reading(self, text: str, color: int) -> "_Reading":
+        """Prepare ``text`` for ``color`` to move: done once, as reading a text is per ply."""
         desc = self(text)
         moves = None
         file = None
@@ -174,7 +175,7 @@ class _Reading(NamedTuple):
     """The file the text's file number names, as a slice of the board (see ``FILE_OF``)."""
     moves: tuple[Move | None, ...] | None
     """By rank: the move the text names when its piece stands there alone on ``file``
-    (``None``: no move fits). ``None`` when the text names a piece by its order."""
+    (``None``: no move fits). ``None`` unless the text names its piece by a file number."""
 
 
 def _lone_move(desc: Description, color: int, sq: int) -> Move | None:
