@@ -77,7 +77,10 @@ CREATE TABLE IF NOT EXISTS stored_moves (
     wxf VARCHAR, chinese VARCHAR,
     piece TINYINT NOT NULL, capture TINYINT NOT NULL,
     is_check BOOLEAN,
-    key_before UBIGINT, key_after UBIGINT
+    -- Zobrist keys are random 64-bit numbers: nothing compresses them, so DuckDB is
+    -- told not to spend the time trying.
+    key_before UBIGINT USING COMPRESSION uncompressed,
+    key_after UBIGINT USING COMPRESSION uncompressed
 );
 CREATE VIEW IF NOT EXISTS moves AS
 SELECT game_id, ply, move, {uci} AS uci, {iccs} AS iccs, wxf, chinese,
