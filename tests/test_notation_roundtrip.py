@@ -11,7 +11,7 @@ import pytest
 
 from positions import oracle_positions, positions_by_kind
 from xqdb import Position
-from xqdb.notation import WRITTEN_NOTATIONS, read_move, write_move
+from xqdb.notation import WRITTEN_NOTATIONS, read_move, write_move, write_wxf_and_chinese
 
 
 def test_the_position_set_covers_every_kind() -> None:
@@ -57,3 +57,18 @@ def test_texts_of_one_position_are_distinct() -> None:
         for notation in ("chinese", "chinese-traditional", "wxf"):
             texts = {write_move(pos, move, notation) for move in legal}
             assert len(texts) == len(legal), (fen, notation)
+
+
+def test_writing_both_piece_notations_at_once_gives_each_writers_text() -> None:
+    """``write_wxf_and_chinese`` (what replay uses) takes a shortcut for lone pieces; it
+    must agree with the two writers everywhere, tandem pieces included."""
+    moves = tandem = 0
+    for fen in oracle_positions()[::3]:
+        pos = Position.from_fen(fen)
+        for move in pos.legal_moves():
+            both = write_wxf_and_chinese(pos.board, move)
+            assert both == (write_move(pos, move, "wxf"), write_move(pos, move, "chinese")), \
+                (fen, str(move))
+            moves += 1
+            tandem += both[1][0] in "前中后二三四五"
+    assert moves > 50_000 and tandem > 300

@@ -17,10 +17,10 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from .formats.record import GameRecord, Line
-from .notation import PIECE_NOTATIONS, NotationError, read_move, reader_for
-from .notation.chinese import write_chinese
+from .notation import (
+    PIECE_NOTATIONS, NotationError, read_move, reader_for, write_wxf_and_chinese,
+)
 from .notation.coordinates import write_iccs
-from .notation.wxf import write_wxf
 from .rules.board import Move
 from .rules.adjudication import DEFAULT_MOVE_LIMIT, Ending, judge_history
 from .rules.position import FenError, Position, STARTING_FEN
@@ -131,6 +131,7 @@ def replay(record: GameRecord, move_limit: int | None = DEFAULT_MOVE_LIMIT) -> R
                                       game.keys.append, game.checks.append)
     start_check = pos.is_check()
     is_legal, push, zobrist, is_check = pos.is_legal, pos.push, pos.zobrist, pos.is_check
+    write_texts = write_wxf_and_chinese
     # Chinese and WXF texts name a piece, so reading them already finds the legal move.
     resolves_legal = notation in PIECE_NOTATIONS
     try:
@@ -150,8 +151,9 @@ def replay(record: GameRecord, move_limit: int | None = DEFAULT_MOVE_LIMIT) -> R
         pieces(board[move.from_square])
         captures(captured)
         moves(move)
-        wxf(write_wxf(board, move))
-        chinese(write_chinese(board, move))
+        wxf_text, chinese_text = write_texts(board, move)
+        wxf(wxf_text)
+        chinese(chinese_text)
         push(move)
         keys(zobrist())
         checks(is_check())

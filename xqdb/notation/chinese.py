@@ -105,6 +105,9 @@ _TRADITIONAL = _Style(
     {KING: "帥將", ADVISOR: "仕士", ELEPHANT: "相象", HORSE: "馬馬", CHARIOT: "車車",
      CANNON: "炮炮", PAWN: "兵卒"},
     "進退平", "前中後")
+#: SIMPLIFIED_PLAIN[piece][from * 90 + to]: the simplified text of a move by a piece alone
+#: on its file, once written (see :func:`xqdb.notation.write_wxf_and_chinese`).
+SIMPLIFIED_PLAIN = _SIMPLIFIED.plain
 
 
 def write_chinese(board: list[int], move: Move, traditional: bool = False) -> str:

@@ -51,17 +51,17 @@ _HEADS = {piece: tuple(_WRITE_LETTERS[abs(piece)] + str(file_number(color, sq % 
 _TAILS: dict[int, list[str | None]] = {RED: [None] * 8100, BLACK: [None] * 8100}
 
 
-#: _PLAIN[piece][from * 90 + to]: the text naming the piece by its file (``C2.5``). It
+#: WXF_PLAIN[piece][from * 90 + to]: the text naming the piece by its file (``C2.5``). It
 #: depends on nothing else, so each is written once, on first use.
-_PLAIN: dict[int, dict[int, str]] = {piece: {} for piece in _HEADS}
+WXF_PLAIN: dict[int, dict[int, str]] = {piece: {} for piece in _HEADS}
 
 
 def _plain(piece: int, move: Move) -> str:
     key = move.from_square * 90 + move.to_square
-    text = _PLAIN[piece].get(key)
+    text = WXF_PLAIN[piece].get(key)
     if text is None:
         color = RED if piece > 0 else BLACK
-        text = _PLAIN[piece][key] = _HEADS[piece][move.from_square] + _tail(color, move)
+        text = WXF_PLAIN[piece][key] = _HEADS[piece][move.from_square] + _tail(color, move)
     return text
 
 
@@ -86,7 +86,7 @@ def write_wxf(board: list[int], move: Move) -> str:
     piece = board[f]
     if board[FILE_OF[f]].count(piece) == 1:
         # Nearly every move: looked up here, a call less per ply than through _plain.
-        text = _PLAIN[piece].get(f * 90 + move.to_square)
+        text = WXF_PLAIN[piece].get(f * 90 + move.to_square)
         return text if text is not None else _plain(piece, move)
     loc = locate(board, move)
     if loc.count == 1:
