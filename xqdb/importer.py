@@ -132,6 +132,9 @@ class ImportSummary:
     """Invalid records by reason."""
     seconds: float = 0.0
     db_seconds: float = 0.0
+    """Wall time spent storing (see :attr:`xqdb.db.writer.Writer.seconds`)."""
+    db_cpu_seconds: float = 0.0
+    """CPU time spent storing (see :attr:`xqdb.db.writer.Writer.cpu_seconds`)."""
 
     @property
     def invalid_total(self) -> int:
@@ -203,6 +206,7 @@ def import_paths(paths: Sequence[str], db: str | os.PathLike[str], *, jobs: int 
             _write(writer, results, summary, progress, commit_records)
             writer.checkpoint()
             summary.db_seconds = writer.seconds
+            summary.db_cpu_seconds = writer.cpu_seconds
         except OSError as exc:
             raise ImportRunError(f"{spool}: {exc.strerror or exc}", EXIT_DATABASE) from None
         except duckdb.Error as exc:

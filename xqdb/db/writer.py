@@ -133,7 +133,10 @@ class Writer:
     def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
         self.con = con
         self.seconds = 0.0
-        """Wall time spent inside DuckDB, for the summary and the benchmark."""
+        """Wall time spent storing (in DuckDB, and deciding ids), for the summary."""
+        self.cpu_seconds = 0.0
+        """CPU time of this process while storing, DuckDB's threads included: unlike the
+        wall time, it does not grow when the workers keep the cores busy."""
         row = con.execute("SELECT (SELECT coalesce(max(source_id), 0) FROM sources),"
                           " (SELECT coalesce(max(game_id), 0) FROM games)").fetchone()
         assert row is not None
@@ -148,7 +151,7 @@ class Writer:
 
     def commit(self, batch: Sequence[Staged]) -> CommitCounts:
         """Store the staged results of consecutive work units in one transaction."""
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         con = self.con
         counts = CommitCounts()
         try:
@@ -169,6 +172,7 @@ class Writer:
         self._last_source, self._last_game = last
         counts.seconds = time.perf_counter() - start
         self.seconds += counts.seconds
+        self.cpu_seconds += time.process_time() - cpu
         log.debug("committed %d records, %d moves in %.3f s", counts.records, counts.moves,
                   counts.seconds)
         return counts
@@ -176,9 +180,10 @@ class Writer:
     def checkpoint(self) -> None:
         """Write everything committed into the database file proper (counted in
         :attr:`seconds`, as it is part of the cost of storing)."""
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         self.con.execute("CHECKPOINT")
         self.seconds += time.perf_counter() - start
+        self.cpu_seconds += time.process_time() - cpu
 
     # --- reading the staged results -----------------------------------------------------
 
