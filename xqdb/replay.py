@@ -25,6 +25,7 @@ from .rules.board import Move
 from .rules.adjudication import DEFAULT_MOVE_LIMIT, Ending, judge_history
 from .rules.position import FenError, Position, STARTING_FEN
 
+
 @lru_cache(maxsize=4096)
 def _start_position(fen: str) -> Position:
     """The position of ``fen``, parsed once: most records share a handful of start FENs.
