@@ -166,7 +166,7 @@ def write_wxf_and_chinese(board: list[int], move: Move) -> tuple[str, str]:
     f = move.from_square
     piece = board[f]
     if board[FILE_OF[f]].count(piece) == 1:
-        key = f * 90 + move.to_square
+        key = move.code
         wxf = WXF_PLAIN[piece].get(key)
         chinese = SIMPLIFIED_PLAIN[piece].get(key)
         if wxf is not None and chinese is not None:

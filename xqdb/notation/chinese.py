@@ -72,14 +72,14 @@ class _Style:
             for color, glyph in zip((RED, BLACK), glyph_pair):
                 self.heads[ptype * color] = tuple(
                     glyph + numerals[color][file_number(color, sq % 9) - 1] for sq in range(90))
-        #: tails[color][from * 90 + to] = direction and target (``平五``), filled on first use.
+        #: tails[color][move.code] = direction and target (``平五``), filled on first use.
         self.tails: dict[int, list[str | None]] = {RED: [None] * 8100, BLACK: [None] * 8100}
-        #: plain[piece][from * 90 + to] = the text naming the piece by its file (``炮二平五``).
+        #: plain[piece][move.code] = the text naming the piece by its file (``炮二平五``).
         #: It depends on nothing else, so each is written once, on first use.
         self.plain: dict[int, dict[int, str]] = {piece: {} for piece in self.heads}
 
     def tail(self, color: int, move: Move) -> str:
-        key = move.from_square * 90 + move.to_square
+        key = move.code
         text = self.tails[color][key]
         if text is None:
             direction, target = motion(color, move)
@@ -88,7 +88,7 @@ class _Style:
         return text
 
     def plain_text(self, piece: int, move: Move) -> str:
-        key = move.from_square * 90 + move.to_square
+        key = move.code
         text = self.plain[piece].get(key)
         if text is None:
             color = RED if piece > 0 else BLACK
@@ -105,7 +105,7 @@ _TRADITIONAL = _Style(
     {KING: "帥將", ADVISOR: "仕士", ELEPHANT: "相象", HORSE: "馬馬", CHARIOT: "車車",
      CANNON: "炮炮", PAWN: "兵卒"},
     "進退平", "前中後")
-#: SIMPLIFIED_PLAIN[piece][from * 90 + to]: the simplified text of a move by a piece alone
+#: SIMPLIFIED_PLAIN[piece][move.code]: the simplified text of a move by a piece alone
 #: on its file, once written (see :func:`xqdb.notation.write_wxf_and_chinese`).
 SIMPLIFIED_PLAIN = _SIMPLIFIED.plain
 
@@ -123,7 +123,7 @@ def write_chinese(board: list[int], move: Move, traditional: bool = False) -> st
     piece = board[f]
     if board[FILE_OF[f]].count(piece) == 1:
         # Nearly every move: looked up here, a call less per ply than through plain_text.
-        text = style.plain[piece].get(f * 90 + move.to_square)
+        text = style.plain[piece].get(move.code)
         return text if text is not None else style.plain_text(piece, move)
     loc = locate(board, move)
     if loc.count == 1:

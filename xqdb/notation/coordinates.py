@@ -71,7 +71,7 @@ def write_uci(move: Move) -> str:
 
 
 def write_iccs(move: Move) -> str:
-    return _ICCS_TEXTS[move.from_square * 90 + move.to_square]
+    return _ICCS_TEXTS[move.code]
 
 
 def write_uci10(move: Move) -> str:

@@ -51,13 +51,13 @@ _HEADS = {piece: tuple(_WRITE_LETTERS[abs(piece)] + str(file_number(color, sq % 
 _TAILS: dict[int, list[str | None]] = {RED: [None] * 8100, BLACK: [None] * 8100}
 
 
-#: WXF_PLAIN[piece][from * 90 + to]: the text naming the piece by its file (``C2.5``). It
+#: WXF_PLAIN[piece][move.code]: the text naming the piece by its file (``C2.5``). It
 #: depends on nothing else, so each is written once, on first use.
 WXF_PLAIN: dict[int, dict[int, str]] = {piece: {} for piece in _HEADS}
 
 
 def _plain(piece: int, move: Move) -> str:
-    key = move.from_square * 90 + move.to_square
+    key = move.code
     text = WXF_PLAIN[piece].get(key)
     if text is None:
         color = RED if piece > 0 else BLACK
@@ -66,7 +66,7 @@ def _plain(piece: int, move: Move) -> str:
 
 
 def _tail(color: int, move: Move) -> str:
-    key = move.from_square * 90 + move.to_square
+    key = move.code
     text = _TAILS[color][key]
     if text is None:
         direction, target = motion(color, move)
@@ -86,7 +86,7 @@ def write_wxf(board: list[int], move: Move) -> str:
     piece = board[f]
     if board[FILE_OF[f]].count(piece) == 1:
         # Nearly every move: looked up here, a call less per ply than through _plain.
-        text = WXF_PLAIN[piece].get(f * 90 + move.to_square)
+        text = WXF_PLAIN[piece].get(move.code)
         return text if text is not None else _plain(piece, move)
     loc = locate(board, move)
     if loc.count == 1:
