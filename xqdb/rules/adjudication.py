@@ -292,19 +292,19 @@ def chasing_sides(pos: Position, plies: int, *, lead_in: bool = False) -> set[in
     # Follow each piece through the cycle by the square it stood on at the start.
     identity = {sq: sq for sq, piece in enumerate(work.board) if piece}
     chased: dict[int, set[int] | None] = {RED: None, BLACK: None}
+    # Sides that already made a move chasing nothing: their other moves cannot change
+    # that, so for them only the pieces' journeys need following.
+    failed: set[int] = set()
     for move in moves:
         mover = work.turn
-        if chased[mover] is not None and not chased[mover]:
-            # This side has already failed to chase with one move: its other moves
-            # cannot change that, so only the pieces' journeys need following.
-            if chased[-mover] is not None and not chased[-mover]:
-                break  # neither side chases
-            work.push(move)
-            identity[move.to_square] = identity.pop(move.from_square)
-            continue
-        before = {(identity[a], identity[v]) for a, v in _attacks(work.board, mover)}
+        if len(failed) == 2:
+            break  # neither side chases
+        before = None if mover in failed else \
+            {(identity[a], identity[v]) for a, v in _attacks(work.board, mover)}
         work.push(move)
         identity[move.to_square] = identity.pop(move.from_square)
+        if before is None:
+            continue
         # New attacks only: a piece that becomes unprotected under an old attack is not
         # chased by this move.
         board = work.board
@@ -312,6 +312,8 @@ def chasing_sides(pos: Position, plies: int, *, lead_in: bool = False) -> set[in
                if (identity[a], identity[v]) not in before and _is_threat(board, a, v)}
         so_far = chased[mover]
         chased[mover] = new if so_far is None else so_far & new
+        if not chased[mover]:
+            failed.add(mover)
     return {side for side, pieces in chased.items() if pieces}
 
 
