@@ -38,10 +38,6 @@ def _normalized_fen(fen: str) -> str:
     return _start_position(fen).fen()
 
 
-#: The notations every replayed move is written in.
-WRITTEN_NOTATIONS = ("uci", "iccs", "wxf", "chinese")
-
-
 @dataclass(slots=True)
 class ReplayedGame:
     """A record after replay: validated moves in every notation, keys and the verdict."""
