@@ -362,9 +362,10 @@ class _UnitBuilder:
         keys = game.keys
         plies = game.plies
         date_raw = get("Date")
+        codes = list(map(_CODE, game.moves))
         self.records.append((
             self.unit.number, seq, rec.origin.index, rec.origin.line, rec.origin.offset,
-            content_hash(game.start_fen, game.moves),
+            content_hash(game.start_fen, codes),
             *map(get, _TAGS), parse_date(date_raw), date_raw, *map(get, _PLAYERS),
             _int(get("RedElo")), _int(get("BlackElo")),
             rec.result, game.rules_result, game.start_fen, game.start_key or None, plies,
@@ -380,7 +381,7 @@ class _UnitBuilder:
         self.start_keys.append(game.start_key)
         if plies:
             move, wxf, chinese, piece, capture, check, after = self.moves
-            move.extend(map(_CODE, game.moves))
+            move.extend(codes)
             wxf.extend(game.wxf)
             chinese.extend(game.chinese)
             piece.extend(game.pieces)

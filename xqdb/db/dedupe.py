@@ -7,10 +7,10 @@ first game with a key and links every later record to it in ``game_records``.
 
 >>> from xqdb import Move
 >>> start = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w"
->>> a = content_hash(start + " - - 0 1", [Move.from_uci("h2e2")])
->>> a == content_hash(start + " - - 0 7", [Move.from_uci("h2e2")])
+>>> a = content_hash(start + " - - 0 1", [Move.from_uci("h2e2").code])
+>>> a == content_hash(start + " - - 0 7", [Move.from_uci("h2e2").code])
 True
->>> a == content_hash(start + " - - 0 1", [Move.from_uci("b2e2")])
+>>> a == content_hash(start + " - - 0 1", [Move.from_uci("b2e2").code])
 False
 """
 
@@ -19,22 +19,17 @@ from __future__ import annotations
 import hashlib
 import struct
 from collections.abc import Sequence
-from operator import attrgetter
-
-from ..rules.board import Move
-
-_CODE = attrgetter("code")
 
 
-def content_hash(start_fen: str, moves: Sequence[Move]) -> int:
+def content_hash(start_fen: str, codes: Sequence[int]) -> int:
     """Unsigned 64-bit key of (start position, moves); move counters in the FEN are ignored
     because sources disagree about them for the same position.
 
-    The moves enter as their codes, two little-endian bytes each, so the key is the same
-    on every machine."""
+    The moves are given by their codes (:attr:`xqdb.rules.board.Move.code`), which enter
+    the hash as two little-endian bytes each, so the key is the same on every machine."""
     board_and_turn = " ".join(start_fen.split()[:2])
     digest = hashlib.blake2b(digest_size=8)
     digest.update(board_and_turn.encode())
     digest.update(b"|")
-    digest.update(struct.pack(f"<{len(moves)}H", *map(_CODE, moves)))
+    digest.update(struct.pack(f"<{len(codes)}H", *codes))
     return int.from_bytes(digest.digest(), "big")
