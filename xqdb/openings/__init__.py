@@ -46,10 +46,15 @@ class Classification:
     """Whether Red opened on the left wing, so the moves were read mirrored."""
     line: OpeningLine
     """The opening plies read, in ECCO's frame."""
-    tests: tuple[Test, ...]
-    """The tests that led to the code, in the order they were made."""
     leaf: Leaf
     """The tree's leaf: how many derivation games reached it, and agreed."""
+
+    @property
+    def tests(self) -> list[Test]:
+        """The tests that led to the code, in the order they were made."""
+        tests: list[Test] = []
+        decide(self.line, tests=tests)
+        return tests
 
     @property
     def family(self) -> str:
@@ -85,7 +90,8 @@ class Classification:
         if self.mirrored:
             lines.append("Red opened on the left wing: moves read mirrored (炮八平五 as 炮二平五).")
         texts = self.line.texts()
-        for test in self.tests:
+        tests = self.tests
+        for test in tests:
             lines.append("  " + _describe(test, texts))
         lines.append(f"  -> {self.ecco}: {self.leaf.agreeing} of the {self.leaf.games} tagged "
                      f"games with these moves carry it.")
@@ -124,10 +130,10 @@ def classify(moves: Iterable[Move | str], start_fen: str | None = None) -> Class
     line = OpeningLine.read(moves, start_fen)
     if line is None:
         return None
-    code, tests, leaf = decide(line)
+    code, leaf = decide(line)
     entry = ECCO_CODES[code]
     return Classification(code, entry.opening, entry.variation, opening_names(line),
-                          line.mirrored, line, tuple(tests), leaf)
+                          line.mirrored, line, leaf)
 
 
 def explain(moves: Iterable[Move | str], start_fen: str | None = None) -> str:

@@ -8,7 +8,7 @@ reached it and how many of them carried its code.
 
 >>> from xqdb.openings.line import OpeningLine
 >>> line = OpeningLine.read("炮二平五 炮8平5 马二进三 马8进7 车一平二 车9进1 马八进七 卒3进1".split())
->>> code, tests, _ = decide(line)
+>>> code, _ = decide(line)
 >>> code, ECCO_CODES[code].opening
 ('D20', '顺炮直车对横车')
 """
@@ -160,26 +160,33 @@ def tree() -> Tree:
 _ABSENT = 1 << 30
 
 
-def decide(line: OpeningLine, root: Tree | None = None) -> tuple[str, list[Test], Leaf]:
-    """The code ``root`` (default: the shipped tree) gives ``line``, with the tests on the
-    way and the leaf reached."""
+def decide(line: OpeningLine, root: Tree | None = None,
+           tests: list[Test] | None = None) -> tuple[str, Leaf]:
+    """The code ``root`` (default: the shipped tree) gives ``line``, and the leaf reached.
+
+    When ``tests`` is given, each test made on the way is appended to it (what
+    :func:`~xqdb.openings.explain` shows); without it, nothing but the walk is done.
+    """
     at: Tree = tree() if root is None else root
-    first = line.features()
-    plies = len(line.moves)
-    tests: list[Test] = []
     while isinstance(at, Branch):
         made = line.feature_at(at.ply)
         child = at.children.get(made) if made is not None else None
-        tests.append(Test(made, at.ply, child is not None, at.ply, branch=True))
+        if tests is not None:
+            tests.append(Test(made, at.ply, child is not None, at.ply, branch=True))
         at = at.other if child is None else child
+    if isinstance(at, Leaf):
+        return at.code, at
+    first = line.features().get
+    plies = len(line.moves)
     while isinstance(at, Node):
-        ply = first.get(at.feature, _ABSENT)
+        ply = first(at.feature, _ABSENT)
         held = ply <= at.within
         if not held and plies <= at.within:
-            tests.append(Test(at.feature, at.within, held, None, unsettled=True))
+            if tests is not None:
+                tests.append(Test(at.feature, at.within, held, None, unsettled=True))
             at = at.unsettled
             break
-        tests.append(Test(at.feature, at.within, held, None if ply == _ABSENT else ply))
+        if tests is not None:
+            tests.append(Test(at.feature, at.within, held, None if ply == _ABSENT else ply))
         at = at.yes if held else at.no
-    return at.code, tests, at
-
+    return at.code, at

@@ -13,6 +13,7 @@ both sides is mirrored left to right, so 炮八平五 reads as 炮二平五 and 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
@@ -161,6 +162,7 @@ def lone_move_text(piece: int, move: Move) -> str:
     return write_chinese(board, move)
 
 
+@functools.lru_cache(maxsize=1024)
 def _is_standard_start(fen: str) -> bool:
     if fen == STARTING_FEN:
         return True

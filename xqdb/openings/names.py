@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 from ..rules.board import (
     ADVISOR, BLACK, CANNON, CHARIOT, ELEPHANT, HORSE, PAWN, RED, parse_square,
 )
-from .line import OpeningLine
+from ..rules.board import Move
+from .line import OpeningLine, feature
 
 #: Each side's first moves: 三步虎's three steps.
 _OPENING_MOVES = 3
@@ -169,55 +170,57 @@ def _mirrored(sq: int) -> int:
     return sq - sq % 9 + 8 - sq % 9
 
 
-@dataclass(slots=True)
-class _Check:
-    """A pattern as seen from the board in ECCO's frame, for one side and one wing."""
-
-    name: str
-    froms: frozenset[int]
-    also: tuple[tuple[int, int], ...]
-    plies: range
+#: A pattern as seen from the board in ECCO's frame, for one side and one wing: the name,
+#: the first and last ply it may come at, and the (signed piece, square) pairs that must hold.
+_Check = tuple[str, int, int, tuple[tuple[int, int], ...]]
 
 
-def _index() -> dict[tuple[int, int], list[_Check]]:
-    """The patterns by (signed piece, square it arrives on), every side and wing spelt out,
-    so that reading a ply looks at only the patterns that move could complete."""
-    index: dict[tuple[int, int], list[_Check]] = defaultdict(list)
+def _index() -> tuple[dict[int, list[_Check]], dict[int, list[_Check]]]:
+    """The patterns with every side and wing spelt out, so that reading a ply looks at only
+    those its move could complete: by :func:`~xqdb.openings.line.feature` of the move, and,
+    for the patterns that take a piece from anywhere, by (signed piece, square arrived on)."""
+    by_move: dict[int, list[_Check]] = defaultdict(list)
+    by_arrival: dict[int, list[_Check]] = defaultdict(list)
     for entry in NAMES:
         for p in entry.patterns:
             for color in (RED, BLACK) if p.side is None else (p.side,):
-                frames = [lambda sq: sq]
-                if p.wings:
-                    frames.append(_mirrored)
-                for frame in frames:
-                    def place(sq: int, frame=frame, color=color) -> int:
-                        sq = frame(sq)
+                for wing in (False, True) if p.wings else (False,):
+                    def place(sq: int, wing: bool = wing, color: int = color) -> int:
+                        sq = _mirrored(sq) if wing else sq
                         return sq if color == RED else _turned(sq)
-                    check = _Check(entry.name, frozenset(place(s) for s in p.froms),
-                                   tuple((piece * color, place(s)) for piece, s in p.also), p.plies)
-                    key = (p.piece * color, place(p.to))
-                    if check not in index[key]:
-                        index[key].append(check)
-    return dict(index)
+                    check = (entry.name, p.plies.start, p.plies.stop - 1,
+                             tuple((piece * color, place(s)) for piece, s in p.also))
+                    piece, to = p.piece * color, place(p.to)
+                    if p.froms:
+                        for origin in p.froms:
+                            found = by_move[feature(piece, Move.of(place(origin), to))]
+                            if check not in found:
+                                found.append(check)
+                    elif check not in by_arrival[(piece + 7) * 90 + to]:
+                        by_arrival[(piece + 7) * 90 + to].append(check)
+    return dict(by_move), dict(by_arrival)
 
 
-_INDEX = _index()
+_BY_MOVE, _BY_ARRIVAL = _index()
 
 
 def opening_names(line: OpeningLine) -> tuple[str, ...]:
     """The traditional names ``line`` carries, in :data:`NAMES` order."""
     found: set[str] = set()
-    index = _INDEX
+    by_move, by_arrival = _BY_MOVE, _BY_ARRIVAL
     for ply, board in enumerate(line.boards()):
         piece, mv = line.pieces[ply], line.moves[ply]
-        checks = index.get((piece, mv.to_square))
-        if checks is None:
-            continue
-        for check in checks:
-            if (check.name not in found and ply in check.plies
-                    and (not check.froms or mv.from_square in check.froms)
-                    and all(board[sq] == p for p, sq in check.also)):
-                found.add(check.name)
+        for checks in (by_move.get((piece + 7) * 8100 + mv.code),
+                       by_arrival.get((piece + 7) * 90 + mv.to_square)):
+            if checks is None:
+                continue
+            for name, first, last, also in checks:
+                if first <= ply <= last and name not in found:
+                    for p, sq in also:
+                        if board[sq] != p:
+                            break
+                    else:
+                        found.add(name)
     kept = [name for name in found
             if all(r in found for r in _BY_NAME[name].requires)
             and not any(x in found for x in _BY_NAME[name].excludes)]
