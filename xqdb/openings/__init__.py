@@ -110,9 +110,6 @@ def _describe(test: Test, texts: list[str]) -> str:
     if test.branch:
         known = "" if test.held else " (a move no tagged game made here: the catch-all code)"
         return f"ply {test.ply + 1}: {side} played {text}{known}"
-    if test.unsettled:
-        return (f"open: the game ends before ply {test.within + 1}, by which {side} might still "
-                f"play {text}: the catch-all code below this point")
     if test.held:
         return f"yes: {side} played {text} at ply {test.ply + 1} (by ply {test.within + 1})"
     if test.ply is not None:

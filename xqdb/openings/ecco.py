@@ -7,7 +7,8 @@ and is shipped as ``data/ecco_tree.json``; each leaf keeps how many of those gam
 reached it and how many of them carried its code.
 
 >>> from xqdb.openings.line import OpeningLine
->>> line = OpeningLine.read("炮二平五 炮8平5 马二进三 马8进7 车一平二 车9进1 马八进七 卒3进1".split())
+>>> moves = "炮二平五 炮8平5 马二进三 马8进7 车一平二 车9进1 马八进七 卒3进1 车二进五 车9平3"
+>>> line = OpeningLine.read(moves.split())
 >>> code, _ = decide(line)
 >>> code, ECCO_CODES[code].opening
 ('D20', '顺炮直车对横车')
@@ -68,30 +69,6 @@ class Node:
     """The test holds when the feature first occurs at a 0-based ply <= ``within``."""
     yes: "Tree"
     no: "Tree"
-    unsettled: Leaf = Leaf("", 0, 0)
-    """What a game gets when it ends before the test can be settled (it has not played
-    the feature yet, but has fewer than ``within`` + 1 plies): the smallest code below
-    this node, ECCO's catch-all for the group, with the derivation games carrying it."""
-
-
-def _unsettled(yes: "Tree", no: "Tree") -> Leaf:
-    leaves = [leaf for part in (yes, no) for leaf in _leaves(part)]
-    code = min(leaf.code for leaf in leaves)
-    return Leaf(code, sum(leaf.games for leaf in leaves),
-                sum(leaf.agreeing for leaf in leaves if leaf.code == code))
-
-
-def _leaves(tree: "Tree") -> list[Leaf]:
-    if isinstance(tree, Leaf):
-        return [tree]
-    if isinstance(tree, Node):
-        return [tree.unsettled] if tree.unsettled.code else _leaves(tree.yes) + _leaves(tree.no)
-    return [tree.other] + [leaf for child in tree.children.values() for leaf in _leaves(child)]
-
-
-def node(feature: int, within: int, yes: "Tree", no: "Tree") -> Node:
-    """A :class:`Node` with its :attr:`~Node.unsettled` leaf worked out."""
-    return Node(feature, within, yes, no, _unsettled(yes, no))
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,8 +98,6 @@ class Test:
     ply: int | None
     """The 0-based ply the game played the feature at (``None``: not in the opening)."""
     branch: bool = False
-    unsettled: bool = False
-    """The game ended before the test could be settled: the group's catch-all code was given."""
 
 
 def _build(data: dict) -> Tree:
@@ -133,7 +108,7 @@ def _build(data: dict) -> Tree:
         other = _build(data["other"])
         assert isinstance(other, Leaf)
         return Branch(data["ply"], children, other)
-    return node(parse_feature(data["move"]), data["within"], _build(data["yes"]), _build(data["no"]))
+    return Node(parse_feature(data["move"]), data["within"], _build(data["yes"]), _build(data["no"]))
 
 
 def tree_to_json(tree: Tree) -> dict:
@@ -176,16 +151,11 @@ def decide(line: OpeningLine, root: Tree | None = None,
         at = at.other if child is None else child
     if isinstance(at, Leaf):
         return at.code, at
+    # Like ECCO, a game shorter than a test's window is judged on the moves it has.
     first = line.features().get
-    plies = len(line.moves)
     while isinstance(at, Node):
         ply = first(at.feature, _ABSENT)
         held = ply <= at.within
-        if not held and plies <= at.within:
-            if tests is not None:
-                tests.append(Test(at.feature, at.within, held, None, unsettled=True))
-            at = at.unsettled
-            break
         if tests is not None:
             tests.append(Test(at.feature, at.within, held, None if ply == _ABSENT else ply))
         at = at.yes if held else at.no
