@@ -30,7 +30,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
-from ..formats import read_paths
+from ..formats import GameRecord, read_paths
 from ..notation import NotationError
 from .ecco import ECCO_CODES, Branch, Leaf, Node, Tree, decide, tree_to_json
 from .line import OPENING_PLIES, OpeningLine
@@ -40,10 +40,10 @@ Example = tuple[OpeningLine, str]
 _LEVELS = (1, 2, 3)
 
 
-def tagged_games(paths: Iterable[str]) -> Iterator[tuple[str, OpeningLine, str]]:
-    """``(where, opening, ECCO tag)`` for every standard-start game under ``paths`` whose
+def tagged_games(records: Iterable[GameRecord]) -> Iterator[tuple[str, OpeningLine, str]]:
+    """``(where, opening, ECCO tag)`` for every standard-start game of ``records`` whose
     tag is a defined code and whose opening moves can be read."""
-    for record in read_paths(paths):
+    for record in records:
         tag = record.tags.get("ECCO", "").strip().upper()
         if record.is_error or tag not in ECCO_CODES:
             continue
@@ -159,7 +159,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--held-out", action="store_true",
                         help="grow on half of the folders, score on the other half; write nothing")
     args = parser.parse_args(argv)
-    games = list(tagged_games(args.paths))
+    games = list(tagged_games(read_paths(args.paths)))
     if args.held_out:
         train = [g for g in games if half(g[0]) == 0]
         test = [g for g in games if half(g[0]) == 1]

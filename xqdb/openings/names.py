@@ -97,8 +97,6 @@ NAMES: tuple[OpeningName, ...] = (
     OpeningName("起马局", "红方首着跳马: 马二进三", (move(HORSE, "h0g2", **_RED_FIRST),)),
     OpeningName("上仕局", "红方首着上仕: 仕四进五", (move(ADVISOR, "f0e1", **_RED_FIRST),)),
     OpeningName("边马局", "红方首着跳边马: 马二进一", (move(HORSE, "h0i2", **_RED_FIRST),)),
-    OpeningName("边炮局", "红方首着平边炮: 炮二平一", (move(CANNON, "h2i2", **_RED_FIRST),)),
-    OpeningName("兵底炮", "红方首着炮平三路兵底: 炮二平三", (move(CANNON, "h2g2", **_RED_FIRST),)),
     OpeningName("边兵局", "红方首着挺边兵: 兵一进一", (move(PAWN, "i3i4", **_RED_FIRST),)),
     # Black's first reply.
     OpeningName("顺炮", "中炮, 黑方以同侧炮还架中炮: 炮二平五 炮8平5",
