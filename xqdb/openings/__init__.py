@@ -106,15 +106,16 @@ def _describe(test: Test, texts: list[str]) -> str:
         return f"no move at ply {test.within + 1}: the catch-all code"
     piece, code = divmod(test.feature, 8100)
     side = "Red" if piece > 7 else "Black"
-    text = texts[test.ply] if test.ply is not None else lone_move_text(piece - 7, Move.from_code(code))
+    if test.ply is None:
+        text = lone_move_text(piece - 7, Move.from_code(code))
+        return f"no:  {side} had not played {text} by ply {test.within + 1}"
+    text = texts[test.ply]
     if test.branch:
         known = "" if test.held else " (a move no tagged game made here: the catch-all code)"
         return f"ply {test.ply + 1}: {side} played {text}{known}"
     if test.held:
         return f"yes: {side} played {text} at ply {test.ply + 1} (by ply {test.within + 1})"
-    if test.ply is not None:
-        return f"no:  {side} played {text} only at ply {test.ply + 1}, after ply {test.within + 1}"
-    return f"no:  {side} had not played {text} by ply {test.within + 1}"
+    return f"no:  {side} played {text} only at ply {test.ply + 1}, after ply {test.within + 1}"
 
 
 def classify(moves: Iterable[Move | str], start_fen: str | None = None) -> Classification | None:

@@ -159,4 +159,5 @@ def decide(line: OpeningLine, root: Tree | None = None,
         if tests is not None:
             tests.append(Test(at.feature, at.within, held, None if ply == _ABSENT else ply))
         at = at.yes if held else at.no
+    assert isinstance(at, Leaf), "a tree's tests come after its branches"
     return at.code, at

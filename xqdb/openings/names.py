@@ -83,33 +83,39 @@ def arrive(piece: int, squares: Iterable[str], *also: tuple[int, str]) -> tuple[
     return tuple(Pattern(piece, frozenset(), _sq(s), extra) for s in squares)
 
 
-_RED_FIRST = {"side": RED, "plies": range(0, 1)}
-_BLACK_REPLY = {"side": BLACK, "plies": range(1, 2), "wings": False}
+def opens(piece: int, uci: str) -> Pattern:
+    """Red's first move (in ECCO's frame, so on the right wing)."""
+    return move(piece, uci, side=RED, plies=range(0, 1))
+
+
+def replies(piece: int, uci: str) -> Pattern:
+    """Black's first move, in its own frame, on the wing given."""
+    return move(piece, uci, side=BLACK, plies=range(1, 2), wings=False)
 
 #: Every traditional name the classifier gives, in the order names are listed.
 NAMES: tuple[OpeningName, ...] = (
     # Red's first move: the opening families.
-    OpeningName("中炮", "红方首着架中炮: 炮二平五", (move(CANNON, "h2e2", **_RED_FIRST),),
+    OpeningName("中炮", "红方首着架中炮: 炮二平五", (opens(CANNON, "h2e2"),),
                 aliases=("当头炮",)),
-    OpeningName("仙人指路", "红方首着挺三兵: 兵三进一", (move(PAWN, "g3g4", **_RED_FIRST),),
+    OpeningName("仙人指路", "红方首着挺三兵: 兵三进一", (opens(PAWN, "g3g4"),),
                 aliases=("进兵局",)),
-    OpeningName("飞相局", "红方首着飞相: 相三进五", (move(ELEPHANT, "g0e2", **_RED_FIRST),)),
-    OpeningName("起马局", "红方首着跳马: 马二进三", (move(HORSE, "h0g2", **_RED_FIRST),)),
-    OpeningName("上仕局", "红方首着上仕: 仕四进五", (move(ADVISOR, "f0e1", **_RED_FIRST),)),
-    OpeningName("边马局", "红方首着跳边马: 马二进一", (move(HORSE, "h0i2", **_RED_FIRST),)),
-    OpeningName("边兵局", "红方首着挺边兵: 兵一进一", (move(PAWN, "i3i4", **_RED_FIRST),)),
+    OpeningName("飞相局", "红方首着飞相: 相三进五", (opens(ELEPHANT, "g0e2"),)),
+    OpeningName("起马局", "红方首着跳马: 马二进三", (opens(HORSE, "h0g2"),)),
+    OpeningName("上仕局", "红方首着上仕: 仕四进五", (opens(ADVISOR, "f0e1"),)),
+    OpeningName("边马局", "红方首着跳边马: 马二进一", (opens(HORSE, "h0i2"),)),
+    OpeningName("边兵局", "红方首着挺边兵: 兵一进一", (opens(PAWN, "i3i4"),)),
     # Black's first reply.
     OpeningName("顺炮", "中炮, 黑方以同侧炮还架中炮: 炮二平五 炮8平5",
-                (move(CANNON, "b2e2", **_BLACK_REPLY),), requires=("中炮",)),
+                (replies(CANNON, "b2e2"),), requires=("中炮",)),
     OpeningName("列炮", "中炮, 黑方以异侧炮还架中炮: 炮二平五 炮2平5",
-                (move(CANNON, "h2e2", **_BLACK_REPLY),), requires=("中炮",)),
+                (replies(CANNON, "h2e2"),), requires=("中炮",)),
     OpeningName("半途列炮", "中炮, 黑方先出子, 后补架异侧中炮: 炮二平五 马8进7 … 炮2平5",
                 (move(CANNON, "h2e2", side=BLACK, plies=range(3, 10_000), wings=False),),
                 aliases=("后补列炮",), requires=("中炮",), excludes=("顺炮", "列炮")),
     OpeningName("卒底炮", "仙人指路, 黑方炮平到红方挺起之兵的底下: 兵三进一 炮8平7",
-                (move(CANNON, "b2c2", **_BLACK_REPLY),), requires=("仙人指路",)),
+                (replies(CANNON, "b2c2"),), requires=("仙人指路",)),
     OpeningName("对兵局", "仙人指路, 黑方对挺卒: 兵三进一 卒3进1",
-                (move(PAWN, "g3g4", **_BLACK_REPLY),), requires=("仙人指路",)),
+                (replies(PAWN, "g3g4"),), requires=("仙人指路",)),
     # Cannons.
     OpeningName("五七炮", "中炮之外, 另一炮平七路: 炮二平五 … 炮八平七",
                 (move(CANNON, "b2c2", (CANNON, "e2")),)),
