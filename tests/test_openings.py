@@ -32,7 +32,7 @@ pytestmark = pytest.mark.skipif(not CCPD.exists(), reason="needs ../shared/data 
 #: the method does on games it has not seen is measured by the held-out test below.
 AGREEMENT_FLOOR = 0.999
 #: The lowest exact agreement on the held-out half of the folders.
-HELD_OUT_FLOOR = 0.92
+HELD_OUT_FLOOR = 0.94
 
 
 @functools.cache
@@ -83,10 +83,8 @@ def test_the_method_carries_to_held_out_folders() -> None:
 
 #: CCGC games whose tags we do not reproduce, and why.
 CCGC_DISAGREEMENTS = {
-    # 五八炮 then 炮八平七 (平炮压马) and 卒1进1 by move 10: the tree follows the ccpd games
-    # with these moves, tagged C97; the file's own tag stops at C93.
-    "11.相眼竞技(先胜)象棋ABC(D2-E3).PGN": "C97",
-    # C45 against C46 (黑右直车): the boundary the rule program itself draws by move order.
+    # Tagged C46 (…上右士右直车) for 车1平2 at ply 16, one ply outside what the ccpd games
+    # tagged C45/C46 taught the tree; see the note in docs/openings.md.
     "19.相眼竞技(先负)棋天大圣(D2-E1).PGN": "C45",
 }
 
@@ -156,14 +154,14 @@ def test_explain_names_the_deciding_moves() -> None:
     text = explain(record.moves)
     lines = text.splitlines()
     assert lines[0] == "C48 中炮过河车互进七兵对屏风马平炮兑车 红仕角炮对黑退边炮"
-    # Red opened 炮八平五, so the game is read mirrored, as ECCO does: the chariot that
-    # crossed the river and took the pawn line (车八平七) reads 车二平三, the 仕角炮 炮八平六.
+    # Red opened 炮八平五, so the game is read mirrored, as ECCO does: its 过河车 车八进六
+    # reads 车二进六, its 仕角炮 炮二平四 reads 炮八平六.
     assert "ply 1: Red played 炮二平五" in text
-    assert "yes: Red played 车二平三 at ply 11" in text
+    assert "yes: Red played 车二进六 at ply 9" in text
     assert "yes: Black played 炮９退１ at ply 12" in text
     assert "yes: Red played 炮八平六 at ply 13" in text
     deciding = [result.line.texts()[ply] for ply in result.deciding_plies()]
-    assert {"车二平三", "炮９退１", "炮八平六"} <= set(deciding)
+    assert {"车二进六", "炮９退１", "炮八平六"} <= set(deciding)
 
 
 #: Each traditional name on a real game of ccpd-dev.zip that carries it, and on one that

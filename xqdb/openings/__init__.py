@@ -76,13 +76,14 @@ class Classification:
           ply 2: Black played 炮８平５
           yes: Black played 车９进１ at ply 6 (by ply 6)
           yes: Red played 车一平二 at ply 5 (by ply 5)
+          no:  Red had not played 兵三进一 by ply 11
           no:  Red had not played 车二进四 by ply 11
-          no:  Black had not played 车１进１ by ply 12
           no:  Red had not played 炮八平六 by ply 7
-          yes: Red played 车二进五 at ply 9 (by ply 13)
-          no:  Red had not played 兵三进一 by ply 9
-          yes: Black played 卒３进１ at ply 8 (by ply 8)
-          -> D20: 6 of the 6 tagged games with these moves carry it.
+          no:  Red had not played 马八进九 by ply 7
+          no:  Red had not played 车二进六 by ply 7
+          yes: Red played 马八进七 at ply 7 (by ply 7)
+          no:  Red had not played 兵七进一 by ply 11
+          -> D20: 8 of the 8 tagged games with these moves carry it.
         Names: 中炮, 顺炮, 单提马, 直车, 横车, 骑河车
         """
         title = f"{self.ecco} {self.opening}" + (f" {self.variation}" if self.variation else "")

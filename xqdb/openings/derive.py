@@ -1,9 +1,9 @@
 """Derive the ECCO decision tree from games that carry ECCO tags.
 
-ECCO is a hierarchy (family letter, decade, code), and the tree is grown the same way: a
-node first splits the games whose family letters differ, then their decades, then their
-codes, each time on the test (a piece's move within the first ``k`` plies) that leaves
-the purest parts (Gini impurity). Growing stops when every game of a node carries the
+ECCO is a hierarchy (family letter, decade, code), and the tree is grown the same way:
+after branching on Red's first move and Black's reply, a node splits the games whose family letters
+differ, then their decades, then their codes, each time on the test (a piece's move
+within the first ``k`` plies) that leaves the purest parts (least entropy). Growing stops when every game of a node carries the
 same code, or when no test separates them (games whose openings are identical).
 
 Regenerate the shipped tree with::
@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 import zlib
 from collections import Counter, defaultdict
@@ -55,8 +56,10 @@ def tagged_games(records: Iterable[GameRecord]) -> Iterator[tuple[str, OpeningLi
             yield record.origin.member or record.origin.path, line, tag
 
 
-#: The plies branched on move by move before any other test: Red's first move and
-#: Black's reply, as ECCO's own groups are.
+#: The plies branched on move by move before any other test: Red's first move and Black's
+#: reply, as ECCO's own groups are. (Branching on the first move alone agrees a little
+#: more often with held-out folders, 95.3% against 94.6%, but then takes a 列炮 for a
+#: 后补列炮 when the lines run alike, as in a CCGC game.)
 _BRANCH_PLIES = 2
 
 
@@ -94,13 +97,22 @@ def _grow(rows: list[tuple[dict[int, int], str]]) -> Tree:
     return Node(feature, within, _grow(yes), _grow(no))
 
 
+def _xlogx(count: int) -> float:
+    return count * math.log(count) if count else 0.0
+
+
 def _best_split(rows: list[tuple[dict[int, int], str]]) -> tuple[int, int] | None:
-    """The ``(feature, within)`` test with the lowest summed Gini impurity of its two parts,
-    or ``None`` when no test lowers it. Ties go to the earlier ply, then the smaller key,
-    so the tree is the same on every run."""
+    """The ``(feature, within)`` test that leaves the least entropy in its two parts (in
+    nats, weighted by size), or ``None`` when no test lowers it. Ties go to the earlier
+    ply, then the smaller key, so the tree is the same on every run.
+
+    Entropy rather than Gini impurity: with hundreds of codes it favours the tests that
+    split off small, pure groups, and those are ECCO's variations (about two points
+    more agreement on the held-out folders).
+    """
     n = len(rows)
     total = Counter(label for _, label in rows)
-    total_sq = sum(c * c for c in total.values())
+    total_x = sum(_xlogx(c) for c in total.values())
     occurrences: dict[int, list[tuple[int, str]]] = defaultdict(list)
     for first, label in rows:
         for feature, ply in first.items():
@@ -108,30 +120,29 @@ def _best_split(rows: list[tuple[dict[int, int], str]]) -> tuple[int, int] | Non
     best: tuple[float, int, int] | None = None
     for feature, seen in occurrences.items():
         seen.sort()
-        # Sums kept as games move to the "yes" part, so each threshold costs O(1) a game:
-        # left_sq = sum of squared counts on the left, cross = sum of total*left per label.
+        # Each part's entropy times its size is n log n - sum(c log c) over its labels;
+        # the sums are updated as games move to the "yes" part, O(1) a game.
         left: Counter[str] = Counter()
-        left_sq = cross = n_left = 0
+        left_x, right_x, n_left = 0.0, total_x, 0
         i = 0
         while i < len(seen):
             ply = seen[i][0]
             while i < len(seen) and seen[i][0] == ply:
                 label = seen[i][1]
-                x = left[label]
+                x, t = left[label], total[label]
                 left[label] = x + 1
-                left_sq += 2 * x + 1
-                cross += total[label]
+                left_x += _xlogx(x + 1) - _xlogx(x)
+                right_x += _xlogx(t - x - 1) - _xlogx(t - x)
                 n_left += 1
                 i += 1
             n_right = n - n_left
             if not n_right:
                 break
-            right_sq = total_sq - 2 * cross + left_sq
-            impurity = (n_left - left_sq / n_left) + (n_right - right_sq / n_right)
-            key = (impurity, ply, feature)
+            entropy = (_xlogx(n_left) - left_x) + (_xlogx(n_right) - right_x)
+            key = (entropy, ply, feature)
             if best is None or key < best:
                 best = key
-    if best is None or best[0] >= n - total_sq / n - 1e-9:
+    if best is None or best[0] >= _xlogx(n) - total_x - 1e-9:
         return None
     return best[2], best[1]
 
