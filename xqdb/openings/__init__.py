@@ -109,6 +109,9 @@ def _describe(test: Test, texts: list[str]) -> str:
     side = "Red" if piece > 7 else "Black"
     if test.ply is None:
         text = lone_move_text(piece - 7, Move.from_code(code))
+        if test.open:
+            return (f"open: the game ends before ply {test.within + 1}, by which {side} might "
+                    f"still play {text}: the catch-all code of the group")
         return f"no:  {side} had not played {text} by ply {test.within + 1}"
     text = texts[test.ply]
     if test.branch:

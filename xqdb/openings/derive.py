@@ -33,7 +33,7 @@ from pathlib import Path
 
 from ..formats import GameRecord, read_paths
 from ..notation import NotationError
-from .ecco import ECCO_CODES, Branch, Leaf, Node, Tree, decide, tree_to_json
+from .ecco import ECCO_CODES, Branch, Leaf, Tree, decide, node, tree_to_json
 from .line import OPENING_PLIES, OpeningLine
 
 Example = tuple[OpeningLine, str]
@@ -94,7 +94,7 @@ def _grow(rows: list[tuple[dict[int, int], str]]) -> Tree:
     feature, within = split
     yes = [row for row in rows if row[0].get(feature, OPENING_PLIES) <= within]
     no = [row for row in rows if row[0].get(feature, OPENING_PLIES) > within]
-    return Node(feature, within, _grow(yes), _grow(no))
+    return node(feature, within, _grow(yes), _grow(no))
 
 
 def _xlogx(count: int) -> float:

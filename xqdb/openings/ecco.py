@@ -69,6 +69,29 @@ class Node:
     """The test holds when the feature first occurs at a 0-based ply <= ``within``."""
     yes: "Tree"
     no: "Tree"
+    catch_all: Leaf | None = None
+    """For a game that ends before this test's window does, when every code below is of
+    one decade: that decade's smallest code below, as ECCO falls back on a group's
+    "(其他)" code when no finer rule fires. ``None`` above the decade level."""
+
+
+def node(feature: int, within: int, yes: "Tree", no: "Tree") -> Node:
+    """A :class:`Node` with its :attr:`~Node.catch_all` worked out."""
+    leaves = _leaves(yes) + _leaves(no)
+    catch_all = None
+    if len({leaf.code[:2] for leaf in leaves}) == 1:
+        code = min(leaf.code for leaf in leaves)
+        catch_all = Leaf(code, sum(leaf.games for leaf in leaves),
+                         sum(leaf.agreeing for leaf in leaves if leaf.code == code))
+    return Node(feature, within, yes, no, catch_all)
+
+
+def _leaves(tree: "Tree") -> list[Leaf]:
+    if isinstance(tree, Leaf):
+        return [tree]
+    if isinstance(tree, Node):
+        return _leaves(tree.yes) + _leaves(tree.no)
+    return [tree.other] + [leaf for child in tree.children.values() for leaf in _leaves(child)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,6 +121,8 @@ class Test:
     ply: int | None
     """The 0-based ply the game played the feature at (``None``: not in the opening)."""
     branch: bool = False
+    open: bool = False
+    """The game ended before the test's window did: the decade's catch-all code was given."""
 
 
 def _build(data: dict) -> Tree:
@@ -108,7 +133,7 @@ def _build(data: dict) -> Tree:
         other = _build(data["other"])
         assert isinstance(other, Leaf)
         return Branch(data["ply"], children, other)
-    return Node(parse_feature(data["move"]), data["within"], _build(data["yes"]), _build(data["no"]))
+    return node(parse_feature(data["move"]), data["within"], _build(data["yes"]), _build(data["no"]))
 
 
 def tree_to_json(tree: Tree) -> dict:
@@ -151,11 +176,15 @@ def decide(line: OpeningLine, root: Tree | None = None,
         at = at.other if child is None else child
     if isinstance(at, Leaf):
         return at.code, at
-    # Like ECCO, a game shorter than a test's window is judged on the moves it has.
     first = line.features().get
+    plies = len(line.moves)
     while isinstance(at, Node):
         ply = first(at.feature, _ABSENT)
         held = ply <= at.within
+        if not held and plies <= at.within and at.catch_all is not None:
+            if tests is not None:
+                tests.append(Test(at.feature, at.within, held, None, open=True))
+            return at.catch_all.code, at.catch_all
         if tests is not None:
             tests.append(Test(at.feature, at.within, held, None if ply == _ABSENT else ply))
         at = at.yes if held else at.no
