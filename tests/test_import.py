@@ -12,9 +12,10 @@ import pytest
 
 from import_support import DATA, SAME_15, all_rows, count
 from xqdb.db.dedupe import content_hash
+from xqdb.db.rows import reason_class
 from xqdb.formats import read_paths
 from xqdb.formats.sources import iter_sources
-from xqdb.importer import import_paths, reason_class
+from xqdb.importer import import_paths
 from xqdb.replay import replay
 from xqdb.rules.board import piece_symbol
 from xqdb.rules.position import STARTING_FEN, Position

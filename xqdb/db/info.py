@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import duckdb
 
 #: Blanks the particulars of an error message (quoted texts, numbers) to group by kind;
-#: the same rule as :func:`xqdb.importer.reason_class`.
+#: the same rule as :func:`xqdb.db.rows.reason_class`.
 _REASON_SQL = r"""left(regexp_replace(regexp_replace(error, '''[^'']*''|"[^"]*"', '''…''', 'g'),
                           '\b\d+\b', '…', 'g'), 120)"""
 
