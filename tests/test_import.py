@@ -11,8 +11,8 @@ import duckdb
 import pytest
 
 from import_support import DATA, SAME_15, all_rows, count
+from xqdb.db.columns import reason_class
 from xqdb.db.dedupe import content_hash
-from xqdb.db.rows import reason_class
 from xqdb.formats import read_paths
 from xqdb.formats.sources import iter_sources
 from xqdb.importer import import_paths

@@ -118,6 +118,8 @@ class ImportSummary:
     duplicates: int = 0
     """Records linked to a game stored earlier (same start and moves)."""
     moves: int = 0
+    positions: int = 0
+    """Positions stored from position lists (EPD files): records, but not games."""
     invalid: Counter[str] = field(default_factory=Counter)
     """Invalid records by reason."""
     seconds: float = 0.0
@@ -138,7 +140,8 @@ class ImportSummary:
             + (f", {self.ignored_sources:,} notes ignored" if self.ignored_sources else ""),
             f"records: {self.records:,} read, {self.imported:,} new games, "
             f"{self.duplicates:,} duplicates linked, {self.invalid_total:,} invalid",
-            f"moves: {self.moves:,}",
+            f"moves: {self.moves:,}"
+            + (f", positions: {self.positions:,} (from position lists)" if self.positions else ""),
             f"time: {self.seconds:.1f} s, {rate:,.0f} games/s "
             f"(database {self.db_seconds:.1f} s)",
         ]
@@ -258,10 +261,11 @@ def _write(writer: Writer, results: Iterable[UnitResult], summary: ImportSummary
         counts = writer.commit([r.staged for r in held])
         summary.sources += counts.sources
         summary.skipped_sources += counts.skipped_sources + sum(r.skipped_sources for r in held)
-        summary.records += counts.records
+        summary.records += counts.records + counts.positions
         summary.imported += counts.games
         summary.duplicates += counts.duplicates
         summary.moves += counts.moves
+        summary.positions += counts.positions
         summary.invalid.update(counts.invalid)
         summary.db_seconds = writer.seconds
         for result in held:
@@ -324,7 +328,8 @@ def read_unit(unit: WorkUnit) -> UnitResult:
             stream.close()
         result.records += records
         result.sources += 1
-        out.add_source(seq, source, digest.hexdigest(), fmt, enc, records, error)
+        out.add_source(seq, source.display_path, source.member, digest.hexdigest(),
+                       source.size, fmt, enc, records, error)
     log.debug("unit %d: %d sources, %d records", unit.number, result.sources, result.records)
     result.staged = out.finish()
     return result
