@@ -25,6 +25,7 @@ import pyarrow as pa
 from ..formats.tags import parse_date, parse_year
 from ..notation.chinese import TRADITIONAL_GLYPHS
 from ..replay import ReplayedGame
+from ..rules.adjudication import ENDING_NAMES
 from ..rules.board import piece_symbol
 from .dedupe import content_hash
 
@@ -158,7 +159,6 @@ def reason_class(error: str) -> str:
 
 # --- the columns ---------------------------------------------------------------------------
 
-_TERMINATIONS = "checkmate, stalemate, perpetual_check, perpetual_chase, repetition, move_limit"
 
 _GAME_ID = Column("game_id", "BIGINT", "1, 2, 3... in input order", not_null=True)
 _SOURCE_ID = Column("source_id", "BIGINT", "the source it was read from (`sources.source_id`)",
@@ -222,7 +222,7 @@ GAME_COLUMNS: tuple[Column, ...] = (
     Column("error_text", "VARCHAR", "the move text that failed", pa.string(),
            attrgetter("error_text")),
     Column("termination", "VARCHAR", f"how the game ended under the rules, when it did: "
-           f"{_TERMINATIONS}", pa.string(), attrgetter("termination")),
+           f"{', '.join(ENDING_NAMES)}", pa.string(), attrgetter("termination")),
     Column("ecco", "VARCHAR", "the `ECCO` tag", pa.string(), _tag("ECCO")),
     Column("opening", "VARCHAR", "the `Opening` tag", pa.string(), _tag("Opening")),
     Column("variation", "VARCHAR", "the `Variation` tag", pa.string(), _tag("Variation")),
