@@ -176,15 +176,16 @@ def _read_raw(row: tuple[Any, ...]) -> list[GameRecord]:
         return []  # an error record of a source no reader took
     if not raw:
         return []
-    if isinstance(raw, str):
-        # Text was stored decoded: encoded again, it is the bytes that were read (a
-        # decoder that replaced nothing is undone by its encoder), and those bytes give
-        # what the import read, such as the second name of an EPD line in Big5.
-        try:
-            raw, encoding = raw.encode(encoding or "utf-8"), encoding or "utf-8"
-        except (UnicodeError, LookupError):
-            raw, encoding = raw.encode(), "utf-8"
-    return list(module.read(io.BytesIO(raw), Origin(""), encoding))
+    if isinstance(raw, bytes):
+        return list(module.read(io.BytesIO(raw), Origin(""), encoding))
+    # Text was stored decoded: encoded again, it is the bytes that were read (a decoder
+    # that replaced nothing is undone by its encoder), and those bytes give what the
+    # import read, such as the second name of an EPD line in Big5.
+    try:
+        again, encoding = raw.encode(encoding or "utf-8"), encoding or "utf-8"
+    except (UnicodeError, LookupError):
+        again, encoding = raw.encode(), "utf-8"
+    return list(module.read(io.BytesIO(again), Origin(""), encoding))
 
 
 def _unread(row: tuple[Any, ...]) -> GameRecord:
