@@ -408,6 +408,15 @@ STAGES: dict[str, pa.Schema] = {
 }
 
 
+def takes(columns: tuple[Column, ...]) -> tuple[Take, ...]:
+    """How each of ``columns`` is taken from a replayed game, in order: what a row tuple of
+    their staging table holds after its key."""
+    missing = [c.name for c in columns if c.take is None]
+    if missing:
+        raise ValueError(f"no way to take {', '.join(missing)} from a replayed game")
+    return tuple(c.take for c in columns if c.take is not None)
+
+
 def column(table: str, name: str) -> Column:
     """The column ``name`` of ``table``."""
     return next(c for c in TABLES[table].columns if c.name == name)

@@ -22,12 +22,12 @@ import pyarrow.parquet as pq
 from ..formats import epd
 from ..formats.record import GameRecord
 from ..replay import ReplayedGame, replay
-from .columns import MOVE_COLUMNS, POSITION_COLUMNS, RECORD_COLUMNS, STAGES, Take
+from .columns import MOVE_COLUMNS, POSITION_COLUMNS, RECORD_COLUMNS, STAGES, Take, takes
 from .writer import Staged
 
 #: How each staged record's columns are taken, in staging order (after ``unit, seq``).
-_RECORD_TAKES: tuple[Take, ...] = tuple(c.take for c in RECORD_COLUMNS if c.take)
-_POSITION_TAKES: tuple[Take, ...] = tuple(c.take for c in POSITION_COLUMNS if c.take)
+_RECORD_TAKES = takes(RECORD_COLUMNS)
+_POSITION_TAKES = takes(POSITION_COLUMNS)
 #: The move columns the builder collects from each replay, as lists; ``row``, ``ply``
 #: and ``key_before`` follow from them and each game's ply count (see UnitBuilder.moves_table).
 _PER_MOVE: tuple[tuple[str, Take], ...] = tuple((c.name, c.take) for c in MOVE_COLUMNS if c.take)
