@@ -82,18 +82,17 @@ def classify_database(con: duckdb.DuckDBPyConnection) -> int:
         [pa.array(list(column), type=kind) for column, kind in zip(columns, _STORED.values())],
         names=list(_STORED)))
     try:
-        # Games absent from ``computed`` (invalid ones) are set to NULL as well.
+        # Games absent from ``computed`` (invalid ones) get NULL; only changed rows are
+        # written, so classifying an up-to-date database again writes nothing.
         changed = con.execute("""
-            SELECT count(*) FROM games g LEFT JOIN computed c USING (game_id)
-            WHERE g.ecco IS DISTINCT FROM c.ecco OR g.opening IS DISTINCT FROM c.opening
-               OR g.variation IS DISTINCT FROM c.variation
-               OR g.opening_names IS DISTINCT FROM c.opening_names""").fetchone()
-        con.execute("""
             UPDATE games SET ecco = c.ecco, opening = c.opening, variation = c.variation,
                              opening_names = c.opening_names
             FROM (SELECT g.game_id, c.ecco, c.opening, c.variation, c.opening_names
                   FROM games g LEFT JOIN computed c USING (game_id)) AS c
-            WHERE games.game_id = c.game_id""")
+            WHERE games.game_id = c.game_id
+              AND (games.ecco IS DISTINCT FROM c.ecco OR games.opening IS DISTINCT FROM c.opening
+                   OR games.variation IS DISTINCT FROM c.variation
+                   OR games.opening_names IS DISTINCT FROM c.opening_names)""").fetchone()
     finally:
         con.unregister("computed")
     return changed[0] if changed else 0
