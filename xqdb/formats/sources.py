@@ -72,8 +72,17 @@ class Skipped:
     path: str
     reason: str
 
+    @property
+    def error(self) -> str:
+        """What an import stores as the file's error: :data:`SKIPPED_PREFIX` and why."""
+        return SKIPPED_PREFIX + self.reason
+
     def __str__(self) -> str:
-        return f"{self.path}: skipped, {self.reason}"
+        return f"{self.path}: {self.error}"
+
+
+#: How the error of a file passed over begins, to tell it from a file that failed.
+SKIPPED_PREFIX = "skipped, "
 
 
 #: Suffixes of files that hold notes about a collection, never game records.
