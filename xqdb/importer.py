@@ -51,9 +51,10 @@ SPILL_ROWS = 400_000
 #: and need little of it, but one big record needs room for its blocks.
 DUCKDB_MEMORY_SHARE = 0.1
 DUCKDB_MEMORY_FLOOR = 256 << 20
-#: A record bigger than this (bytes, or characters of text) is not replayed but stored as
-#: invalid, "record too large", with its first :data:`KEPT_RECORD_BYTES`: game records
-#: are kilobytes, and one of many megabytes is a broken or hostile file.
+#: A record bigger than this (bytes, or characters of a decoded text) is not replayed but
+#: stored as invalid, "record too large", with its first :data:`KEPT_RECORD_BYTES` (bytes
+#: or characters): game records are kilobytes, and one of many megabytes is a broken or
+#: hostile file.
 MAX_RECORD_BYTES = 16 << 20
 KEPT_RECORD_BYTES = 4096
 #: DuckDB checkpoints (rewrites the tables' tails) each time its write-ahead log passes
