@@ -378,7 +378,8 @@ def read_unit(unit: WorkUnit) -> UnitResult:
     for seq, (source, known) in enumerate(zip(unit.sources, unit.known)):
         if isinstance(source, Skipped):
             result.passed_over.append(f"{source.path}: {source.reason}")
-            out.add_source(seq, Source(source.path, None, 0), "", None, None, 0, source.error)
+            out.add_source(seq, Source(source.path, None, 0), "", None, None, 0,
+                           source.error)
             continue
         if isinstance(source, SourceError):
             log.error("%s", source)
@@ -390,16 +391,17 @@ def read_unit(unit: WorkUnit) -> UnitResult:
         try:
             stream, digest = open_hashed(source, known)
         except (OSError, SourceError) as exc:
-            error = f"cannot read: {exc}"
-            log.error("%s: %s", source, error)
-            result.failed_sources.append(f"{source}: {error}")
-            out.add_source(seq, source, "", None, None, 0, error)
+            log.error("%s: cannot read: %s", source, exc)
+            result.failed_sources.append(f"{source}: cannot read: {exc}")
+            out.add_source(seq, source, "", None, None, 0, f"cannot read: {exc}")
             continue
         if stream is None:
             result.skipped_sources += 1
             continue
         records = 0
-        fmt = enc = error = None
+        fmt: str | None = None
+        enc: str | None = None
+        error: str | None = None
         try:
             for record in read_source(source, format=unit.format, encoding=unit.encoding,
                                       stream=stream):

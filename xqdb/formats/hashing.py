@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import io
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, cast
 
 from .sources import Source
 
@@ -54,7 +54,7 @@ def open_hashed(source: Source, known: str | None = None) -> tuple[BinaryIO | No
         if digest.hexdigest() == known:
             return None, digest
     hashing = HashingReader(source.open())
-    return hashing, hashing.digest
+    return cast(BinaryIO, hashing), hashing.digest
 
 
 class HashingReader(io.RawIOBase):

@@ -22,7 +22,7 @@ from __future__ import annotations
 import codecs
 import dataclasses
 import re
-from typing import BinaryIO, Iterator
+from typing import Any, BinaryIO, Iterator
 
 from .encoding import ascii_view, decode, detect_encoding, head_text, text_stream
 from .movetext import sniff_notation
@@ -222,22 +222,27 @@ def _split(chunks: Iterator[bytes] | Iterator[str], boundary: re.Pattern, base: 
     ``(record, offset, line)`` where offset counts bytes (or characters) and line is
     1-based, both of its first non-blank line."""
     is_bytes = boundary is _BOUNDARY_BYTES
+    # The text is bytes or str, as the stream is; the same all along.
+    header: Any
+    tag_start: Any
     header, tag_start = (_HEADER_BYTES, _TAG_START_BYTES) if is_bytes else (_HEADER_TEXT,
                                                                           _TAG_START_TEXT)
-    newline = b"\n" if is_bytes else "\n"
+    newline: Any = b"\n" if is_bytes else "\n"
+    pending: Any
     # The chunks of a record are held apart and joined once, when a record may end:
     # adding each to the text so far would copy a record of many megabytes once per chunk.
-    parts: list = []
+    parts: list[Any] = []
     size = 0
     start = None  # where the first header ends in the text held, once it does
     offset, line = base, 1
+    chunk: Any
     for chunk in chunks:
         at = size
         before = parts[-1][-1:] if parts else newline[:0]
         parts.append(chunk)
         size += len(chunk)
         if start is None:
-            end = header.match(chunk).end()  # type: ignore[union-attr]
+            end = header.match(chunk).end()
             if end < len(chunk):
                 start = at + end
         # A boundary needs a tag line after the first header: most files of one game
@@ -257,7 +262,7 @@ def _split(chunks: Iterator[bytes] | Iterator[str], boundary: re.Pattern, base: 
             cut = m.end()
         rest = pending[cut:]
         parts, size, start = [rest], len(rest), None
-        end = header.match(rest).end()  # type: ignore[union-attr]
+        end = header.match(rest).end()
         if end < len(rest):
             start = end
     if size:
