@@ -11,8 +11,9 @@ import duckdb
 import pytest
 
 from import_support import DATA, SAME_15, all_rows, count
+from xqdb.db.columns import reason_class
 from xqdb.db.dedupe import content_hash
-from xqdb.db.rows import reason_class
+from xqdb.db.rows import POSITION_FORMATS
 from xqdb.formats import is_source_failure, read_paths
 from xqdb.formats.sources import iter_sources
 from xqdb.importer import import_paths
@@ -181,13 +182,16 @@ def test_everything_in_shared_data_gives_the_readers_numbers(tmp_path: Path) -> 
     db = tmp_path / "all.duckdb"
     summary = import_paths([str(DATA)], db, jobs=2)
 
-    records = invalid = 0
+    records = invalid = positions = 0
     kept: dict[int, int] = {}
     plies_invalid = 0
     unreadable = []
     for record in read_paths([str(DATA)]):
         if is_source_failure(record):  # a source no reader knows is no game
             unreadable.append(record.origin.path)
+            continue
+        if record.format in POSITION_FORMATS:
+            positions += 1  # EPD lines: positions, not games
             continue
         records += 1
         game = replay(record)
@@ -199,7 +203,9 @@ def test_everything_in_shared_data_gives_the_readers_numbers(tmp_path: Path) -> 
     games = len(kept) + invalid
     moves = sum(kept.values()) + plies_invalid
 
-    assert count(db, "SELECT count(*) FROM game_records") == records == summary.records
+    assert count(db, "SELECT count(*) FROM game_records") == records
+    assert count(db, "SELECT count(*) FROM positions") == positions == summary.positions > 6000
+    assert summary.records == records + positions
     assert count(db, "SELECT count(*) FROM raw_records") == records
     assert count(db, "SELECT count(*) FROM games") == games == summary.imported
     assert count(db, "SELECT count(*) FROM games WHERE status = 'invalid'") == invalid

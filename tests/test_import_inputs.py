@@ -154,6 +154,20 @@ def test_a_huge_record_is_stored_as_too_large_and_the_others_land(tmp_path: Path
     assert kept == (head + b"\r\n" + comment).decode("gb18030")[:4096]
 
 
+def test_records_of_megabytes_get_the_memory_they_need(tmp_path: Path) -> None:
+    """Three records of 15 MB, under the size limit, are stored whole in one batch."""
+    folder, db = tmp_path / "in", tmp_path / "g.duckdb"
+    folder.mkdir()
+    head, moves = GBK_FILES[0].read_bytes().split(b"\r\n  1.", 1)
+    for i in range(3):
+        comment = b"{" + (b"analysis %d " % i) * (15 * 2**20 // 11) + b"}"
+        (folder / f"big{i}.pgn").write_bytes(head + b"\r\n" + comment + b"\r\n  1." + moves)
+    result = run_xqdb("import", str(folder), "--db", str(db), "--jobs", "2")
+    assert result.returncode == 0, result.stderr
+    assert "records: 3 read, 1 new games, 2 duplicates linked, 0 invalid" in result.stdout
+    assert count(db, "SELECT min(length(text)) FROM raw_records") > 15 * 10**6
+
+
 def test_the_memory_limit_is_a_size_or_a_share_of_the_ram() -> None:
     assert memory_bytes("2GB") == 2 * 10**9
     assert memory_bytes("256 MiB") == 256 << 20

@@ -46,17 +46,22 @@ UNIT_BYTES = 256 << 10
 #: single huge file never has to fit in memory.
 SPILL_ROWS = 400_000
 #: Share of the machine's RAM DuckDB may use while importing, by default (it spills to
-#: disk beyond this). Its cache fills up to this as the database grows, so the cap is what
-#: keeps a long import's memory flat; appends write their row groups straight to the file
-#: and need little of it, but one big record needs room for its blocks.
+#: disk beyond this), and the least it gets: a batch of big records needs room for them.
 DUCKDB_MEMORY_SHARE = 0.1
 DUCKDB_MEMORY_FLOOR = 256 << 20
+#: The memory DuckDB works in, below that limit, until a batch does not fit (see
+#: :meth:`xqdb.db.writer.Writer.commit`). Its cache fills up to its limit as the database
+#: grows, so this is what keeps a long import's memory flat; appends write their row
+#: groups straight to the file and need little of it.
+DUCKDB_WORKING_MEMORY = 64 << 20
 #: A record bigger than this (bytes, or characters of a decoded text) is not replayed but
 #: stored as invalid, "record too large", with its first :data:`KEPT_RECORD_BYTES` (bytes
 #: or characters): game records are kilobytes, and one of many megabytes is a broken or
 #: hostile file.
 MAX_RECORD_BYTES = 16 << 20
 KEPT_RECORD_BYTES = 4096
+#: The ``error_kind`` of such a record.
+RECORD_TOO_LARGE = "record_too_large"
 #: DuckDB checkpoints (rewrites the tables' tails) each time its write-ahead log passes
 #: this; at the default 16 MB that is every few commits, and costs both time and memory
 #: spikes that grow with the database. The log stays bounded, and the run ends with one.
@@ -132,6 +137,8 @@ class ImportSummary:
     duplicates: int = 0
     """Records linked to a game stored earlier (same start and moves)."""
     moves: int = 0
+    positions: int = 0
+    """Positions stored from position lists (EPD files): records, but not games."""
     invalid: Counter[str] = field(default_factory=Counter)
     """Invalid records by reason."""
     seconds: float = 0.0
@@ -155,7 +162,8 @@ class ImportSummary:
                if self.replaced_sources else ""),
             f"records: {self.records:,} read, {self.imported:,} new games, "
             f"{self.duplicates:,} duplicates linked, {self.invalid_total:,} invalid",
-            f"moves: {self.moves:,}",
+            f"moves: {self.moves:,}"
+            + (f", positions: {self.positions:,} (from position lists)" if self.positions else ""),
             f"time: {self.seconds:.1f} s, {rate:,.0f} games/s "
             f"(database {self.db_seconds:.1f} s)",
         ]
@@ -180,10 +188,10 @@ def import_paths(paths: Sequence[str], db: str | os.PathLike[str], *, jobs: int 
     and replaces the rows of the sources stored under the same names (one transaction
     per batch), for example after a wrong ``encoding``. ``follow_links`` follows links
     inside folders wherever they lead (see :func:`xqdb.formats.sources.walk`).
-    ``memory_limit`` is DuckDB's, as ``"2GB"`` or ``"10%"`` of the RAM (default
-    :func:`default_memory_limit`). ``commit_records`` is how many records one
-    transaction holds at least (a killed run loses at most the transaction in progress;
-    the next run redoes it).
+    ``memory_limit`` is the most DuckDB may use, as ``"2GB"`` or ``"10%"`` of the RAM
+    (default :func:`default_memory_limit`); it works in less while it can.
+    ``commit_records`` is how many records one transaction holds at least (a killed run
+    loses at most the transaction in progress; the next run redoes it).
 
     Raises :class:`InputError` (before anything is written) or :class:`StorageError`
     for failures of the run itself. Bad records and unreadable sources never raise.
@@ -213,10 +221,10 @@ def import_paths(paths: Sequence[str], db: str | os.PathLike[str], *, jobs: int 
             os.makedirs(spool, exist_ok=True)
             # The workers own the cores: one DuckDB thread appends faster than several
             # fighting them for CPU.
-            con.execute(f"SET memory_limit = '{memory}B'")
             con.execute(f"SET checkpoint_threshold = '{DUCKDB_CHECKPOINT}'")
             con.execute(f"SET threads = {max(1, default_jobs() - jobs)}")
-            writer = Writer(con, replace=force)
+            writer = Writer(con, replace=force,
+                            memory=(min(memory, DUCKDB_WORKING_MEMORY), memory))
             units = plan_units(paths, writer.known_sources(), summary, format, encoding, spool,
                                follow_links)
             # A deep window keeps the workers busy while the writer commits; it is still a
@@ -260,7 +268,7 @@ _UNITS = {"b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12,
 
 
 def memory_bytes(text: str) -> int:
-    """Bytes of memory named like ``"2GB"``, ``"512MiB"``, ``"1e9"`` bytes or ``"10%"``
+    """Bytes of memory named like ``"2GB"``, ``"512MiB"``, ``"800000000"`` bytes or ``"10%"``
     of the RAM; raises :class:`InputError` for anything else, or less than 16 MB.
 
     >>> memory_bytes("512MB"), memory_bytes("1GiB")
@@ -337,10 +345,11 @@ def _write(writer: Writer, results: Iterable[UnitResult], summary: ImportSummary
         summary.sources += counts.sources
         summary.skipped_sources += counts.skipped_sources + sum(r.skipped_sources for r in held)
         summary.replaced_sources += counts.replaced_sources
-        summary.records += counts.records
+        summary.records += counts.records + counts.positions
         summary.imported += counts.games
         summary.duplicates += counts.duplicates
         summary.moves += counts.moves
+        summary.positions += counts.positions
         summary.invalid.update(counts.invalid)
         summary.db_seconds = writer.seconds
         for result in held:
@@ -378,13 +387,12 @@ def read_unit(unit: WorkUnit) -> UnitResult:
     for seq, (source, known) in enumerate(zip(unit.sources, unit.known)):
         if isinstance(source, Skipped):
             result.passed_over.append(f"{source.path}: {source.reason}")
-            out.add_source(seq, Source(source.path, None, 0), "", None, None, 0,
-                           source.error)
+            out.add_source(seq, source.path, None, "", 0, None, None, 0, source.error)
             continue
         if isinstance(source, SourceError):
             log.error("%s", source)
             result.failed_sources.append(str(source))
-            out.add_source(seq, Source(source.path or "?", source.member, 0), "", None, None, 0,
+            out.add_source(seq, source.path or "?", source.member, "", 0, None, None, 0,
                            str(source))
             continue
         result.bytes += source.size
@@ -393,7 +401,8 @@ def read_unit(unit: WorkUnit) -> UnitResult:
         except (OSError, SourceError) as exc:
             log.error("%s: cannot read: %s", source, exc)
             result.failed_sources.append(f"{source}: cannot read: {exc}")
-            out.add_source(seq, source, "", None, None, 0, f"cannot read: {exc}")
+            out.add_source(seq, source.display_path, source.member, "", source.size, None, None,
+                           0, f"cannot read: {exc}")
             continue
         if stream is None:
             result.skipped_sources += 1
@@ -425,7 +434,8 @@ def read_unit(unit: WorkUnit) -> UnitResult:
             result.failed_sources.append(f"{source}: {error}")
         result.records += records
         result.sources += 1
-        out.add_source(seq, source, digest.hexdigest(), fmt, enc, records, error)
+        out.add_source(seq, source.display_path, source.member, digest.hexdigest(),
+                       source.size, fmt, enc, records, error)
     log.debug("unit %d: %d sources, %d records", unit.number, result.sources, result.records)
     result.staged = out.finish()
     return result
@@ -441,4 +451,7 @@ def _too_large(record: GameRecord) -> ReplayedGame | None:
     head = GameRecord(origin=record.origin, format=record.format, encoding=record.encoding,
                       notation=record.notation, raw=record.raw[:KEPT_RECORD_BYTES])
     error = f"record too large: {size} bytes (the limit is {MAX_RECORD_BYTES})"
-    return ReplayedGame(record=head, start_fen="", status="invalid", error=error)
+    game = ReplayedGame(record=head, start_fen="", status="invalid", error=error)
+    if hasattr(game, "error_kind"):  # a replayed game that names its kind of failure
+        game.error_kind = RECORD_TOO_LARGE
+    return game
