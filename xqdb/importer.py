@@ -342,7 +342,7 @@ def _write(writer: Writer, results: Iterable[UnitResult], summary: ImportSummary
         if not held:
             return
         counts = writer.commit([r.staged for r in held])
-        summary.sources += counts.sources
+        summary.sources += counts.sources - counts.failed_sources
         summary.skipped_sources += counts.skipped_sources + sum(r.skipped_sources for r in held)
         summary.replaced_sources += counts.replaced_sources
         summary.records += counts.records + counts.positions

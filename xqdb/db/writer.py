@@ -46,9 +46,9 @@ class Staged:
 @dataclass
 class CommitCounts:
     sources: int = 0
-    """Sources stored whole (with no ``error``)."""
+    """Sources stored."""
     failed_sources: int = 0
-    """Sources stored with an ``error``: to be read again by the next import."""
+    """Of them, those stored with an ``error``: to be read again by the next import."""
     replaced_sources: int = 0
     """Sources stored before, whose rows the new ones replace."""
     skipped_sources: int = 0
@@ -347,9 +347,8 @@ class Writer:
             last += 1
             ids[(unit, seq)] = last
             by_row.append(last)
-            if error is None:
-                counts.sources += 1
-            else:
+            counts.sources += 1
+            if error is not None:
                 counts.failed_sources += 1
         if replaced:
             self._delete_sources(sorted(replaced))
