@@ -125,7 +125,7 @@ class Ending:
     >>> print(adjudicate("4k4/9/9/8c/R8/9/9/9/9/3K5 w", cycle * 2).reason)
     ... # doctest: +NORMALIZE_WHITESPACE
     perpetual chase by Red: the chariot on a5 chases the unprotected cannon on i5
-    with every move from ply 1
+    with every move from ply 1 to ply 7
     """
 
     name: str
@@ -324,12 +324,11 @@ def _repetition_verdict(pos: Position, checks: Sequence[bool], first: int, ply: 
             return Ending("perpetual_check", DRAW, ply, move_limit=limit,
                           reason=f"perpetual check by both sides from ply {first + 1}: a draw")
         offender = RED if checked[RED] else BLACK
-        start = first + 2 if offender == last_mover else first + 1
+        start, end = _moves_of(offender, last_mover, first, ply, lead_in=False)
         return Ending("perpetual_check", _win_for(-offender), ply, offender=offender,
                       move_limit=limit,
-                      reason=f"perpetual check by {_side(offender)}: it gave check with every"
-                             f" move from ply {start} until the position of ply {first}"
-                             f" occurred for the third time")
+                      reason=f"perpetual check by {_side(offender)}: {_side(offender)} gave"
+                             f" check with every move from ply {start} to ply {end}")
     # The side that moved last must also have chased with the move that first made
     # the repeated position, when the history holds it (Fairy-Stockfish counts it).
     chases = _chases(pos, ply - first, lead_in=first > 0)
@@ -341,14 +340,24 @@ def _repetition_verdict(pos: Position, checks: Sequence[bool], first: int, ply: 
                           reason=f"perpetual chase by both sides from ply {first + 1}"
                                  f" ({both}): a draw")
         ((offender, chase),) = chases.items()
-        start = (first if first > 0 else first + 2) if offender == last_mover else first + 1
+        start, end = _moves_of(offender, last_mover, first, ply, lead_in=first > 0)
         return Ending("perpetual_chase", _win_for(-offender), ply, offender=offender,
                       chase=True, move_limit=limit,
                       reason=f"perpetual chase by {_side(offender)}: {chase}"
-                             f" with every move from ply {start}")
+                             f" with every move from ply {start} to ply {end}")
     return Ending("repetition", DRAW, ply, move_limit=limit,
                   reason=f"repetition: the position of ply {first} occurred for the third"
                          f" time with no perpetual check or chase: a draw")
+
+
+def _moves_of(side: int, last_mover: int, first: int, ply: int, *, lead_in: bool
+              ) -> tuple[int, int]:
+    """The first and last plies at which ``side`` moved in the cycle from position
+    ``first`` to position ``ply``, the move that reached ``first`` included with
+    ``lead_in`` when ``side`` made it."""
+    if side == last_mover:
+        return (first if lead_in else first + 2), ply
+    return first + 1, ply - 1
 
 
 def chasing_sides(pos: Position, plies: int, *, lead_in: bool = False) -> set[int]:
