@@ -317,9 +317,9 @@ DIFFERS = DATA / "adjudication-differs.jsonl"
 DIFFERING_GAMES = {
     # Black's cannon goes e5-d5-e5 while Red's king steps e0-d0-e0. The chariot on d3
     # attacks the horse on d2 all along; with the king on d0 the advisor on e1 protects
-    # it, and each cannon move takes that protection away by a pin (on e5 the advisor
-    # screens the king, on d5 taking back would leave the king in check from the cannon):
-    # a chase by Black with every move. The same game is filed twice.
+    # it, and each cannon move takes that protection away by a pin (on e5 the cannon pins
+    # the advisor to the king over the elephant on e2; on d5 taking back would leave the
+    # king in check from the cannon): a chase by Black with every move. Filed twice.
     "胡榮華/00001983.pgn": ("perpetual_chase", BLACK, "1-0", 66, True),
     "金鉤炮/00000040.pgn": ("perpetual_chase", BLACK, "1-0", 66, True),
     # Red's chariot goes d9-c9, Black's cannon d8-b8. Cannon to d8 attacks the chariot on
@@ -336,11 +336,12 @@ DIFFERING_GAMES = {
     # is pin the advisor that protects f2 against the pawn on f3, or make the pawn's
     # capture a discovered check. Pawns never chase: a draw. pyffish counts the pawn.
     "許銀川/00003030.pgn": ("repetition", None, "1/2-1/2", 229, False),
-    # Black's king steps e9-d9, unpinning the chariot on e5 (Red's cannon on e2 no longer
-    # aims at the king through it), which then attacks the unprotected cannon on f5; the
-    # chariot follows that cannon e5-e3-e5 with every move after. A perpetual chase by
-    # Black. pyffish does not see the pin, so for it the king step chases nothing, and it
-    # requires that move (the one that first reached the repeated position) to chase.
+    # Black's king steps e9-d9, unpinning the chariot on e5 (with the king on e9, taking
+    # would let Red's cannon on e2 check over the advisor on e8), which then attacks the
+    # unprotected cannon on f5; the chariot follows that cannon e5-e3-e5 with every move
+    # after. A perpetual chase by Black. pyffish does not see the pin, so for it the king
+    # step chases nothing, and it requires that move (the one that first reached the
+    # repeated position) to chase.
     "世界智力運動會/00000323.pgn": ("perpetual_chase", BLACK, "1-0", 108, False),
     # Black's chariot follows Red's cannon a6-b6-a6-d6-a6 along rank 5; the cannon stays
     # protected by Red's chariot on e6. That chariot is Red's only piece on the kings' e
