@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import io
 import zipfile
+from pathlib import Path
 
 import pyffish
 import pytest
 
-from positions import DATA, coordinate_games
+from datafiles import DATA
+from positions import coordinate_games
 from xqdb.formats import pgn, read_paths
 from xqdb.formats.record import Origin
 from xqdb.replay import replay
@@ -135,6 +137,7 @@ def test_a_capture_restarts_the_move_count() -> None:
     assert adjudicate(fen, ["a1b1", "e9e8"]).name == "move_limit"
 
 
+@pytest.mark.usefixtures("shared_data")
 def test_incremental_and_pure_forms_agree_on_real_games() -> None:
     for moves in coordinate_games()[:150]:
         pos = Position()
@@ -198,6 +201,7 @@ def test_chasing_sides_needs_every_move_of_the_cycle() -> None:
     assert chasing_sides(quiet, 4) == set()
 
 
+@pytest.mark.usefixtures("shared_data")
 def test_master_games_agree_with_pyffish() -> None:
     """All 1,125 games of liu-dahua-1125.pgn: every ending we find, at its ply, is
     pyffish's verdict too, and where we find none pyffish finds none either."""
@@ -242,10 +246,10 @@ def test_real_cannon_duel_counts_new_attacks_only() -> None:
     assert pyffish_verdict(fen, moves) == (True, value_for_side_to_move(ending, played(fen, moves)))
 
 
-def test_practical_dataset_sample_agrees_with_pyffish() -> None:
+def test_practical_dataset_sample_agrees_with_pyffish(shared_data: Path) -> None:
     """One game in twenty of ccpd-dev.zip (Big5 PGN, Chinese notation), read and replayed
     by xqdb itself: every verdict, ending or not, is pyffish's too."""
-    path = DATA / "ccpd-dev.zip"
+    path = shared_data / "ccpd-dev.zip"
     endings, games, disagreements = 0, 0, []
     with zipfile.ZipFile(path) as archive:
         names = sorted(n for n in archive.namelist() if n.lower().endswith(".pgn"))
@@ -286,10 +290,10 @@ def test_what_a_horse_threatens(fen: str, threatened_squares: set[str]) -> None:
     assert {square_name(sq) for sq in threatened(Position.from_fen(fen), RED)} == threatened_squares
 
 
-def test_replay_judges_real_games_as_the_incremental_adjudicator_does() -> None:
+def test_replay_judges_real_games_as_the_incremental_adjudicator_does(shared_data: Path) -> None:
     """judge_history (after the fact, used by replay) agrees with Adjudicator ply by ply."""
     endings = 0
-    paths = [str(DATA / "uci" / "liu-dahua-1125.pgn"), str(DATA / "pgn-chinese-15.pgn")]
+    paths = [str(shared_data / "uci" / "liu-dahua-1125.pgn"), str(DATA / "pgn-chinese-15.pgn")]
     for record in read_paths(paths):
         game = replay(record, move_limit=100)
         assert game.is_valid, game.error

@@ -317,6 +317,7 @@ def test_rules_layer_does_not_import_notation() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.usefixtures("shared_data")
 def test_wxf_agrees_with_fairy_stockfish() -> None:
     """pyffish writes WXF (with '=' for sideways) but does not tell tandem pieces apart, so
     it is the oracle for every move whose piece stands alone on its file."""
