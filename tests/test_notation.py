@@ -6,8 +6,6 @@ Every expected move below was worked out on a board from the FEN, not produced b
 
 from __future__ import annotations
 
-import ast
-from pathlib import Path
 
 import pyffish
 import pytest
@@ -300,20 +298,6 @@ def test_public_position_api() -> None:
     moved = Position()
     assert moved.push_text("C2.5") == Move.from_uci("h2e2") and moved.turn == -1
     assert type(moved.copy()) is Position
-
-
-def test_rules_layer_does_not_import_notation() -> None:
-    """The rules are the lower layer: no module of xqdb.rules imports notation or the API."""
-    folder = Path(rules.__file__).parent
-    imported = set()
-    for path in folder.glob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.ImportFrom):
-                imported.add(("." * node.level) + (node.module or ""))
-            elif isinstance(node, ast.Import):
-                imported.update(alias.name for alias in node.names)
-    assert len(imported) > 3
-    assert not [name for name in imported if "notation" in name or name in ("..position", "xqdb")]
 
 
 @pytest.mark.slow
