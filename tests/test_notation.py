@@ -6,7 +6,6 @@ Every expected move below was worked out on a board from the FEN, not produced b
 
 from __future__ import annotations
 
-
 import pyffish
 import pytest
 
