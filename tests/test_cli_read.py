@@ -76,7 +76,7 @@ def test_show_prints_one_game_in_the_chosen_notation():
     source = _out(xqdb("read", path, "--show", "2", "--notation", "source"))
     assert re.search(r"^\s+36\. 后兵进一", source, re.M)
     missing = xqdb("read", path, "--show", "99")
-    assert missing.returncode == 1 and b"fewer than 99 records" in missing.stderr
+    assert missing.returncode == 2 and b"only 15 records" in missing.stderr
 
 
 def test_show_of_an_invalid_game_names_the_ply():

@@ -14,7 +14,13 @@ from .rules.position import FenError, STARTING_FEN
 from .db.info import database_info
 from .db.schema import DatabaseError, connect
 from .formats.sources import SourceError, walk
-from .importer import COMMIT_RECORDS, EXIT_DATABASE, ImportRunError, ImportSummary, UnitResult, import_paths
+from .importer import (
+    COMMIT_RECORDS, EXIT_DATABASE, EXIT_INPUT, ImportRunError, ImportSummary, UnitResult, import_paths,
+)
+
+#: ``xqdb read`` exits with this when a record is invalid (and with EXIT_INPUT when the
+#: paths hold no record at all).
+EXIT_INVALID = 1
 
 
 @click.group()
@@ -75,12 +81,12 @@ def _logging(verbose: int, quiet: bool, log_file: str | None) -> list[logging.Ha
 
 def _progress_bar(paths: tuple[str, ...], enabled: bool) -> Any:
     """A bytes-and-games bar on stderr when it is a terminal (``None`` otherwise)."""
-    if not enabled or not click.get_text_stream("stderr").isatty():
+    if not enabled or not sys.stderr.isatty():
         return None
     total = None
     if "-" not in paths:
         total = sum(s.size for s in walk(paths) if not isinstance(s, SourceError)) or None
-    return click.progressbar(length=total, label="importing", file=click.get_text_stream("stderr"),
+    return click.progressbar(length=total, label="importing", file=sys.stderr,
                              show_pos=False, show_percent=True, show_eta=True)
 
 
@@ -182,7 +188,8 @@ def read_command(paths: tuple[str, ...], format_: str | None, encoding: str | No
     """Summarize the game records in PATHS (files, folders, archives, - for stdin).
 
     Counts records per format and encoding, valid and invalid, with the reasons and
-    examples naming file, record and ply. Exits with 1 when a record is invalid.
+    examples naming file, record and ply. Exits with 1 when a record is invalid, 3 when
+    there is no record to read, 2 for a bad option (--show past the last record too).
     """
     from .formats import formats
     from .formats.encoding import normalize_encoding
@@ -197,13 +204,17 @@ def read_command(paths: tuple[str, ...], format_: str | None, encoding: str | No
         except ValueError as exc:
             raise click.BadParameter(str(exc), param_hint="--encoding") from None
     if show is not None:
-        record = nth_record(paths, show, format_, encoding)
-        if record is None:
-            raise click.ClickException(f"there are fewer than {show} records")
+        try:
+            record = nth_record(paths, show, format_, encoding)
+        except LookupError as exc:
+            raise click.BadParameter(str(exc), param_hint="--show") from None
         click.echo(format_game(record, notation))
         return
     summary = summarize(paths, format_, encoding, replay_games=replay,
                         keep=None if all_errors else examples)
     click.echo(summary.report(examples=examples, all_failures=all_errors))
-    if summary.invalid or not summary.records:
-        sys.exit(1)
+    if not summary.records:
+        click.echo("Error: no records to read", err=True)
+        sys.exit(EXIT_INPUT)
+    if summary.invalid:
+        sys.exit(EXIT_INVALID)
