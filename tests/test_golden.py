@@ -14,13 +14,12 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from datafiles import SAMPLE_GAMES
 from xqdb import Move, Position
 from xqdb.db.dedupe import content_hash
 from xqdb.formats import read_paths
 from xqdb.importer import import_paths
 from xqdb.replay import replay
-
-SAMPLE_GAMES = Path(__file__).parents[1] / "sample_games"
 
 START_KEY = 0x7D5B48F105E561F2
 

@@ -9,14 +9,14 @@ from pathlib import Path
 import pyffish
 import pytest
 
-from datafiles import DATA
+from datafiles import SAMPLE_GAMES
 from xqdb.formats import dhtmlxq, read_paths
 from xqdb.formats.record import Origin
 from xqdb.notation.coordinates import parse_dhtmlxq
 from xqdb.replay import replay
 from xqdb.rules.position import STARTING_FEN
 
-HTML = DATA / "dhtmlxq" / "wxf-championship-1997.html"
+HTML = SAMPLE_GAMES / "wxf-championship-1997.html"
 
 
 @pytest.fixture(scope="module")

@@ -6,19 +6,15 @@ hand out the first game long before the end of a large file."""
 from __future__ import annotations
 
 import io
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from datafiles import DATA, SHARED_DATA
+from datafiles import DATA, SAMPLE_GAMES, SHARED_DATA
 from xqdb.formats import dhtmlxq, epd, movelist, pgn, read_source
 from xqdb.formats.record import GameRecord, Origin
 from xqdb.formats.sources import Source
 from xqdb.replay import replay
-
-SAMPLE_GAMES = Path(__file__).parents[1] / "sample_games"
-
 
 def _samples() -> dict[str, bytes]:
     samples = {
@@ -27,7 +23,7 @@ def _samples() -> dict[str, bytes]:
         "wxf-utf8": (DATA / "pgn-wxf-fullwidth-15.pgn").read_bytes()[:6000],
         "uci": (DATA / "uci" / "same-15-games-uci.pgn").read_bytes()[:5000],
         "walker-pgn": (DATA / "binary" / "test2.pgn").read_bytes(),
-        "html": (DATA / "dhtmlxq" / "wxf-championship-1997.html").read_bytes(),
+        "html": (SAMPLE_GAMES / "wxf-championship-1997.html").read_bytes(),
         "moves": (DATA / "binary" / "test1_move.txt").read_bytes(),
         "epd": (DATA / "endgames" / "FUNNY.EPD").read_bytes()[:3000],
     }
@@ -139,7 +135,7 @@ class _CountingStream(io.RawIOBase):
 
 @pytest.mark.parametrize("reader, path", [
     (pgn, DATA / "uci" / "same-15-games-uci.pgn"),
-    (dhtmlxq, DATA / "dhtmlxq" / "wxf-championship-1997.html"),
+    (dhtmlxq, SAMPLE_GAMES / "wxf-championship-1997.html"),
 ])
 def test_readers_stream_instead_of_loading_the_input(reader, path):
     data = path.read_bytes()
