@@ -2,10 +2,10 @@
 
 ``DATA`` is the handful of small real files kept with the tests (``tests/data``, each
 listed with its source in ``tests/data/SOURCES.md``), laid out as in the corpus so a test
-names a file the same way in both; ``SAMPLE_GAMES`` holds a few more, shipped for users. ``SHARED_DATA`` is the whole corpus in
-``../shared/data``, beside the repository; a fresh clone does not have it, so tests that
-need it ask for the ``shared_data`` fixture of ``conftest.py``, which skips them when it
-is absent.
+names a file the same way in both; ``SAMPLE_GAMES`` holds a few more, shipped for users.
+``SHARED_DATA`` is the whole corpus in ``../shared/data``, beside the repository; a fresh
+clone does not have it, so tests that need it ask for the ``shared_data`` fixture of
+``conftest.py``, which skips them when it is absent.
 
 >>> (DATA / "perft.tsv").is_file()
 True

@@ -1,7 +1,8 @@
 """A deterministic set of real positions for differential tests of the rules and notations.
 
-Built from the files of the corpus in ``../shared/data``, never random: the same FENs come back on every
-run and on every machine, so a failure names a position that can be replayed by hand.
+Built from the files of the corpus in ``../shared/data``, never random: the same FENs
+come back on every run and on every machine, so a failure names a position that can be
+replayed by hand.
 
 * ``opening``, ``middlegame``, ``endgame``: plies sampled from the 1,125 coordinate games
   of ``uci/liu-dahua-1125.pgn`` (early, middle and last plies of every game);

@@ -176,7 +176,8 @@ def test_worker_log_records_reach_the_parents_handlers(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_everything_in_shared_data_gives_the_readers_numbers(tmp_path: Path, shared_data: Path) -> None:
+def test_everything_in_shared_data_gives_the_readers_numbers(tmp_path: Path,
+                                                             shared_data: Path) -> None:
     db = tmp_path / "all.duckdb"
     summary = import_paths([str(shared_data)], db, jobs=2)
 

@@ -136,7 +136,8 @@ def ccpd_games(archive_path: Path, stride: int) -> list[tuple[str, dict[str, str
     return out
 
 
-def test_ccpd_sample_replays_and_loose_plies_are_exactly_the_sloppy_texts(shared_data: Path) -> None:
+def test_ccpd_sample_replays_and_loose_plies_are_exactly_the_sloppy_texts(
+        shared_data: Path) -> None:
     games = ccpd_games(shared_data / "ccpd-dev.zip", stride=8)
     replayed = plies = loose_plies = 0
     for name, tags, texts in games:

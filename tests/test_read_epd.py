@@ -35,8 +35,8 @@ def broken_positions(endgames: Path) -> tuple[int, list[str]]:
 
 def test_two_studies_without_a_red_king_are_the_only_broken_positions():
     endgames = DATA / "endgames"
-    assert broken_positions(endgames) == (
-        340, [f"{endgames / '_K.EPD'}, record 51, line 51", f"{endgames / '_K.EPD'}, record 52, line 52"])
+    assert broken_positions(endgames) == (340, [f"{endgames / '_K.EPD'}, record 51, line 51",
+                                                f"{endgames / '_K.EPD'}, record 52, line 52"])
 
 
 def test_every_study_of_the_corpus_is_read_and_only_those_two_are_broken(shared_data):

@@ -15,7 +15,8 @@ from .db.info import database_info
 from .db.schema import DatabaseError, connect
 from .formats.sources import SourceError, walk
 from .importer import (
-    COMMIT_RECORDS, EXIT_DATABASE, EXIT_INPUT, ImportRunError, ImportSummary, UnitResult, import_paths,
+    COMMIT_RECORDS, EXIT_DATABASE, EXIT_INPUT, ImportRunError, ImportSummary, UnitResult,
+    import_paths,
 )
 
 #: ``xqdb read`` exits with this when a record is invalid (and with EXIT_INPUT when the
