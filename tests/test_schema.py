@@ -267,3 +267,19 @@ def test_an_upgrade_gives_the_rows_of_a_fresh_import(version_2: Path, tmp_path: 
     assert rows(Path(f"{db}.v2"), "SELECT value FROM meta") == [("2",)]
     twice = run_xqdb("upgrade", "--db", str(db))
     assert twice.returncode == 0 and "already at schema version" in twice.stdout
+
+
+def test_the_rules_verdict_is_stored_with_its_reason(tmp_path: Path) -> None:
+    """A user who sees a verdict that contradicts the recorded result can check it."""
+    db = tmp_path / "g.duckdb"
+    library = next((DATA / "binary").glob("1989*.CBL"))
+    import_paths([str(library)], db, jobs=1)
+    con = duckdb.connect(str(db), read_only=True)
+    row = con.execute("SELECT termination, rules_result, termination_reason FROM games"
+                      " WHERE record_index = 5").fetchone()
+    assert row == ("perpetual_chase", "1-0",
+                   "perpetual chase by Black: the chariot on f5 chases the unprotected pawn on"
+                   " f6 with every move from ply 72 to ply 80")
+    # Games the rules did not end carry no reason.
+    assert con.execute("SELECT count(*) FROM games WHERE (termination IS NULL)"
+                       " <> (termination_reason IS NULL)").fetchone() == (0,)
