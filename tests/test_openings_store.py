@@ -1,6 +1,6 @@
 """Openings in the database: what the import stores in ``games.ecco``, ``opening``,
 ``variation`` and ``opening_names``, re-classification in place, and a stored game
-explained, on real files of ../shared/data."""
+explained, on the real files kept in tests/data."""
 
 from __future__ import annotations
 
@@ -9,17 +9,15 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from datafiles import DATA
 from xqdb.importer import import_paths
 from xqdb.openings import classify, explain
 from xqdb.openings.store import classify_database, explain_game
 from xqdb.rules.board import Move
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 #: 20 engine games tagged with ECCO, Opening and Variation; XQF, CBL and PGN samples with
 #: broken files and games from set-up positions.
 INPUTS = [DATA / "pgn-gbk", DATA / "binary"]
-
-pytestmark = pytest.mark.skipif(not DATA.is_dir(), reason=f"{DATA} is not there")
 
 
 @pytest.fixture(scope="module")
