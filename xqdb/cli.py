@@ -228,3 +228,13 @@ def read_command(paths: tuple[str, ...], format_: str | None, encoding: str | No
     click.echo(summary.report(examples=examples, all_failures=all_errors))
     if summary.invalid or not summary.records:
         sys.exit(1)
+
+
+def _add_report_commands() -> None:
+    from .cli_reports import COMMANDS
+
+    for command in COMMANDS:
+        cli.add_command(command)
+
+
+_add_report_commands()
