@@ -1,0 +1,238 @@
+"""Players, named reports and the report commands, on ccpd-dev.zip imported for real.
+
+Every report figure is checked against SQL written here by hand over the same database.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import duckdb
+import pyarrow.parquet as pq
+import pytest
+
+from import_support import DATA, run_xqdb
+from xqdb.db.queries import list_queries, run_query
+from xqdb.db.schema import connect
+from xqdb.importer import import_paths
+from xqdb.players import fold
+from xqdb.tree import position_key
+
+CCPD = DATA / "ccpd-dev.zip"
+
+pytestmark = pytest.mark.skipif(not CCPD.is_file(), reason=f"{CCPD} is not there")
+
+#: The spellings of 胡榮華 alone in ccpd-dev.zip, and those of his consultation pairs.
+HU_ALONE = ["胡榮華", "上海胡榮華", "上海 胡榮華", "中國胡榮華", "上海  胡榮華", "中國 胡榮華",
+            "盧灣胡榮華", "上  海 胡榮華", "上海棋院 胡榮華", "海上海胡榮華", "上海八建胡榮華",
+            "上海\u3000胡榮華", "南方隊胡榮華"]
+HU_PAIRS = {"伍霞+胡榮華": "伍霞+胡荣华", "伍霞胡榮華": "伍霞+胡荣华",
+            "歐陽琦琳／胡榮華": "欧阳琦琳+胡荣华"}
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("reports") / "ccpd.duckdb"
+    import_paths([str(CCPD)], path, jobs=2)
+    return path
+
+
+@pytest.fixture()
+def con(db: Path):
+    connection = connect(db, read_only=True)
+    yield connection
+    connection.close()
+
+
+def player_of(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
+    return dict(con.execute("SELECT n.spelling, p.name FROM player_names n"
+                            " JOIN players p USING (player_id)").fetchall())
+
+
+def test_hu_ronghua_s_spellings_are_one_player_and_his_pairs_stay_pairs(con) -> None:
+    names = player_of(con)
+    assert {names[s] for s in HU_ALONE} == {"胡荣华"}
+    assert {s: names[s] for s in HU_PAIRS} == HU_PAIRS
+    games = con.execute("""
+        SELECT count(*) FROM games g JOIN players p ON p.player_id IN (g.red_player_id,
+        g.black_player_id) WHERE p.name = '胡荣华'""").fetchall()[0][0]
+    alone = con.execute("SELECT count(*) FROM games WHERE red IN $s OR black IN $s",
+                        {"s": HU_ALONE}).fetchall()[0][0]
+    assert games == alone == 801
+
+
+def test_no_player_is_merged_into_a_name_it_does_not_end_with(con) -> None:
+    # Players who share a surname or a given name (李来群 and 李群, 胡荣华 and 胡明) are told
+    # apart because a spelling is only ever cut down to a whole name at its end.
+    names = player_of(con)
+    for spelling, name in names.items():
+        if "+" not in name and not re.search("[A-Za-z]", name):
+            assert fold(spelling).replace(" ", "").endswith(name), (spelling, name)
+    people = {names[s] for s in ("李來群", "李群", "胡明", "胡慶陽", "徐天紅", "徐天利",
+                                 "王斌", "王琳娜", "趙國榮", "趙鑫鑫")}
+    assert len(people) == 10
+
+
+def test_top_players_of_info_count_canonical_players(db: Path) -> None:
+    result = run_xqdb("info", "--db", str(db), "--top", "3")
+    assert result.returncode == 0, result.stderr
+    assert "      801  胡荣华" in result.stdout
+    assert "上海胡榮華" not in result.stdout
+
+
+def _red_score(won: int, drawn: int, lost: int) -> float:
+    return round(100.0 * (won + 0.5 * drawn) / (won + drawn + lost), 1)
+
+
+def test_opening_families_equal_hand_written_sql(con) -> None:
+    report = {r["opening"]: r for r in run_query(con, "openings", by="family").records()}
+    hand = con.execute("""
+        SELECT left(ecco, 1), count(*), count(*) FILTER (result = '1-0'),
+               count(*) FILTER (result = '1/2-1/2'), count(*) FILTER (result = '0-1'),
+               min(year), max(year)
+        FROM games WHERE status = 'valid' AND ecco IS NOT NULL GROUP BY 1""").fetchall()
+    total = sum(row[1] for row in hand)
+    assert sorted(report) == ["A", "B", "C", "D", "E"]
+    for family, games, won, drawn, lost, first, last in hand:
+        row = report[family]
+        assert (row["games"], row["first_year"], row["last_year"]) == (games, first, last)
+        assert row["share"] == round(100.0 * games / total, 1)
+        assert row["red_score"] == _red_score(won, drawn, lost)
+        assert row["red_win"] == round(100.0 * won / (won + drawn + lost), 1)
+
+
+def test_openings_filtered_by_player_year_and_minimum(con) -> None:
+    rows = run_query(con, "openings", player="吕钦", side="red", from_year="1990",
+                     to_year="1999", min_games="5", sort="score").records()
+    hand = dict(con.execute("""
+        SELECT g.ecco, count(*) FROM games g JOIN players p ON p.player_id = g.red_player_id
+        WHERE p.name = '吕钦' AND g.status = 'valid' AND g.year BETWEEN 1990 AND 1999
+          AND g.ecco IS NOT NULL GROUP BY 1 HAVING count(*) >= 5""").fetchall())
+    assert {r["opening"]: r["games"] for r in rows} == hand
+    scores = [r["red_score"] for r in rows]
+    assert scores == sorted(scores, reverse=True)
+
+
+def test_repertoire_scores_for_the_player(con) -> None:
+    rows = run_query(con, "repertoire", player="胡荣华", by="family").records()
+    hand = con.execute("""
+        SELECT left(g.ecco, 1), count(*),
+               count(*) FILTER (result = '0-1'), count(*) FILTER (result = '1/2-1/2'),
+               count(*) FILTER (result = '1-0')
+        FROM games g JOIN players p ON p.player_id = g.black_player_id
+        WHERE p.name = '胡荣华' AND g.status = 'valid' AND g.ecco IS NOT NULL
+        GROUP BY 1""").fetchall()
+    as_black = {r["opening"]: r for r in rows if r["side"] == "black"}
+    for family, games, won, drawn, lost in hand:
+        assert as_black[family]["games"] == games
+        assert as_black[family]["score"] == _red_score(won, drawn, lost)
+    assert {r["side"] for r in rows} == {"red", "black"}
+
+
+def test_tree_merges_move_orders_and_equals_hand_written_sql(con) -> None:
+    key = position_key("炮二平五 马8进7 兵七进一")
+    assert key == position_key("兵七进一 马8进7 炮二平五")
+    rows = run_query(con, "tree", key=str(key), notation="uci").records()
+    hand = dict(con.execute("""
+        SELECT m.uci, count(DISTINCT m.game_id) FROM moves m JOIN games g USING (game_id)
+        WHERE m.key_before = $k AND g.status = 'valid' GROUP BY 1""", {"k": key}).fetchall())
+    assert {r["move"]: r["games"] for r in rows} == hand
+    assert sum(r["games"] for r in rows) > 0
+    start = run_query(con, "tree", key=str(position_key(""))).records()
+    assert start[0]["move"] == "炮二平五"
+
+
+def test_query_list_and_errors() -> None:
+    listed = run_xqdb("query", "--list", "--db", "unused.duckdb")
+    assert listed.returncode == 0
+    for query in list_queries():
+        assert f"{query.name}: {query.description}" in listed.stdout
+    assert {"openings", "repertoire", "tree", "players"} <= {q.name for q in list_queries()}
+
+
+def test_query_command_outputs(db: Path, tmp_path: Path) -> None:
+    csv = run_xqdb("query", "openings", "--db", str(db), "--param", "by=family",
+                   "--format", "csv")
+    assert csv.returncode == 0, csv.stderr
+    lines = csv.stdout.splitlines()
+    assert lines[0].startswith("opening,name,games,share")
+    assert [line[0] for line in lines[1:]] == ["C", "A", "E", "B", "D"]
+    out = tmp_path / "families.parquet"
+    written = run_xqdb("query", "openings", "--db", str(db), "-p", "by=family", "-o", str(out))
+    assert written.returncode == 0 and pq.read_table(out).num_rows == 5
+    unknown = run_xqdb("query", "nothing", "--db", str(db))
+    assert unknown.returncode == 2 and "no query named 'nothing'" in unknown.stderr
+    missing = run_xqdb("query", "tree", "--db", str(db))
+    assert missing.returncode == 2 and "needs --param key=VALUE" in missing.stderr
+    wrong = run_xqdb("query", "tree", "--db", str(db), "-p", "colour=red")
+    assert wrong.returncode == 2 and "takes no parameter colour" in wrong.stderr
+    no_db = run_xqdb("query", "players", "--db", str(tmp_path / "none.duckdb"))
+    assert no_db.returncode == 4 and "no such database" in no_db.stderr
+
+
+def test_sql_command_runs_any_sql(db: Path) -> None:
+    result = run_xqdb("sql", "SELECT status, count(*) AS n FROM games GROUP BY 1 ORDER BY 1",
+                      "--db", str(db), "--format", "json")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == [{"status": "invalid", "n": 3},
+                                         {"status": "valid", "n": 8404}]
+    bad = run_xqdb("sql", "SELECT nothing FROM games", "--db", str(db))
+    assert bad.returncode == 2 and bad.stderr.startswith("Error: ") and \
+        len(bad.stderr.splitlines()) == 1
+
+
+def test_table_output_aligns_chinese_by_display_width(db: Path) -> None:
+    result = run_xqdb("players", "--db", str(db), "--search", "榮華", "--limit", "3")
+    assert result.returncode == 0, result.stderr
+    from wcwidth import wcswidth
+    header, rule, *rows = result.stdout.splitlines()
+    games_end = wcswidth(header[:header.index("games") + len("games")])
+    for row in rows:  # the games column ends at the same display column on every row
+        cut = row.split()
+        assert wcswidth(row[:row.index(" " + cut[2] + " ") + len(cut[2]) + 1]) == games_end
+    assert "胡荣华" in rows[0] and "上海胡榮華 318" in rows[0]
+
+
+def test_openings_and_tree_commands(db: Path) -> None:
+    openings = run_xqdb("openings", "--db", str(db), "--by", "family", "--format", "json")
+    assert openings.returncode == 0, openings.stderr
+    assert [r["opening"] for r in json.loads(openings.stdout)] == ["C", "A", "E", "B", "D"]
+    repertoire = run_xqdb("openings", "--db", str(db), "--player", "胡荣华", "--format", "csv")
+    assert repertoire.returncode == 0 and repertoire.stdout.startswith("side,opening")
+    tree = run_xqdb("tree", "--db", str(db), "--moves", "C2.5 H8+7", "--notation", "wxf",
+                    "--format", "csv")
+    assert tree.returncode == 0, tree.stderr
+    assert tree.stdout.splitlines()[1].startswith("H2+3,3084,")
+    bad = run_xqdb("tree", "--db", str(db), "--moves", "炮二平五 车一进九")
+    assert bad.returncode == 2 and "move 2, '车一进九'" in bad.stderr
+
+
+def test_players_alias_merges_and_splits_and_survives_relinking(db: Path,
+                                                                tmp_path: Path) -> None:
+    copy = tmp_path / "copy.duckdb"
+    shutil.copy(db, copy)
+    con = duckdb.connect(str(copy), read_only=True)
+    hand = con.execute("""SELECT count(*) FROM games g JOIN players p
+                          ON p.player_id IN (g.red_player_id, g.black_player_id)
+                          WHERE p.name IN ('杨官璘', '杨官麟')""").fetchall()[0][0]
+    con.close()
+    merged = run_xqdb("players", "--db", str(copy), "alias", "杨官麟", "杨官璘", "--as", "杨官璘")
+    assert merged.returncode == 0, merged.stderr
+    split = run_xqdb("players", "--db", str(copy), "alias", "--split", "伍霞胡榮華")
+    assert split.returncode == 0, split.stderr
+    from xqdb.db.players import link_players
+    con = duckdb.connect(str(copy))
+    link_players(con)  # as the next import does: the corrections stay
+    names = player_of(con)
+    assert names["楊官麟"] == names["廣東楊官麟"] == names["楊官璘"] == "杨官璘"
+    assert names["伍霞胡榮華"] == "伍霞胡荣华" and names["伍霞+胡榮華"] == "伍霞+胡荣华"
+    games = con.execute("""SELECT count(*) FROM games g JOIN players p
+                           ON p.player_id IN (g.red_player_id, g.black_player_id)
+                           WHERE p.name = '杨官璘'""").fetchall()[0][0]
+    con.close()
+    assert games == hand
+    unknown = run_xqdb("players", "--db", str(copy), "alias", "無此人", "--as", "x")
+    assert unknown.returncode == 2 and "neither a spelling nor a player" in unknown.stderr
