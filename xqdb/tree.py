@@ -28,7 +28,7 @@ def position_key(moves: str, fen: str | None = None) -> int:
     """The Zobrist key (as ``moves.key_before`` stores it) of the position after ``moves``
     (space-separated, any notation) from ``fen`` (default: the start position)."""
     try:
-        position = Position.from_fen(fen or STARTING_FEN)
+        position = Position(fen or STARTING_FEN)
     except FenError as exc:
         raise PositionError(f"bad FEN: {exc}") from None
     texts = [t for t in moves.split() if not _NUMBER.match(t)]

@@ -5,7 +5,9 @@ points there), shipped inside the package. Its header comment says what it answe
 first line is the description, and each parameter has a line
 ``-- @param NAME=DEFAULT  meaning`` (no ``=``: the parameter is required; nothing after
 ``=``: it defaults to NULL). The SQL reads a parameter as ``$NAME``; values are always
-bound, never pasted into the text.
+bound, never pasted into the text. ``_shared.sql`` is no report: it defines the table
+and scalar macros the reports share, created (as temporary macros, so that a read-only
+database takes them) before each report runs.
 
 >>> query = load_query("tree")
 >>> [p.name for p in query.params]
@@ -122,16 +124,21 @@ def _files() -> dict[str, Any]:
     return {Path(f.name).stem: f for f in folder.iterdir() if f.name.endswith(".sql")}
 
 
+def _shared(con: duckdb.DuckDBPyConnection) -> None:
+    """Create the macros of ``_shared.sql`` on ``con``."""
+    con.execute(_files()["_shared"].read_text(encoding="utf-8"))
+
+
 def list_queries() -> list[Query]:
     """Every report shipped, by name."""
     return [parse_query(name, f.read_text(encoding="utf-8"))
-            for name, f in sorted(_files().items())]
+            for name, f in sorted(_files().items()) if not name.startswith("_")]
 
 
 def load_query(name: str) -> Query:
     """The report ``name``; raises :class:`QueryError` when there is none."""
     files = _files()
-    if name not in files:
+    if name not in files or name.startswith("_"):
         raise QueryError(f"no query named {name!r} (xqdb query --list lists them)")
     return parse_query(name, files[name].read_text(encoding="utf-8"))
 
@@ -153,7 +160,9 @@ def run_query(con: duckdb.DuckDBPyConnection, name: str, **given: str | None) ->
     Values are text, as typed on a command line; the SQL casts what it needs.
     """
     query = load_query(name)
-    return run_sql(con, query.sql, query.bind(given))
+    values = query.bind(given)
+    _shared(con)
+    return run_sql(con, query.sql, values)
 
 
 # --- output -------------------------------------------------------------------------------

@@ -15,25 +15,12 @@
 -- @param sort=games      games (most played first) or score (best for Red first)
 -- @param top=3           players listed per opening
 WITH picked AS (
-    SELECT g.game_id, g.ecco, g.opening, g.opening_names, g.result, g.year,
-           g.red_player_id, g.black_player_id
-    FROM games g
-    LEFT JOIN players r ON r.player_id = g.red_player_id
-    LEFT JOIN players b ON b.player_id = g.black_player_id
-    WHERE g.status = 'valid'
-      AND ($player IS NULL
-           OR ($side IN ('red', 'either') AND r.name = $player)
-           OR ($side IN ('black', 'either') AND b.name = $player))
-      AND ($from_year IS NULL OR g.year >= CAST($from_year AS INTEGER))
-      AND ($to_year IS NULL OR g.year <= CAST($to_year AS INTEGER))
-      AND ($event IS NULL OR g.event ILIKE '%' || $event || '%')
+    SELECT * FROM picked_games($player, $side, $from_year, $to_year, $event)
 ),
-keyed AS (
-    SELECT game_id, ecco AS key FROM picked WHERE $by = 'code' AND ecco IS NOT NULL
-    UNION ALL
-    SELECT game_id, left(ecco, 1) FROM picked WHERE $by = 'family' AND ecco IS NOT NULL
-    UNION ALL
-    SELECT game_id, unnest(opening_names) FROM picked WHERE $by = 'name'
+keyed AS (  -- a game under each opening it counts for
+    SELECT * FROM (SELECT game_id, unnest(opening_keys($by, ecco, opening_names)) AS key
+                   FROM picked)
+    WHERE key IS NOT NULL
 ),
 counted AS (
     SELECT k.key, p.*

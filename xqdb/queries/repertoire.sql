@@ -11,26 +11,18 @@
 -- @param min_games=1      leave out openings with fewer games
 -- @param sort=games       games (most played first) or score (best for the player first)
 WITH mine AS (
-    SELECT g.game_id, g.ecco, g.opening, g.opening_names, g.year,
-           CASE WHEN r.name = $player THEN 'red' ELSE 'black' END AS side,
-           CASE WHEN g.result = '1/2-1/2' THEN 'draw'
-                WHEN g.result = '1-0' THEN CASE WHEN r.name = $player THEN 'win' ELSE 'loss' END
-                WHEN g.result = '0-1' THEN CASE WHEN r.name = $player THEN 'loss' ELSE 'win' END
+    SELECT game_id, ecco, opening, opening_names, year,
+           CASE WHEN red_name = $player THEN 'red' ELSE 'black' END AS side,
+           CASE WHEN result = '1/2-1/2' THEN 'draw'
+                WHEN result = '1-0' THEN CASE WHEN red_name = $player THEN 'win' ELSE 'loss' END
+                WHEN result = '0-1' THEN CASE WHEN red_name = $player THEN 'loss' ELSE 'win' END
            END AS outcome
-    FROM games g
-    LEFT JOIN players r ON r.player_id = g.red_player_id
-    LEFT JOIN players b ON b.player_id = g.black_player_id
-    WHERE g.status = 'valid' AND (r.name = $player OR b.name = $player)
-      AND ($from_year IS NULL OR g.year >= CAST($from_year AS INTEGER))
-      AND ($to_year IS NULL OR g.year <= CAST($to_year AS INTEGER))
-      AND ($event IS NULL OR g.event ILIKE '%' || $event || '%')
+    FROM picked_games($player, 'either', $from_year, $to_year, $event)
 ),
-keyed AS (
-    SELECT game_id, ecco AS key FROM mine WHERE $by = 'code' AND ecco IS NOT NULL
-    UNION ALL
-    SELECT game_id, left(ecco, 1) FROM mine WHERE $by = 'family' AND ecco IS NOT NULL
-    UNION ALL
-    SELECT game_id, unnest(opening_names) FROM mine WHERE $by = 'name'
+keyed AS (  -- a game under each opening it counts for
+    SELECT game_id, key
+    FROM (SELECT game_id, unnest(opening_keys($by, ecco, opening_names)) AS key FROM mine)
+    WHERE key IS NOT NULL
 ),
 tally AS (
     SELECT m.side, k.key,
