@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import subprocess
 from pathlib import Path
 
 import duckdb
@@ -236,3 +237,66 @@ def test_players_alias_merges_and_splits_and_survives_relinking(db: Path,
     assert games == hand
     unknown = run_xqdb("players", "--db", str(copy), "alias", "無此人", "--as", "x")
     assert unknown.returncode == 2 and "neither a spelling nor a player" in unknown.stderr
+
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+#: Flags for a headless chromium that contacts nothing but the page it is given.
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                  "--no-first-run", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync"]
+
+
+def chromium(page: Path, profile: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([CHROMIUM or "chromium", *CHROMIUM_FLAGS, f"--user-data-dir={profile}",
+                           "--virtual-time-budget=15000", *args, page.as_uri()],
+                          capture_output=True, text=True, timeout=180)
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (.ci/run installs it)")
+def test_report_renders_in_a_real_browser(db: Path, tmp_path: Path, con) -> None:
+    page = tmp_path / "report.html"
+    written = run_xqdb("report", "--db", str(db), "--out", str(page))
+    assert written.returncode == 0, written.stderr
+    text = page.read_text(encoding="utf-8")
+    # Self-contained: no script or style sheet is loaded from anywhere else.
+    assert not re.search(r"<(script|link)[^>]+(src|href)=", text)
+    top_code = con.execute("SELECT ecco FROM games WHERE status = 'valid' AND ecco IS NOT NULL"
+                           " GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 1").fetchall()[0][0]
+    dom = chromium(page, tmp_path / "profile", "--dump-dom").stdout
+    try:
+        assert '<pre id="page-errors"></pre>' in dom, "the page reported errors"
+        for chart in ("families-by-year", "results-by-family"):
+            drawn = re.search(rf'id="{chart}"[^>]*>.*?class="main-svg"', dom, re.S)
+            assert drawn, f"{chart} was not drawn"
+        first_row = re.search(r'<table id="openings">.*?</tr><tr><td>(\w+)</td>', dom, re.S)
+        assert first_row and first_row[1] == top_code
+    except AssertionError:
+        shot = tmp_path / "report.png"
+        chromium(page, tmp_path / "profile-shot", f"--screenshot={shot}",
+                 "--window-size=1280,3000")
+        print(f"screenshot of the failing page: {shot}")
+        raise
+
+
+def test_a_player_s_report_counts_their_games(con) -> None:
+    from xqdb.report import build_report
+
+    page = build_report(con, player="胡荣华")
+    hand = con.execute("""
+        SELECT count(*) FROM games g JOIN players p
+        ON p.player_id IN (g.red_player_id, g.black_player_id)
+        WHERE p.name = '胡荣华' AND g.status = 'valid' AND g.ecco IS NOT NULL""").fetchall()[0][0]
+    assert "<h1>Openings of 胡荣华</h1>" in page
+    assert f"<p>{hand:,} classified games.</p>" in page
+
+
+def test_most_played_lines_equal_hand_written_sql(con) -> None:
+    rows = run_query(con, "lines", plies="2", limit="3").records()
+    hand = con.execute("""
+        SELECT line, count(*) FROM (
+            SELECT game_id, string_agg(chinese, ' ' ORDER BY ply) AS line FROM moves
+            WHERE ply <= 2 AND game_id IN (SELECT game_id FROM games WHERE status = 'valid'
+                AND plies >= 2 AND start_fen LIKE 'rnbakabnr/9/1c5c1/%/RNBAKABNR w%')
+            GROUP BY game_id)
+        GROUP BY line ORDER BY 2 DESC, 1 LIMIT 3""").fetchall()
+    assert [(r["line"], r["games"]) for r in rows] == hand

@@ -1,4 +1,4 @@
-"""The report commands of ``xqdb``: query, sql, players, openings and tree.
+"""The report commands of ``xqdb``: query, sql, players, openings, tree and report.
 
 Thin Click wrappers: the reports are the SQL files of ``xqdb/queries/``, run by
 :mod:`xqdb.db.queries`; these commands pick the report, bind the options as its
@@ -255,5 +255,30 @@ def tree_command(db: str, moves: str, fen: str | None, notation: str, min_games:
                         min_games=str(min_games)), format_, output)
 
 
+@click.command("report")
+@_db_option
+@click.option("--out", "out", required=True, type=click.Path(dir_okay=False),
+              help="The HTML file to write.")
+@click.option("--player", default=None, help="The same report for one player's games "
+              "(canonical name).")
+@click.option("--top", type=click.IntRange(1), default=30, show_default=True,
+              help="Openings and lines listed.")
+def report_command(db: str, out: str, player: str | None, top: int) -> None:
+    """Write the opening report: one HTML file with tables and charts that works offline.
+
+    \b
+    xqdb report --db games.duckdb --out report.html
+    xqdb report --db games.duckdb --out hu.html --player 胡荣华
+    """
+    from .report import build_report
+
+    with _database(db) as con:
+        page = build_report(con, player=player, top=top)
+    with open(out, "w", encoding="utf-8") as file:
+        file.write(page)
+    click.echo(f"wrote {out} ({len(page.encode()):,} bytes)")
+
+
 #: The commands this module adds to ``xqdb``.
-COMMANDS = (query_command, sql_command, players_command, openings_command, tree_command)
+COMMANDS = (query_command, sql_command, players_command, openings_command, tree_command,
+            report_command)
