@@ -300,3 +300,43 @@ def test_most_played_lines_equal_hand_written_sql(con) -> None:
             GROUP BY game_id)
         GROUP BY line ORDER BY 2 DESC, 1 LIMIT 3""").fetchall()
     assert [(r["line"], r["games"]) for r in rows] == hand
+
+
+def test_openings_by_traditional_name_count_a_game_under_each_name(db: Path,
+                                                                   tmp_path: Path) -> None:
+    copy = tmp_path / "named.duckdb"
+    shutil.copy(db, copy)
+    con = duckdb.connect(str(copy))
+    # What the classifier will store: here, names given by hand to a known set of games.
+    con.execute("""UPDATE games SET opening_names = CASE WHEN ecco LIKE 'C%'
+                   THEN ['中炮', '屏风马'] ELSE ['中炮'] END WHERE ecco SIMILAR TO '[BCD].*'""")
+    hand = dict(con.execute("SELECT left(ecco, 1), count(*) FROM games WHERE status = 'valid'"
+                            " AND ecco SIMILAR TO '[BCD].*' GROUP BY 1").fetchall())
+    rows = {r["opening"]: r for r in run_query(con, "openings", by="name").records()}
+    con.close()
+    assert rows["中炮"]["games"] == hand["B"] + hand["C"] + hand["D"]
+    assert rows["屏风马"]["games"] == hand["C"]
+    assert rows["中炮"]["share"] == 100.0
+
+
+def test_upgrade_keeps_the_corrections_made_to_player_names(tmp_path: Path) -> None:
+    from xqdb.db.players import merge
+    from xqdb.db.upgrade import upgrade
+
+    path = tmp_path / "small.duckdb"
+    import_paths([str(DATA / "pgn-gbk"), str(DATA / "pgn-chinese-15.pgn")], path, jobs=1)
+    con = duckdb.connect(str(path))
+    spelling = con.execute("SELECT red FROM games WHERE red IS NOT NULL ORDER BY game_id"
+                           " LIMIT 1").fetchall()[0][0]
+    merge(con, [spelling], "改过的名字")
+    # As if written by the version before: upgrade reads every record again.
+    con.execute("UPDATE meta SET value = '3' WHERE key = 'schema_version'")
+    con.close()
+    assert upgrade(path).kept is not None
+    con = duckdb.connect(str(path), read_only=True)
+    assert player_of(con)[spelling] == "改过的名字"
+    linked = con.execute("SELECT count(*) FROM games g JOIN players p ON p.player_id ="
+                         " g.red_player_id WHERE p.name = '改过的名字'").fetchall()[0][0]
+    assert linked == con.execute("SELECT count(*) FROM games WHERE red = ?",
+                                 [spelling]).fetchall()[0][0] > 0
+    con.close()
