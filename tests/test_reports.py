@@ -146,12 +146,16 @@ def test_tree_merges_move_orders_and_equals_hand_written_sql(con) -> None:
     assert start[0]["move"] == "炮二平五"
 
 
-def test_query_list_and_errors() -> None:
-    listed = run_xqdb("query", "--list", "--db", "unused.duckdb")
+def test_query_list_names_every_report_without_a_database() -> None:
+    listed = run_xqdb("query", "--list")
     assert listed.returncode == 0
     for query in list_queries():
         assert f"{query.name}: {query.description}" in listed.stdout
-    assert {"openings", "repertoire", "tree", "players"} <= {q.name for q in list_queries()}
+    assert {q.name for q in list_queries()} == {"openings", "repertoire", "tree", "players",
+                                                "family_years", "lines"}
+    assert "    key (required): Zobrist key" in listed.stdout
+    no_db = run_xqdb("query", "tree", "-p", "key=1")
+    assert no_db.returncode == 2 and "Missing option '--db'" in no_db.stderr
 
 
 def test_query_command_outputs(db: Path, tmp_path: Path) -> None:

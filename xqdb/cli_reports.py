@@ -83,12 +83,13 @@ def _params(pairs: tuple[str, ...]) -> dict[str, str | None]:
 
 @click.command("query")
 @click.argument("name", required=False)
-@_db_option
+@click.option("--db", "db", envvar="XQDB_DB", type=click.Path(dir_okay=False),
+              help="DuckDB file (env XQDB_DB); not needed for --list.")
 @click.option("--param", "-p", "pairs", multiple=True, metavar="KEY=VALUE",
               help="A parameter of the report (repeatable).")
 @click.option("--list", "list_", is_flag=True, help="List the reports and their parameters.")
 @_output_options
-def query_command(name: str | None, db: str, pairs: tuple[str, ...], list_: bool,
+def query_command(name: str | None, db: str | None, pairs: tuple[str, ...], list_: bool,
                   format_: str | None, output: str | None) -> None:
     """Run the named report NAME (its parameters bound, never pasted into the SQL).
 
@@ -104,6 +105,8 @@ def query_command(name: str | None, db: str, pairs: tuple[str, ...], list_: bool
                            f"default {param.default}" if param.default else "default none")
                 click.echo(f"    {param.name} ({default}): {param.doc}")
         return
+    if db is None:
+        raise click.UsageError("Missing option '--db' (or env XQDB_DB).")
     with _database(db) as con:
         _emit(run_query(con, name, **_params(pairs)), format_, output)
 
