@@ -19,7 +19,6 @@ import duckdb
 from .db.queries import FORMATS, QueryError, Result, list_queries, run_query, run_sql, \
     to_text, write_parquet
 from .db.schema import DatabaseError, connect
-from .importer import EXIT_DATABASE
 
 #: Exit code of a report that cannot run: unknown, missing or bad parameters, failing SQL.
 EXIT_QUERY = 2
@@ -39,6 +38,8 @@ def _output_options(command: Callable[..., Any]) -> Callable[..., Any]:
 @contextmanager
 def _database(db: str, write: bool = False) -> Iterator[duckdb.DuckDBPyConnection]:
     """The database, or exit with a one-line message."""
+    from .cli import EXIT_DATABASE  # here: xqdb.cli imports this module as it loads
+
     try:
         con = connect(db, read_only=not write)
     except DatabaseError as exc:
