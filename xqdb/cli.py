@@ -13,7 +13,9 @@ from .rules import Position, divide, perft
 from .rules.position import FenError, STARTING_FEN
 from .db.info import database_info
 from .db.schema import DatabaseError, connect
+from .formats import formats
 from .formats.sources import SourceError, walk
+from .reading import SHOW_NOTATIONS, format_game, nth_record, summarize
 from .importer import COMMIT_RECORDS, EXIT_DATABASE, ImportRunError, ImportSummary, UnitResult, import_paths
 
 
@@ -164,12 +166,11 @@ def info_command(db: str, top: int) -> None:
 @cli.command("read")
 @click.argument("paths", nargs=-1, required=True)
 @click.option("--format", "format_", default=None,
-              help="Read every source as this format (pgn, dhtmlxq, movelist, epd, xqf, cbr, "
-                   "cbf).")
+              help="Read every source as this format (one of: " + ", ".join(formats()) + ").")
 @click.option("--encoding", default=None, help="Text encoding (default: detected per file).")
 @click.option("--show", type=click.IntRange(1), default=None, metavar="N",
               help="Print the N-th record (1-based) with its moves instead of the summary.")
-@click.option("--notation", type=click.Choice(["chinese", "wxf", "iccs", "uci", "source"]),
+@click.option("--notation", type=click.Choice(SHOW_NOTATIONS),
               default="chinese", show_default=True, help="Notation of the moves --show prints.")
 @click.option("--replay/--no-replay", default=True, show_default=True,
               help="Replay every game to tell valid from invalid.")
@@ -184,9 +185,7 @@ def read_command(paths: tuple[str, ...], format_: str | None, encoding: str | No
     Counts records per format and encoding, valid and invalid, with the reasons and
     examples naming file, record and ply. Exits with 1 when a record is invalid.
     """
-    from .formats import formats
     from .formats.encoding import normalize_encoding
-    from .reading import format_game, nth_record, summarize
 
     if format_ is not None and format_ not in formats():
         raise click.BadParameter(f"{format_!r} is not one of {', '.join(formats())}",

@@ -26,10 +26,12 @@ from typing import Iterable, Iterator
 
 from .formats import read_paths
 from .formats.record import GameRecord
+from .notation import WRITTEN_NOTATIONS, write_move
 from .replay import ReplayedGame, replay
+from .position import Position
 
-#: Notations a game can be shown in.
-SHOW_NOTATIONS = ("chinese", "wxf", "iccs", "uci", "source")
+#: Notations a game can be shown in: every written one, and ``source`` (as written).
+SHOW_NOTATIONS = (*WRITTEN_NOTATIONS, "source")
 
 _SPECIFICS = re.compile(r"'[^']*'|\"[^\"]*\"|\b[a-i]\d-?[a-i]\d\b|\d[\d,]*")
 
@@ -206,10 +208,7 @@ def format_game(record: GameRecord, notation: str = "chinese") -> str:
     width = max((len(k) for k in record.tags), default=0)
     lines += [f"  {k.ljust(width)}  {v}" for k, v in record.tags.items() if v.strip()]
     lines.append(f"  start: {game.start_fen}")
-    if notation == "source":
-        texts = list(record.moves)
-    else:
-        texts = list(getattr(game, notation))
+    texts = list(record.moves) if notation == "source" else _texts(game, notation)
     first_black = game.start_fen.split()[1:2] == ["b"]
     lines.append("")
     lines += _numbered(texts, first_black)
@@ -222,6 +221,16 @@ def format_game(record: GameRecord, notation: str = "chinese") -> str:
     lines.append(f"  result: {record.result or 'none'}"
                  + (f" ({game.termination})" if game.termination else ""))
     return "\n".join(lines)
+
+
+def _texts(game: ReplayedGame, notation: str) -> list[str]:
+    """The replayed moves of ``game`` written in ``notation``."""
+    pos = Position.from_fen(game.start_fen)
+    texts = []
+    for move in game.moves:
+        texts.append(write_move(pos, move, notation))
+        pos.push(move)
+    return texts
 
 
 def _numbered(texts: list[str], first_black: bool) -> list[str]:

@@ -17,9 +17,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from .formats.record import GameRecord, Line
-from .notation import (
-    PIECE_NOTATIONS, NotationError, read_move, reader_for, write_wxf_and_chinese,
-)
+from .notation import REGISTRY, NotationError, read_move, reader_for, write_wxf_and_chinese
 from .notation.coordinates import write_iccs
 from .rules.board import Move
 from .rules.adjudication import DEFAULT_MOVE_LIMIT, Ending, judge_history
@@ -130,7 +128,7 @@ def replay(record: GameRecord, move_limit: int | None = DEFAULT_MOVE_LIMIT) -> R
     is_legal, push, zobrist, is_check = pos.is_legal, pos.push, pos.zobrist, pos.is_check
     write_texts = write_wxf_and_chinese
     # Chinese and WXF texts name a piece, so reading them already finds the legal move.
-    resolves_legal = notation in PIECE_NOTATIONS
+    resolves_legal = notation in REGISTRY and REGISTRY[notation].names_pieces
     try:
         read = reader_for(notation)
     except NotationError as exc:

@@ -14,9 +14,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-#: Notation names a record's move texts can be in. ``auto`` means "sniff each text".
-NOTATIONS = ("chinese", "wxf", "iccs", "uci", "uci10", "dhtmlxq", "auto")
-
 #: Results as stored, PGN style.
 RESULTS = ("1-0", "0-1", "1/2-1/2", "*")
 
@@ -79,7 +76,8 @@ class GameRecord:
     fen: str | None = None
     """Start position as written in the source; ``None`` means the standard start."""
     notation: str = "auto"
-    """Notation of the move texts, one of :data:`NOTATIONS`."""
+    """Notation of the move texts: a name of :data:`xqdb.notation.NOTATIONS` (``auto``:
+    sniff each text)."""
     mainline: Line = field(default_factory=Line)
     result: str | None = None
     """``1-0``, ``0-1``, ``1/2-1/2``, ``*`` or ``None`` when the source has none."""
