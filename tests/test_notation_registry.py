@@ -37,7 +37,8 @@ DISAGREED = {
     "--.4": "wxf",
     "PA.4": "wxf",     # xqbase's tandem pawn letters in upper case
     "??": None,        # was "wxf" for the notation sniffer, which fell back to WXF for anything
-    "g5": None,        # (algebraic texts are sniffed once that notation is registered)
+    "g5": "san",       # algebraic: was "wxf" for one sniffer and unknown to the other
+    "Che2": "san",
 }
 AGREED = {
     "炮二平五": "chinese", "前九平八": "chinese", "二7平6": "chinese", "C2.5": "wxf",

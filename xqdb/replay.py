@@ -18,6 +18,7 @@ from functools import lru_cache
 
 from .formats.record import GameRecord, Line
 from .notation import REGISTRY, NotationError, read_move, reader_for, write_wxf_and_chinese
+from .notation.registry import DialectError, settle_by_replay
 from .notation.coordinates import write_iccs
 from .rules.board import Move
 from .rules.adjudication import DEFAULT_MOVE_LIMIT, Ending, judge_history
@@ -119,6 +120,14 @@ def replay(record: GameRecord, move_limit: int | None = DEFAULT_MOVE_LIMIT) -> R
     game.start_key = pos.zobrist()
     board = pos.board
     notation = record.notation
+    entry = REGISTRY.get(notation)
+    if entry is not None and entry.twin is not None:
+        # Dialects whose texts look alike (WinBoard and Fairy-Stockfish algebraic): the one
+        # the game replays in is the one it was written in. The record says so afterwards.
+        try:
+            notation = record.notation = settle_by_replay(notation, pos, record.moves)
+        except DialectError as exc:
+            return _fail(game, str(exc), exc.ply, exc.text)
     # Bound once: this loop runs for every ply of every imported game. Coordinate texts
     # are not written here: the move itself is kept, and its texts follow from it alone.
     moves, wxf, chinese = game.moves.append, game.wxf.append, game.chinese.append
@@ -156,7 +165,7 @@ def replay(record: GameRecord, move_limit: int | None = DEFAULT_MOVE_LIMIT) -> R
     game.ending = judge_history(pos, [start_check, *game.checks], move_limit=move_limit)
     if record.mainline.variations:
         game.variations = record.mainline.count_variations()
-        game.variation_errors = validate_variations(fen, record.mainline, record.notation)
+        game.variation_errors = validate_variations(fen, record.mainline, notation)
     return game
 
 

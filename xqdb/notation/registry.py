@@ -29,6 +29,7 @@ from .coordinates import (
     NotationError, parse_dhtmlxq, parse_iccs, parse_uci, parse_uci10, write_dhtmlxq,
     write_iccs, write_uci, write_uci10,
 )
+from .san import dialect_of, fits_san, parse_san, parse_san_fsf, write_san, write_san_fsf
 from .tables import fold
 from .wxf import describes_wxf, parse_wxf, write_wxf
 
@@ -56,7 +57,11 @@ class Notation:
     tags: tuple[str, ...] = ()
     """Other names a PGN ``Format`` tag gives this notation (lower case)."""
     settle: Callable[[Sequence[str]], str] | None = None
-    """For a notation with dialects: which one a game's texts are in."""
+    """For a notation with dialects: which one a game's texts are in, as far as the texts
+    tell (see :func:`sniff_moves`)."""
+    twin: str | None = None
+    """A dialect whose texts look the same but name other moves: which one a game is in
+    is decided by replaying it (see :func:`settle_by_replay`)."""
 
     @property
     def writable(self) -> bool:
@@ -127,6 +132,10 @@ REGISTRY: dict[str, Notation] = {n.name: n for n in (
              settle=_coordinate_ranks),
     Notation("dhtmlxq", "7747", _coordinates(parse_dhtmlxq), _move_writer(write_dhtmlxq),
              fits=_matches(_DHTMLXQ)),
+    Notation("san", "Che2", parse_san, write_san, fits=fits_san, names_pieces=True,
+             tags=("salg", "lalg", "algebraic"), settle=dialect_of, twin="san-fsf"),
+    Notation("san-fsf", "Che3", parse_san_fsf, write_san_fsf, names_pieces=True,
+             settle=dialect_of, twin="san"),
 )}
 
 #: The pseudo-notation that sniffs each text on its own.
@@ -205,6 +214,65 @@ def sniff_moves(texts: Sequence[str], sample: int = 12) -> str:
     return best.settle(texts) if best.settle is not None else best.name
 
 
+class DialectError(NotationError):
+    """A game whose texts replay in two dialects of a notation, as two different games."""
+
+    def __init__(self, message: str, ply: int, text: str) -> None:
+        super().__init__(message)
+        self.ply = ply
+        """1-based ply of the first text the dialects read differently."""
+        self.text = text
+
+
+def settle_by_replay(name: str, start: Position, texts: Sequence[str]) -> str:
+    """The dialect of notation ``name`` (or of its twin) in which ``texts`` replay from
+    ``start``; ``name``, the hint, when neither tells more.
+
+    When both replay to the end as different games, the texts cannot say which game was
+    played: :class:`DialectError` names the first text they read differently.
+
+    >>> from xqdb.rules import Position
+    >>> settle_by_replay("san", Position(), ["Che3", "Hg8"])
+    'san-fsf'
+    >>> settle_by_replay("san", Position(), ["Ch4"])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    xqdb.notation.registry.DialectError: 'Ch4' (ply 1) replays as h2h4 in san and as h2h3 in san-fsf, ...
+    """
+    entry = REGISTRY[name]
+    if entry.twin is None:
+        return name
+    twin = REGISTRY[entry.twin]
+    ours, ours_done = _replayed(entry, start, texts)
+    theirs, theirs_done = _replayed(twin, start, texts)
+    if ours_done and theirs_done and ours != theirs:
+        ply = next(i for i, (a, b) in enumerate(zip(ours, theirs)) if a != b)
+        text = texts[ply]
+        raise DialectError(
+            f"{text!r} (ply {ply + 1}) replays as {ours[ply]} in {entry.name} and as "
+            f"{theirs[ply]} in {twin.name}, and the whole game replays either way: "
+            f"name its notation to read it", ply + 1, text)
+    if theirs_done and not ours_done or not theirs_done and len(theirs) > len(ours):
+        return twin.name
+    return entry.name
+
+
+def _replayed(entry: Notation, start: Position, texts: Sequence[str]) -> tuple[list[Move], bool]:
+    """The moves ``texts`` make from ``start`` in ``entry``, and whether all of them could."""
+    pos = start.copy()
+    moves: list[Move] = []
+    for text in texts:
+        try:
+            move, _ = entry.read(pos, text)
+        except NotationError:
+            return moves, False
+        if not entry.names_pieces and not pos.is_legal(move):
+            return moves, False
+        pos.push(move)
+        moves.append(move)
+    return moves, True
+
+
 #: Texts the ``auto`` reader has sniffed, with their entries: files repeat a few thousand
 #: texts over and over. Bounded against hostile input.
 _SNIFF_CACHE: dict[str, Notation] = {}
@@ -233,4 +301,5 @@ def reader(name: str) -> MoveReader:
 __all__ = [
     "Notation", "MoveReader", "MoveWriter", "REGISTRY", "AUTO", "NOTATIONS",
     "WRITTEN_NOTATIONS", "lookup", "writer", "from_tag", "sniff", "sniff_moves", "reader",
+    "DialectError", "settle_by_replay",
 ]
