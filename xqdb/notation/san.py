@@ -125,8 +125,9 @@ class _Reader:
         piece, file, rank, to = self.describe(text)
         color = pos.turn
         board = pos.board
-        fits = [sq for sq in range(90) if board[sq] == piece * color
-                and (file is None or sq % 9 == file) and (rank is None or sq // 9 == rank)]
+        signed = piece * color
+        squares = range(90) if file is None else range(file, 90, 9)
+        fits = [sq for sq in squares if board[sq] == signed and (rank is None or sq // 9 == rank)]
         legal = [Move.of(sq, to) for sq in fits if pos.is_legal(Move.of(sq, to))]
         if len(legal) == 1:
             return legal[0], False
