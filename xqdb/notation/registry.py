@@ -160,9 +160,14 @@ def lookup(name: str) -> Notation:
     return entry
 
 
+#: Writers by name, looked up once per written move.
+_WRITERS: dict[str, MoveWriter] = {name: n.write for name, n in REGISTRY.items()
+                                   if n.write is not None}
+
+
 def writer(name: str) -> MoveWriter:
     """The writer of ``name``; raises :class:`NotationError` if it cannot be written."""
-    write = REGISTRY[name].write if name in REGISTRY else None
+    write = _WRITERS.get(name)
     if write is None:
         raise NotationError(f"notation {name!r} cannot be written (use one of "
                             f"{', '.join(WRITTEN_NOTATIONS)})")

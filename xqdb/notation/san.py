@@ -30,6 +30,7 @@ Which dialect a game is in shows in its texts only when a rank 0 or 10 does: oth
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import NamedTuple
 
 from ..rules.board import COLOR_NAMES, FILE_NAMES, PAWN, PIECE_NAMES, SQUARE_NAMES, Move
@@ -53,7 +54,7 @@ WINBOARD = Dialect("san", 0, False)
 FAIRY_STOCKFISH = Dialect("san-fsf", 1, True)
 
 #: Piece letter, origin file, origin rank, capture or hyphen, destination file and rank.
-_SAN = re.compile(r"([KAEBHNRCP])?([a-i])?(10|[0-9])?([-x:])?([a-i])(10|[0-9])")
+_SAN = re.compile(f"([{''.join(LETTER_TYPES)}])?([a-i])?(10|[0-9])?([-x:])?([a-i])(10|[0-9])")
 _MARKS = "+#!?"
 
 
@@ -207,7 +208,7 @@ def write_san_fsf(pos: Position, move: Move) -> str:
     return write(pos, move, FAIRY_STOCKFISH)
 
 
-def dialect_of(texts: list[str] | tuple[str, ...]) -> str:
+def dialect_of(texts: Sequence[str]) -> str:
     """The dialect a game's texts show: ``san-fsf`` when a rank 10 or a ``P`` does, else
     ``san`` (a hint only: the replay decides, see :func:`xqdb.notation.registry.settle_by_replay`).
 
