@@ -83,7 +83,7 @@ def test_every_notation_reads_its_own_example() -> None:
 def test_names_come_from_the_registry() -> None:
     assert NOTATIONS == (*REGISTRY, "auto")
     assert WRITTEN_NOTATIONS == tuple(n for n in REGISTRY if REGISTRY[n].writable)
-    assert SHOW_NOTATIONS == (*WRITTEN_NOTATIONS, "source")
+    assert SHOW_NOTATIONS == (*WRITTEN_NOTATIONS, "chinese-simplified", "source")
 
 
 def test_unknown_names_are_errors_listing_the_known_ones() -> None:
@@ -125,7 +125,8 @@ def test_read_show_prints_a_game_in_every_notation(notation: str) -> None:
     record = next(read_paths([str(path)]))
     first = record.moves[0]
     start = Position()
+    written = "chinese" if notation == "chinese-simplified" else notation
     expected = first if notation == "source" else \
-        write_move(start, start.parse_move(first), notation)
+        write_move(start, start.parse_move(first), written)
     assert f"  1. {expected}" in out
     assert format_game(record, notation) == out.rstrip("\n")

@@ -27,11 +27,14 @@ from typing import Iterable, Iterator
 from .formats import read_paths
 from .formats.record import GameRecord
 from .notation import WRITTEN_NOTATIONS, write_move
+from .notation.chinese import to_traditional
 from .replay import ReplayedGame, replay
 from .position import Position
 
-#: Notations a game can be shown in: every written one, and ``source`` (as written).
-SHOW_NOTATIONS = (*WRITTEN_NOTATIONS, "source")
+#: Notations a game can be shown in: every written one, ``chinese-simplified`` and ``source``
+#: (the texts as written). ``chinese`` writes the script the record is written in (see
+#: :attr:`ReplayedGame.script`).
+SHOW_NOTATIONS = (*WRITTEN_NOTATIONS, "chinese-simplified", "source")
 
 _SPECIFICS = re.compile(r"'[^']*'|\"[^\"]*\"|\b[a-i]\d-?[a-i]\d\b|\d[\d,]*")
 
@@ -208,7 +211,15 @@ def format_game(record: GameRecord, notation: str = "chinese") -> str:
     width = max((len(k) for k in record.tags), default=0)
     lines += [f"  {k.ljust(width)}  {v}" for k, v in record.tags.items() if v.strip()]
     lines.append(f"  start: {game.start_fen}")
-    texts = list(record.moves) if notation == "source" else _texts(game, notation)
+    if notation == "source":
+        texts = list(record.moves)
+    elif notation == "chinese-traditional" or (notation == "chinese"
+                                                and game.script == "traditional"):
+        texts = [to_traditional(text) for text in game.chinese]
+    elif notation.startswith("chinese"):
+        texts = list(game.chinese)
+    else:
+        texts = _texts(game, notation)
     first_black = game.start_fen.split()[1:2] == ["b"]
     lines.append("")
     lines += _numbered(texts, first_black)
