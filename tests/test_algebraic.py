@@ -2,7 +2,7 @@
 without a letter) and Fairy-Stockfish (ranks 1-10, ``P``).
 
 Hand-checked moves on real positions, the three WinBoard engine games of
-``../shared/data/algebraic``, pyffish as an independent writer of the Fairy-Stockfish
+``tests/data/algebraic`` (from ``../shared/data/algebraic``), pyffish as an independent writer of the Fairy-Stockfish
 dialect on every legal move of the real position set, and an import of the same games in
 five notations.
 """
@@ -15,6 +15,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from datafiles import DATA
 from xqdb import AmbiguousMoveError, Move, NotationError, Position
 from xqdb.formats import read_paths
 from xqdb.formats.engine_comments import EngineComment
@@ -23,7 +24,6 @@ from xqdb.importer import import_paths
 from xqdb.notation import read_move, sniff, sniff_moves, write_move
 from xqdb.replay import replay
 
-DATA = Path(__file__).parents[1].parent / "shared" / "data"
 ALGEBRAIC = DATA / "algebraic"
 
 START = Position().fen()
@@ -151,8 +151,6 @@ def test_a_game_that_replays_in_both_dialects_is_an_error_naming_the_text() -> N
 
 
 def _winboard_games() -> list[GameRecord]:
-    if not ALGEBRAIC.is_dir():
-        pytest.skip(f"{ALGEBRAIC} is absent (the shared data folder)")
     return [next(read_paths([str(path)])) for path in sorted(ALGEBRAIC.glob("winboard-*.pgn"))]
 
 
@@ -194,6 +192,7 @@ def _fsf_square(match: re.Match[str]) -> str:
 
 
 @pytest.mark.slow
+@pytest.mark.usefixtures("shared_data")  # the position set comes from the corpus
 def test_pyffish_writes_what_we_write_and_we_read_what_it_writes() -> None:
     """On every legal move of 3,000 real positions: pyffish.get_san read back by us is
     the same move, our Fairy-Stockfish writer gives pyffish's text, and our WinBoard text
@@ -233,8 +232,6 @@ def _pgn(games: list[tuple[dict[str, str], list[str]]]) -> str:
 
 def test_the_same_games_in_five_notations_import_as_one_game_each(tmp_path: Path) -> None:
     source = DATA / "pgn-chinese-15.pgn"
-    if not source.exists():
-        pytest.skip(f"{source} is absent (the shared data folder)")
     games = [replay(r) for r in read_paths([str(source)])]
     assert all(g.is_valid for g in games) and len(games) == 15
     for notation in ("wxf", "iccs", "san", "san-fsf"):

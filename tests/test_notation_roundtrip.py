@@ -15,6 +15,8 @@ from xqdb.notation import (
     WRITTEN_NOTATIONS, read_move, sniff, write_move, write_wxf_and_chinese,
 )
 
+pytestmark = pytest.mark.usefixtures("shared_data")  # the position set comes from the corpus
+
 
 def test_the_position_set_covers_every_kind() -> None:
     kinds = positions_by_kind()
