@@ -17,10 +17,9 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from .formats.record import GameRecord, Line
-from .notation import (
-    PIECE_NOTATIONS, NotationError, read_move, reader_for, write_wxf_and_chinese,
-)
+from .notation import REGISTRY, NotationError, read_move, reader_for, write_wxf_and_chinese
 from .notation.chinese import script_of
+from .notation.registry import DialectError, settle_by_replay
 from .notation.coordinates import write_iccs
 from .rules.board import Move
 from .rules.adjudication import DEFAULT_MOVE_LIMIT, Ending, judge_history
@@ -162,6 +161,14 @@ def replay(record: GameRecord, move_limit: int | None = DEFAULT_MOVE_LIMIT) -> R
     game.start_key = pos.zobrist()
     board = pos.board
     notation = record.notation
+    entry = REGISTRY.get(notation)
+    if entry is not None and entry.twin is not None:
+        # Dialects whose texts look alike (WinBoard and Fairy-Stockfish algebraic): the one
+        # the game replays in is the one it was written in. The record says so afterwards.
+        try:
+            notation = record.notation = settle_by_replay(notation, pos, record.moves)
+        except DialectError as exc:
+            return _fail(game, str(exc), exc.ply, exc.text)
     # Bound once: this loop runs for every ply of every imported game. Coordinate texts
     # are not written here: the move itself is kept, and its texts follow from it alone.
     moves, wxf, chinese = game.moves.append, game.wxf.append, game.chinese.append
@@ -171,7 +178,7 @@ def replay(record: GameRecord, move_limit: int | None = DEFAULT_MOVE_LIMIT) -> R
     is_legal, push, zobrist, is_check = pos.is_legal, pos.push, pos.zobrist, pos.is_check
     write_texts = write_wxf_and_chinese
     # Chinese and WXF texts name a piece, so reading them already finds the legal move.
-    resolves_legal = notation in PIECE_NOTATIONS
+    resolves_legal = notation in REGISTRY and REGISTRY[notation].names_pieces
     try:
         read = reader_for(notation)
     except NotationError as exc:
@@ -200,7 +207,7 @@ def replay(record: GameRecord, move_limit: int | None = DEFAULT_MOVE_LIMIT) -> R
     if record.mainline.variations:
         game.variations = record.mainline.count_variations()
         game.variation_errors, game.variation_moves = replay_variations(
-            fen, record.mainline, record.notation)
+            fen, record.mainline, notation)
     return game
 
 

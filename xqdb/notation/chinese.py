@@ -27,32 +27,21 @@ from ..rules.board import (
 )
 from ..rules.position import Position
 from .coordinates import NotationError
+from .tables import CHINESE_NUMERALS, NUMERALS, PIECE_GLYPHS, SIDE_NUMERALS
 from .describe import (
     BACKWARD, FORWARD, FRONT, MIDDLE, NTH, REAR, SIDEWAYS, Description, DescriptionReader,
     FILE_OF, Order, file_number, locate, motion,
 )
 
-PIECE_GLYPHS: dict[str, int] = {
-    "帅": KING, "帥": KING, "将": KING, "將": KING,
-    "仕": ADVISOR, "士": ADVISOR,
-    "相": ELEPHANT, "象": ELEPHANT,
-    "马": HORSE, "馬": HORSE, "傌": HORSE,
-    "车": CHARIOT, "車": CHARIOT, "俥": CHARIOT, "硨": CHARIOT,
-    "炮": CANNON, "砲": CANNON, "包": CANNON,
-    "兵": PAWN, "卒": PAWN,
-}
 DIRECTION_GLYPHS: dict[str, int] = {
     "进": FORWARD, "進": FORWARD, "上": FORWARD,
     "退": BACKWARD, "下": BACKWARD,
     "平": SIDEWAYS,
 }
-NUMERALS: dict[str, int] = {}
-for _n, (_cn, _ascii, _wide) in enumerate(zip("一二三四五六七八九", "123456789", "１２３４５６７８９"), 1):
-    NUMERALS[_cn] = NUMERALS[_ascii] = NUMERALS[_wide] = _n
 #: Words in front of a piece (or of a file, for pawns doubled on two files).
 ORDER_GLYPHS: dict[str, Order] = {
     "前": FRONT, "后": REAR, "後": REAR, "中": MIDDLE,
-    **{cn: NTH[k] for k, cn in enumerate("一二三四五")},
+    **{cn: NTH[k] for k, cn in enumerate(CHINESE_NUMERALS[:5])},
 }
 
 
@@ -60,7 +49,7 @@ class _Style:
     """The glyphs one written form uses, with its lookup tables."""
 
     def __init__(self, pieces: dict[int, str], directions: str, words: str) -> None:
-        numerals = {RED: "一二三四五六七八九", BLACK: "１２３４５６７８９"}
+        numerals = SIDE_NUMERALS
         self.numerals = numerals
         self.pieces = pieces
         self.directions = {FORWARD: directions[0], BACKWARD: directions[1], SIDEWAYS: directions[2]}
