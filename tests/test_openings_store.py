@@ -10,6 +10,7 @@ import duckdb
 import pytest
 
 from datafiles import DATA
+from import_support import run_xqdb
 from xqdb.importer import import_paths
 from xqdb.openings import classify, explain
 from xqdb.openings.store import classify_database, explain_game
@@ -102,3 +103,22 @@ def test_a_stored_game_is_explained_from_its_moves(db: Path) -> None:
     with pytest.raises(KeyError):
         explain_game(con, 10**9)
     con.close()
+
+
+def test_the_openings_command_classifies_and_explains(db: Path, tmp_path: Path) -> None:
+    copy = tmp_path / "cli.duckdb"
+    copy.write_bytes(db.read_bytes())
+    con = duckdb.connect(str(copy))
+    con.execute("UPDATE games SET ecco = NULL WHERE game_id <= 5")
+    expected = explain_game(con, 7)
+    con.close()
+    done = run_xqdb("openings", "--db", str(copy), "classify")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "5 games changed their opening classification"
+    shown = run_xqdb("openings", "--db", str(copy), "explain", "7")
+    assert shown.returncode == 0 and shown.stdout.strip() == expected
+    missing = run_xqdb("openings", "--db", str(copy), "explain", "1000000")
+    assert missing.returncode == 2 and "no game 1000000" in missing.stderr
+    # Without a subcommand, the command still prints the opening report.
+    report = run_xqdb("openings", "--db", str(copy), "--format", "csv")
+    assert report.returncode == 0 and report.stdout.startswith("opening,")

@@ -407,8 +407,6 @@ _GAME_LINKS: tuple[Column, ...] = (
            "under its canonical name; NULL without a `red` tag"),
     Column("black_player_id", "BIGINT", "the player of Black (`players.player_id`), as "
            "`red_player_id`"),
-    Column("opening_names", "VARCHAR[]", "the traditional opening names that apply (`中炮`, "
-           "`屏风马`, `两头蛇`...); NULL until the game is classified"),
 )
 
 _PLAYERS = (
