@@ -207,3 +207,17 @@ def read_command(paths: tuple[str, ...], format_: str | None, encoding: str | No
     click.echo(summary.report(examples=examples, all_failures=all_errors))
     if summary.invalid or not summary.records:
         sys.exit(1)
+
+
+@cli.command("engine")
+def engine_command() -> None:
+    """Serve the built-in engine over UCI (ranks 0-9) on stdin and stdout.
+
+    \b
+    printf 'uci\\nposition startpos\\ngo depth 3\\nquit\\n' | xqdb engine
+
+    It is a weak engine, for when no Fairy-Stockfish or Pikafish is installed.
+    """
+    from .engine.server import serve
+
+    serve(click.get_text_stream("stdin"), click.get_text_stream("stdout"))
