@@ -50,7 +50,7 @@ def piece_square_value(piece_type: int, file: int, rank: int) -> int:
     Black's pieces are worth the same on the mirrored point (rank ``9 - rank``).
 
     >>> piece_square_value(PAWN, 4, 3), piece_square_value(PAWN, 4, 6), piece_square_value(PAWN, 4, 9)
-    (100, 220, 100)
+    (100, 225, 100)
     """
     central = 4 - abs(file - 4)  # 0 on the edge files, 4 on the central file
     if piece_type == PAWN:

@@ -1,0 +1,287 @@
+"""Engine analysis of whole games, and every move judged by what it lost.
+
+Each position of a game is evaluated once: an :class:`EvalCache` keyed by Zobrist key, side
+to move, engine and limit means that a transposition, or an opening shared by many games,
+costs one search. A position that has already occurred in its game since the last capture
+is the exception: there the history decides what the rules allow (repetition verdicts), so
+it is searched with its move list and its evaluation is neither taken from nor given to
+the cache.
+
+A move is judged by the drop in the mover's expected score (0 lost .. 1 won), from the
+evaluation before it and the one after it. The expected score is the engine's WDL when it
+gives one, otherwise a :class:`WinCurve` over centipawns. The classes, worst first:
+
+``allowed_mate``
+    the mover was not being mated, and after the move the opponent has a forced mate;
+``missed_mate``
+    the mover had a forced mate and no longer has one;
+``blunder``, ``mistake``, ``inaccuracy``
+    the expected score dropped by at least :class:`Thresholds` ``blunder`` (0.20),
+    ``mistake`` (0.10) or ``inaccuracy`` (0.05): the cut-offs chess.com publishes, on a
+    curve that is Xiangqi's own.
+
+A move that returns to a position already seen in the game is never flagged: repeating is
+how a side claims a draw or forces the opponent, under the repetition rules, to deviate,
+and the engine's score there depends on rules it may not model.
+
+>>> from xqdb.engine import EngineSpec, SupervisedEngine, Limit
+>>> with SupervisedEngine(EngineSpec.builtin()) as engine:  # the red king walks away from
+...     game = analyse_game(engine, Limit(depth=2),         # its attacked chariot
+...                         "3k5/9/9/9/9/9/9/9/r8/R4K3 w", [Move.from_uci("f0e0")])
+>>> judged = game.moves[0]
+>>> judged.judgement, str(judged.best_move), round(judged.loss, 2)
+('blunder', 'a0a1', 0.95)
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Collection, Iterable, Iterator, Sequence
+
+from ..rules.board import Move
+from ..rules.position import Position
+from .client import Info
+from .runner import PositionFailedError, SupervisedEngine
+from .score import Cp, Limit, Mate, MateGiven, Score, Wdl
+
+#: The judgements, worst first.
+JUDGEMENTS = ("allowed_mate", "missed_mate", "blunder", "mistake", "inaccuracy")
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """Least drop in expected score for each class (change them to taste)."""
+
+    inaccuracy: float = 0.05
+    mistake: float = 0.10
+    blunder: float = 0.20
+
+    def judge(self, loss: float) -> str | None:
+        if loss >= self.blunder:
+            return "blunder"
+        if loss >= self.mistake:
+            return "mistake"
+        if loss >= self.inaccuracy:
+            return "inaccuracy"
+        return None
+
+
+@dataclass(frozen=True)
+class WinCurve:
+    """Expected score from centipawns: ``1 / (1 + exp(-cp / scale))``.
+
+    The default scale, 250 cp for a factor e in the odds, is provisional: it puts a pawn's
+    advantage at 60 % and a chariot's at 97 %, plausible for Fairy-Stockfish's classical
+    centipawns and the built-in engine's, until a curve fitted to games with known results
+    replaces it. Never chess's constant: engines score Xiangqi on their own scales.
+
+    >>> round(WinCurve().expectation(Mate(3)), 2), round(WinCurve().expectation(Mate(-2)), 2)
+    (1.0, 0.0)
+    >>> round(WinCurve().expectation(Cp(100)), 2)
+    0.6
+    """
+
+    scale: float = 250.0
+
+    def expectation(self, score: Score) -> float:
+        """The expected score of the side ``score`` belongs to."""
+        mate = score.mate()
+        if mate is not None:
+            return 1.0 if mate > 0 or isinstance(score, MateGiven) else 0.0
+        cp = score.score() or 0
+        return 1.0 / (1.0 + math.exp(-cp / self.scale))
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """One searched position, from the side to move's point of view."""
+
+    score: Score
+    wdl: Wdl | None = None
+    best_move: Move | None = None
+    pv: tuple[Move, ...] = ()
+    depth: int | None = None
+    nodes: int | None = None
+
+    @classmethod
+    def from_info(cls, info: Info) -> "Evaluation":
+        return cls(info.score.relative, info.wdl.relative if info.wdl else None,
+                   info.pv[0] if info.pv else None, tuple(info.pv), info.depth, info.nodes)
+
+    def expectation(self, curve: WinCurve) -> float:
+        """Expected score of the side to move: the WDL's when there is one, else the curve's."""
+        if self.wdl is not None and not self.score.is_mate():
+            return self.wdl.expectation()
+        return curve.expectation(self.score)
+
+
+#: What identifies an evaluation: Zobrist key, side to move, engine, limit.
+EvalKey = tuple[int, int, str, str]
+
+
+class EvalCache:
+    """Evaluations by :data:`EvalKey`, counting hits and misses.
+
+    >>> cache = EvalCache()
+    >>> cache.get((1, 1, "e", "nodes=1")) is None, cache.hit_rate()
+    (True, 0.0)
+    """
+
+    def __init__(self) -> None:
+        self._evaluations: dict[EvalKey, Evaluation] = {}
+        self.hits = 0
+        self.misses = 0
+
+    def get(self, key: EvalKey) -> Evaluation | None:
+        found = self._evaluations.get(key)
+        if found is None:
+            self.misses += 1
+        else:
+            self.hits += 1
+        return found
+
+    def put(self, key: EvalKey, evaluation: Evaluation) -> None:
+        self._evaluations[key] = evaluation
+
+    def __len__(self) -> int:
+        return len(self._evaluations)
+
+    def hit_rate(self) -> float:
+        looked = self.hits + self.misses
+        return self.hits / looked if looked else 0.0
+
+
+@dataclass
+class MoveJudgement:
+    """One move of a game, judged."""
+
+    ply: int
+    """1-based: the first move of the game is ply 1."""
+    side: int
+    move: Move
+    best_move: Move | None
+    expected_before: float
+    """The mover's expected score before the move."""
+    expected_after: float
+    loss: float
+    judgement: str | None
+    """One of :data:`JUDGEMENTS`, or ``None`` for a good move."""
+
+
+@dataclass
+class GameAnalysis:
+    """The judged moves of one game, and the positions the engine could not analyse."""
+
+    moves: list[MoveJudgement] = field(default_factory=list)
+    failed_positions: list[int] = field(default_factory=list)
+    """Positions (0: the start, i: after ply i) recorded as failed; the moves next to
+    them are not judged."""
+
+    def judgement_at(self, ply: int) -> MoveJudgement | None:
+        for judged in self.moves:
+            if judged.ply == ply:
+                return judged
+        return None
+
+
+class GameAnalyser:
+    """Evaluates the positions of games with one engine and limit, sharing a cache."""
+
+    def __init__(self, engine: SupervisedEngine, limit: Limit, *, cache: EvalCache | None = None,
+                 curve: WinCurve | None = None, thresholds: Thresholds | None = None) -> None:
+        self.engine = engine
+        self.limit = limit
+        self.cache = cache if cache is not None else EvalCache()
+        self.curve = curve or WinCurve()
+        self.thresholds = thresholds or Thresholds()
+
+    def evaluate(self, position: Position, repeated: bool) -> Evaluation:
+        """The evaluation of ``position``: cached unless ``repeated`` (history matters)."""
+        if not position.has_legal_moves():
+            return Evaluation(Mate(0))  # mate or stalemate: both lose, no search needed
+        key: EvalKey = (position.zobrist(), position.turn, self.engine.name, self.limit.key())
+        if not repeated:
+            cached = self.cache.get(key)
+            if cached is not None:
+                return cached
+            position = Position.from_fen(position.fen())  # history-free: shareable
+        evaluation = Evaluation.from_info(self.engine.analyse(position, self.limit))
+        if not repeated:
+            self.cache.put(key, evaluation)
+        return evaluation
+
+    def analyse(self, start_fen: str, moves: Sequence[Move],
+                plies: Collection[int] | None = None) -> GameAnalysis:
+        """Judge the moves of a game (only those at ``plies`` when given; 1-based)."""
+        result = GameAnalysis()
+        pos = Position.from_fen(start_fen)
+        first_side = pos.turn
+        wanted = set(range(1, len(moves) + 1)) if plies is None else set(plies)
+        # Position i stands after ply i: ply p is judged from positions p - 1 and p.
+        needed = wanted | {p - 1 for p in wanted}
+        since_capture: set[int] = {pos.zobrist()}
+        evaluations: dict[int, Evaluation] = {}
+        repeats: set[int] = set()
+        for index in range(len(moves) + 1):
+            if index in needed:
+                try:
+                    evaluations[index] = self.evaluate(pos, index in repeats)
+                except PositionFailedError:
+                    result.failed_positions.append(index)
+            if index == len(moves):
+                break
+            move = moves[index]
+            if not pos.is_legal(move):
+                raise ValueError(f"ply {index + 1}, {move}: {pos.explain_illegal(move)}")
+            captured = pos.board[move.to_square]
+            pos.push(move)
+            if captured:
+                since_capture = set()
+            if pos.zobrist() in since_capture:
+                repeats.add(index + 1)
+            since_capture.add(pos.zobrist())
+        for ply in sorted(wanted):
+            before, after = evaluations.get(ply - 1), evaluations.get(ply)
+            if before is None or after is None:
+                continue
+            side = first_side if ply % 2 else -first_side
+            result.moves.append(self._judge(ply, side, moves[ply - 1], before, after,
+                                            ply in repeats))
+        return result
+
+    def _judge(self, ply: int, side: int, move: Move, before: Evaluation, after: Evaluation,
+               repeats: bool) -> MoveJudgement:
+        expected_before = before.expectation(self.curve)
+        expected_after = 1.0 - after.expectation(self.curve)
+        loss = max(0.0, expected_before - expected_after)
+        judgement: str | None = None
+        if not repeats:
+            mate_before = before.score.mate()
+            mate_against = after.score.mate()  # the opponent's view: > 0 means it mates
+            if mate_against is not None and mate_against > 0 and not (
+                    mate_before is not None and mate_before <= 0):
+                judgement = "allowed_mate"
+            elif mate_before is not None and mate_before > 0 and not (
+                    mate_against is not None and mate_against <= 0):
+                judgement = "missed_mate"
+            else:
+                judgement = self.thresholds.judge(loss)
+        return MoveJudgement(ply, side, move, before.best_move, expected_before, expected_after,
+                             loss, judgement)
+
+
+def analyse_game(engine: SupervisedEngine, limit: Limit, start_fen: str, moves: Sequence[Move],
+                 *, cache: EvalCache | None = None,
+                 plies: Collection[int] | None = None) -> GameAnalysis:
+    """Judge every move of one game (see :class:`GameAnalyser` for the options)."""
+    return GameAnalyser(engine, limit, cache=cache).analyse(start_fen, moves, plies)
+
+
+def analyse_games(engine: SupervisedEngine, limit: Limit,
+                  games: Iterable[tuple[str, Sequence[Move]]], *,
+                  cache: EvalCache | None = None) -> Iterator[GameAnalysis]:
+    """Judge the games ``(start FEN, moves)`` one after another, sharing one cache."""
+    analyser = GameAnalyser(engine, limit, cache=cache)
+    for start_fen, moves in games:
+        yield analyser.analyse(start_fen, moves)
