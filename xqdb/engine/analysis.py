@@ -9,7 +9,7 @@ the cache.
 
 A move is judged by the drop in the mover's expected score (0 lost .. 1 won), from the
 evaluation before it and the one after it. The expected score is the engine's WDL when it
-gives one, otherwise a :class:`WinCurve` over centipawns. The classes, worst first:
+gives one, otherwise a :class:`WinCurve` over centipawns fitted for that engine. The classes, worst first:
 
 ``allowed_mate``
     the mover was not being mated, and after the move the opponent has a forced mate;
@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from typing import Collection, Iterable, Iterator, Sequence
 
 from ..rules.board import Move
-from ..rules.position import Position
+from ..rules.position import STARTING_FEN, Position
 from .client import Info
 from .runner import PositionFailedError, SupervisedEngine
 from .score import Cp, Limit, Mate, MateGiven, Score, Wdl
@@ -69,20 +69,20 @@ class Thresholds:
 
 @dataclass(frozen=True)
 class WinCurve:
-    """Expected score from centipawns: ``1 / (1 + exp(-cp / scale))``.
+    """Expected score from centipawns: ``1 / (1 + exp(-(cp - offset) / scale))``.
 
-    The default scale, 250 cp for a factor e in the odds, is provisional: it puts a pawn's
-    advantage at 60 % and a chariot's at 97 %, plausible for Fairy-Stockfish's classical
-    centipawns and the built-in engine's, until a curve fitted to games with known results
-    replaces it. Never chess's constant: engines score Xiangqi on their own scales.
+    Never chess's constant: each engine scores Xiangqi on its own scale, so each has its
+    own curve (see :data:`DEFAULT_CURVES`).
 
-    >>> round(WinCurve().expectation(Mate(3)), 2), round(WinCurve().expectation(Mate(-2)), 2)
+    >>> curve = WinCurve(scale=145, offset=52)
+    >>> round(curve.expectation(Mate(3)), 2), round(curve.expectation(Mate(-2)), 2)
     (1.0, 0.0)
-    >>> round(WinCurve().expectation(Cp(100)), 2)
-    0.6
+    >>> round(curve.expectation(Cp(100)), 2)
+    0.58
     """
 
     scale: float = 250.0
+    offset: float = 0.0
 
     def expectation(self, score: Score) -> float:
         """The expected score of the side ``score`` belongs to."""
@@ -90,7 +90,32 @@ class WinCurve:
         if mate is not None:
             return 1.0 if mate > 0 or isinstance(score, MateGiven) else 0.0
         cp = score.score() or 0
-        return 1.0 / (1.0 + math.exp(-cp / self.scale))
+        return 1.0 / (1.0 + math.exp(-(cp - self.offset) / self.scale))
+
+
+#: Curves by the start of the engine's name. Fairy-Stockfish 11.1's was fitted by
+#: ``bench/fit_win_curve.py`` on 1,178 positions (plies 20, 25, ..., 60 of 150 games of
+#: ccpd-dev.zip with results, 20,000 nodes each): offset +52 cp, scale 145 cp, log loss
+#: 0.538 against 0.693 for a constant 50 %. The offset is the side to move's bonus in the
+#: engine's scores (a level position reads about +50 cp for whoever is to move); without it
+#: every move would seem to lose that bonus twice. The built-in engine's curve is not
+#: fitted: its scale is set so that a pawn is worth about 60 %.
+DEFAULT_CURVES: dict[str, WinCurve] = {
+    "Fairy-Stockfish": WinCurve(scale=145.0, offset=52.0),
+    "xqdb built-in": WinCurve(scale=250.0),
+}
+
+
+def curve_for(engine_name: str) -> WinCurve:
+    """The default curve for an engine, by its name (the built-in engine's when unknown).
+
+    >>> curve_for("Fairy-Stockfish 11.1 LB 64").scale
+    145.0
+    """
+    for prefix, curve in DEFAULT_CURVES.items():
+        if engine_name.startswith(prefix):
+            return curve
+    return DEFAULT_CURVES["xqdb built-in"]
 
 
 @dataclass(frozen=True)
@@ -193,7 +218,7 @@ class GameAnalyser:
         self.engine = engine
         self.limit = limit
         self.cache = cache if cache is not None else EvalCache()
-        self.curve = curve or WinCurve()
+        self.curve = curve or curve_for(engine.name)
         self.thresholds = thresholds or Thresholds()
 
     def evaluate(self, position: Position, repeated: bool) -> Evaluation:
@@ -215,32 +240,20 @@ class GameAnalyser:
                 plies: Collection[int] | None = None) -> GameAnalysis:
         """Judge the moves of a game (only those at ``plies`` when given; 1-based)."""
         result = GameAnalysis()
-        pos = Position.from_fen(start_fen)
-        first_side = pos.turn
+        first_side = Position.from_fen(start_fen).turn
         wanted = set(range(1, len(moves) + 1)) if plies is None else set(plies)
         # Position i stands after ply i: ply p is judged from positions p - 1 and p.
         needed = wanted | {p - 1 for p in wanted}
-        since_capture: set[int] = {pos.zobrist()}
         evaluations: dict[int, Evaluation] = {}
         repeats: set[int] = set()
-        for index in range(len(moves) + 1):
+        for index, pos, repeated in game_positions(start_fen, moves):
+            if repeated:
+                repeats.add(index)
             if index in needed:
                 try:
-                    evaluations[index] = self.evaluate(pos, index in repeats)
+                    evaluations[index] = self.evaluate(pos, repeated)
                 except PositionFailedError:
                     result.failed_positions.append(index)
-            if index == len(moves):
-                break
-            move = moves[index]
-            if not pos.is_legal(move):
-                raise ValueError(f"ply {index + 1}, {move}: {pos.explain_illegal(move)}")
-            captured = pos.board[move.to_square]
-            pos.push(move)
-            if captured:
-                since_capture = set()
-            if pos.zobrist() in since_capture:
-                repeats.add(index + 1)
-            since_capture.add(pos.zobrist())
         for ply in sorted(wanted):
             before, after = evaluations.get(ply - 1), evaluations.get(ply)
             if before is None or after is None:
@@ -269,6 +282,34 @@ class GameAnalyser:
                 judgement = self.thresholds.judge(loss)
         return MoveJudgement(ply, side, move, before.best_move, expected_before, expected_after,
                              loss, judgement)
+
+
+def game_positions(start_fen: str, moves: Sequence[Move]) -> Iterator[tuple[int, Position, bool]]:
+    """``(index, position, repeated)`` for the start (index 0) and after each ply.
+
+    ``repeated`` tells that the position has occurred before in the game since the last
+    capture, so its history matters. The same :class:`Position` object is yielded each time,
+    moved on: copy it to keep it. Raises ``ValueError`` at an illegal move.
+
+    >>> moves = [Move.from_uci(t) for t in ("h0g2", "h9g7", "g2h0", "g7h9")]
+    >>> [repeated for _, _, repeated in game_positions("3k5/9/9/9/9/9/9/9/9/4K4 w", [])]
+    [False]
+    >>> [repeated for _, _, repeated in game_positions(STARTING_FEN, moves)]
+    [False, False, False, False, True]
+    """
+    pos = Position.from_fen(start_fen)
+    since_capture = {pos.zobrist()}
+    yield 0, pos, False
+    for index, move in enumerate(moves, 1):
+        if not pos.is_legal(move):
+            raise ValueError(f"ply {index}, {move}: {pos.explain_illegal(move)}")
+        captured = pos.board[move.to_square]
+        pos.push(move)
+        if captured:
+            since_capture = set()
+        repeated = pos.zobrist() in since_capture
+        since_capture.add(pos.zobrist())
+        yield index, pos, repeated
 
 
 def analyse_game(engine: SupervisedEngine, limit: Limit, start_fen: str, moves: Sequence[Move],

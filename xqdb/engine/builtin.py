@@ -188,8 +188,9 @@ class Searcher:
                 break
             finally:
                 self._can_stop = True
-            root_moves.sort(key=lambda m, order={l.pv[0]: i for i, l in enumerate(lines)}:
-                            order.get(m, len(order)))
+            # The next iteration searches the best lines first: the window is then tight.
+            order = {line.pv[0]: i for i, line in enumerate(lines)}
+            root_moves.sort(key=lambda m: order.get(m, len(order)))
             result = SearchResult(iteration, self.seldepth, self.nodes,
                                   time.perf_counter() - started, lines)
             if on_iteration is not None:
