@@ -4,18 +4,15 @@ being killed."""
 
 from __future__ import annotations
 
-import os
-import signal
-import threading
-import time
 from pathlib import Path
 
 import pytest
 
+from engine_support import signal_engine
 from planted import planted_blunders
 from positions import LIU_DAHUA
 from xqdb.engine import EngineSpec, Limit, SupervisedEngine
-from xqdb.engine.analysis import EvalCache, GameAnalyser, analyse_games
+from xqdb.engine.analysis import EvalCache, GameAnalyser
 from xqdb.rules import STARTING_FEN, Move
 
 FAIRY = "/usr/games/fairy-stockfish"
@@ -69,30 +66,13 @@ def test_a_move_that_only_repeats_a_position_is_not_flagged():
     assert by_ply[1].judgement == "blunder"  # Red does not take the chariot
 
 
-def _kill_engine(engine: SupervisedEngine, times: int, after: float) -> threading.Thread:
-    def watch() -> None:
-        seen: set[int] = set()
-        deadline = time.monotonic() + 60
-        while len(seen) < times and time.monotonic() < deadline:
-            pid = engine.pid()
-            if pid is not None and pid not in seen:
-                time.sleep(after)
-                seen.add(pid)
-                os.kill(pid, signal.SIGKILL)
-            time.sleep(0.01)
-
-    thread = threading.Thread(target=watch, daemon=True)
-    thread.start()
-    return thread
-
-
 @needs_corpus
 def test_killing_the_engine_mid_run_retries_the_position_and_the_run_finishes():
     cases = planted_blunders(3)
     games = [(STARTING_FEN, case.planted_moves) for case in cases]
     with SupervisedEngine(EngineSpec.builtin()) as engine:
         engine.name  # started, so the watcher finds it at once
-        watcher = _kill_engine(engine, 1, after=0.5)
+        watcher = signal_engine(engine, 1, after=0.5)
         analyser = GameAnalyser(engine, Limit(depth=3))
         analyses = [analyser.analyse(fen, moves, range(len(moves) - 2, len(moves) + 1))
                     for fen, moves in games]
@@ -111,7 +91,7 @@ def test_a_position_that_fails_twice_is_recorded_and_the_run_goes_on():
     case = planted_blunders(1)[0]
     with SupervisedEngine(EngineSpec((FAIRY,))) as engine:
         engine.name
-        watcher = _kill_engine(engine, 2, after=0.15)
+        watcher = signal_engine(engine, 2, after=0.15)
         analysis = GameAnalyser(engine, Limit(nodes=250_000)).analyse(
             STARTING_FEN, case.planted_moves, [case.ply - 1, case.ply])
         watcher.join()

@@ -7,12 +7,12 @@ from __future__ import annotations
 import os
 import signal
 import sys
-import threading
 import time
 from pathlib import Path
 
 import pytest
 
+from engine_support import signal_engine
 from xqdb.engine import (
     Cp, Engine, EngineError, EngineSpec, EngineTerminatedError, EngineTimeoutError, Limit, Mate,
     PositionFailedError, SupervisedEngine, choose_engine, parse_options,
@@ -153,29 +153,11 @@ def test_engine_choice_falls_back_to_the_weak_built_in(monkeypatch, tmp_path):
     assert choice.spec.is_builtin() and "weak" in choice.message
 
 
-def _kill_when_running(supervised: SupervisedEngine, times: int, sig: int) -> threading.Thread:
-    """Send ``sig`` to the engine process once it is searching, ``times`` times over."""
-    def watch() -> None:
-        seen: set[int] = set()
-        deadline = time.monotonic() + 60
-        while len(seen) < times and time.monotonic() < deadline:
-            pid = supervised.pid()
-            if pid is not None and pid not in seen:
-                time.sleep(0.3)  # let the search start
-                seen.add(pid)
-                os.kill(pid, sig)
-            time.sleep(0.02)
-
-    thread = threading.Thread(target=watch, daemon=True)
-    thread.start()
-    return thread
-
-
 @needs_fairy
 def test_an_engine_killed_mid_search_is_restarted_and_the_position_retried():
     with SupervisedEngine(EngineSpec((FAIRY,))) as supervised:
         supervised.name  # started before the watcher looks for it
-        watcher = _kill_when_running(supervised, 1, signal.SIGKILL)
+        watcher = signal_engine(supervised, 1, 0.3)
         info = supervised.analyse(Position(), Limit(nodes=600_000))
         watcher.join()
         assert supervised.restarts == 1
@@ -184,11 +166,11 @@ def test_an_engine_killed_mid_search_is_restarted_and_the_position_retried():
 
 @needs_fairy
 def test_a_hung_engine_times_out_and_is_replaced():
-    with SupervisedEngine(EngineSpec((FAIRY,)), timeout=3) as supervised:
+    with SupervisedEngine(EngineSpec((FAIRY,)), timeout=5) as supervised:
         supervised.name
         frozen = supervised.pid()
-        watcher = _kill_when_running(supervised, 1, signal.SIGSTOP)
-        info = supervised.analyse(Position(), Limit(nodes=200_000))
+        watcher = signal_engine(supervised, 1, 0.0, signal.SIGSTOP)  # it will never answer
+        info = supervised.analyse(Position(), Limit(nodes=100_000))
         watcher.join()
         assert supervised.restarts == 1 and supervised.pid() != frozen and info.pv
     with pytest.raises(ProcessLookupError):
@@ -199,7 +181,7 @@ def test_a_hung_engine_times_out_and_is_replaced():
 def test_a_position_failing_twice_is_reported_and_the_engine_still_serves():
     with SupervisedEngine(EngineSpec((FAIRY,))) as supervised:
         supervised.name
-        watcher = _kill_when_running(supervised, 2, signal.SIGKILL)
+        watcher = signal_engine(supervised, 2, 0.3)
         with pytest.raises(PositionFailedError):
             supervised.analyse(Position(), Limit(nodes=2_000_000))
         watcher.join()

@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Collection, Iterable, Iterator, Sequence
+from typing import Collection, Iterator, Sequence
 
 from ..rules.board import Move
 from ..rules.position import STARTING_FEN, Position
@@ -317,12 +317,3 @@ def analyse_game(engine: SupervisedEngine, limit: Limit, start_fen: str, moves: 
                  plies: Collection[int] | None = None) -> GameAnalysis:
     """Judge every move of one game (see :class:`GameAnalyser` for the options)."""
     return GameAnalyser(engine, limit, cache=cache).analyse(start_fen, moves, plies)
-
-
-def analyse_games(engine: SupervisedEngine, limit: Limit,
-                  games: Iterable[tuple[str, Sequence[Move]]], *,
-                  cache: EvalCache | None = None) -> Iterator[GameAnalysis]:
-    """Judge the games ``(start FEN, moves)`` one after another, sharing one cache."""
-    analyser = GameAnalyser(engine, limit, cache=cache)
-    for start_fen, moves in games:
-        yield analyser.analyse(start_fen, moves)

@@ -19,6 +19,7 @@ Cp(-35)
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, Generic, Protocol, TypeVar
 
 from ..rules.board import RED
 
@@ -193,22 +194,35 @@ class MateGiven(Mate):
         return "#+0"
 
 
-@dataclass(frozen=True)
-class PovScore:
-    """A score ``relative`` to the side ``turn`` (``RED`` or ``BLACK``) that was to move."""
+class _Negatable(Protocol):
+    def __neg__(self) -> Any: ...
 
-    relative: Score
+
+_Value = TypeVar("_Value", bound=_Negatable)
+
+
+@dataclass(frozen=True)
+class _Pov(Generic[_Value]):
+    """A value ``relative`` to the side ``turn`` (``RED`` or ``BLACK``) that was to move,
+    readable from either side (negation turns it round)."""
+
+    relative: _Value
     turn: int
 
-    def pov(self, color: int) -> Score:
-        """The score from ``color``'s point of view."""
+    def pov(self, color: int) -> _Value:
+        """The value from ``color``'s point of view."""
         return self.relative if color == self.turn else -self.relative
 
-    def red(self) -> Score:
+    def red(self) -> _Value:
         return self.pov(RED)
 
-    def black(self) -> Score:
+    def black(self) -> _Value:
         return self.pov(-RED)
+
+
+@dataclass(frozen=True)
+class PovScore(_Pov[Score]):
+    """A :class:`Score` relative to the side that was to move."""
 
     def is_mate(self) -> bool:
         return self.relative.is_mate()
@@ -220,6 +234,8 @@ class Wdl:
 
     >>> Wdl(600, 300, 100).expectation()
     0.75
+    >>> PovWdl(Wdl(600, 300, 100), RED).black()
+    Wdl(wins=100, draws=300, losses=600)
     """
 
     wins: int
@@ -238,17 +254,5 @@ class Wdl:
 
 
 @dataclass(frozen=True)
-class PovWdl:
-    """A :class:`Wdl` ``relative`` to the side ``turn`` that was to move."""
-
-    relative: Wdl
-    turn: int
-
-    def pov(self, color: int) -> Wdl:
-        return self.relative if color == self.turn else -self.relative
-
-    def red(self) -> Wdl:
-        return self.pov(RED)
-
-    def black(self) -> Wdl:
-        return self.pov(-RED)
+class PovWdl(_Pov[Wdl]):
+    """A :class:`Wdl` relative to the side that was to move."""
