@@ -170,3 +170,10 @@ def test_node_limit_stops_the_search_after_the_first_iteration():
     result = Searcher().search(Position(), nodes=500)
     assert result.depth >= 1 and result.lines[0].pv
     assert result.nodes < 5_000
+
+
+def test_wdl_is_reported_and_read_from_either_side(engine):
+    # Red is a chariot up, Black to move: Black's expected score is low, Red's high.
+    info = engine.analyse(Position.from_fen("3k5/9/9/9/9/9/9/9/9/R3K4 b"), Limit(depth=2))
+    assert info.wdl is not None and info.wdl.relative.total() == 1000
+    assert info.wdl.black().expectation() < 0.1 < 0.9 < info.wdl.red().expectation()

@@ -1,7 +1,8 @@
 """The built-in engine served over UCI (ranks 0-9), so that any UCI client can run it.
 
 ``xqdb engine`` calls :func:`serve` on its standard input and output. Commands: ``uci``,
-``isready``, ``ucinewgame``, ``setoption name MultiPV value N``, ``position startpos|fen FEN
+``isready``, ``ucinewgame``, ``setoption name MultiPV value N``, ``setoption name UCI_ShowWDL
+value true`` (win/draw/loss per mille from the engine's win curve), ``position startpos|fen FEN
 [moves ...]``, ``go [depth N] [nodes N] [movetime MS] [infinite]``, ``stop``, ``quit``. The
 search runs in a thread, so ``stop`` and ``isready`` are answered while it thinks. A move
 list is read in full or not at all: an illegal move is reported with ``info string`` and
@@ -21,7 +22,9 @@ from typing import IO
 
 from ..rules.board import Move
 from ..rules.position import STARTING_FEN, FenError, Position
-from .builtin import Searcher, SearchResult
+from .analysis import curve_for
+from .builtin import Line, Searcher, SearchResult
+from .score import Cp
 
 ENGINE_NAME = "xqdb built-in"
 MAX_MULTIPV = 16
@@ -34,6 +37,7 @@ class _Server:
         self.searcher = Searcher()
         self.position: Position | None = Position()
         self.multipv = 1
+        self.show_wdl = False
         self.thread: threading.Thread | None = None
         self.stop = threading.Event()
 
@@ -52,6 +56,7 @@ class _Server:
             self.send(f"id name {ENGINE_NAME}")
             self.send("id author the xqdb authors")
             self.send(f"option name MultiPV type spin default 1 min 1 max {MAX_MULTIPV}")
+            self.send("option name UCI_ShowWDL type check default false")
             self.send("uciok")
         elif command == "isready":
             self.send("readyok")
@@ -81,6 +86,8 @@ class _Server:
         name = name.removeprefix("name ").strip()
         if name.lower() == "multipv" and value.strip().isdigit():
             self.multipv = max(1, min(MAX_MULTIPV, int(value)))
+        elif name.lower() == "uci_showwdl":
+            self.show_wdl = value.strip().lower() == "true"
         else:
             self.send(f"info string no such option: {name}")
 
@@ -137,9 +144,10 @@ class _Server:
         for index, line in enumerate(result.lines, 1):
             mate = line.mate
             score = f"mate {mate}" if mate is not None else f"cp {line.score}"
+            wdl = f" wdl {_wdl(line)}" if self.show_wdl else ""
             pv = " ".join(move.uci() for move in line.pv)
             self.send(f"info depth {result.depth} seldepth {result.seldepth} multipv {index} "
-                      f"score {score} nodes {result.nodes} nps {result.nodes * 1000 // ms} "
+                      f"score {score}{wdl} nodes {result.nodes} nps {result.nodes * 1000 // ms} "
                       f"time {ms}" + (f" pv {pv}" if pv else ""))
 
     def wait(self) -> None:
@@ -148,6 +156,16 @@ class _Server:
             self.stop.set()
             self.thread.join()
             self.thread = None
+
+
+def _wdl(line: Line) -> str:
+    """``W D L`` per mille for the side to move, from the built-in engine's win curve (the
+    engine has no model of draws, so it reports none)."""
+    mate = line.mate
+    if mate is not None:
+        return "1000 0 0" if mate > 0 else "0 0 1000"
+    wins = round(1000 * curve_for(ENGINE_NAME).expectation(Cp(line.score)))
+    return f"{wins} 0 {1000 - wins}"
 
 
 def serve(input: IO[str], output: IO[str]) -> None:
