@@ -154,19 +154,27 @@ def bench_planted(count: int, nodes: int) -> None:
     if Path(FAIRY).exists():
         engines.insert(0, (EngineSpec((FAIRY,)), Limit(nodes=nodes)))
     for spec, limit in engines:
-        found = false_alarms = 0
+        missed, alarms = [], []
         started = time.perf_counter()
         with SupervisedEngine(spec) as engine:
             analyser = GameAnalyser(engine, limit)
             for case in cases:
-                planted = analyser.analyse(STARTING_FEN, case.planted_moves, [case.ply])
-                real = analyser.analyse(STARTING_FEN, case.real_moves, [case.ply])
-                found += planted.moves[0].judgement in ("blunder", "allowed_mate")
-                false_alarms += real.moves[0].judgement in ("blunder", "allowed_mate")
+                planted = analyser.analyse(STARTING_FEN, case.planted_moves, [case.ply]).moves[0]
+                real = analyser.analyse(STARTING_FEN, case.real_moves, [case.ply]).moves[0]
+                if planted.judgement not in ("blunder", "allowed_mate"):
+                    missed.append(f"game {case.game} ply {case.ply} ({planted.judgement}, the "
+                                  f"mover's expected score before it {planted.expected_before:.2f})")
+                if real.judgement in ("blunder", "allowed_mate"):
+                    alarms.append(f"game {case.game} ply {case.ply} {real.move} (loss "
+                                  f"{real.loss:.2f}, best {real.best_move})")
             name = engine.name
-        print(f"planted blunders, {name} at {limit.key()}: recall {found}/{len(cases)}, "
-              f"false alarms {false_alarms}/{len(cases)} real moves "
-              f"({time.perf_counter() - started:.1f} s)")
+        print(f"planted blunders, {name} at {limit.key()}: recall "
+              f"{len(cases) - len(missed)}/{len(cases)}, false alarms {len(alarms)}/{len(cases)} "
+              f"real moves ({time.perf_counter() - started:.1f} s)")
+        for line in missed:
+            print(f"  missed: {line}")
+        for line in alarms:
+            print(f"  real move judged a blunder: {line}")
 
 
 def main() -> None:
