@@ -225,7 +225,8 @@ class GameAnalyser:
         """The evaluation of ``position``: cached unless ``repeated`` (history matters)."""
         if not position.has_legal_moves():
             return Evaluation(Mate(0))  # mate or stalemate: both lose, no search needed
-        key: EvalKey = (position.zobrist(), position.turn, self.engine.name, self.limit.key())
+        key: EvalKey = (position.zobrist(), position.turn, self.engine.identity,
+                        self.limit.key())
         if not repeated:
             cached = self.cache.get(key)
             if cached is not None:

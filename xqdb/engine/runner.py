@@ -135,6 +135,19 @@ class SupervisedEngine:
             self._name = self._running().name
         return self._name
 
+    @property
+    def identity(self) -> str:
+        """The name, dialect and options: evaluations are comparable only when these agree
+        (Fairy-Stockfish's centipawns differ between UCI and UCCI, options change strength).
+
+        >>> with SupervisedEngine(EngineSpec.builtin({"MultiPV": 1})) as engine:
+        ...     engine.identity
+        'xqdb built-in (uci) MultiPV=1'
+        """
+        engine = self._running()
+        options = " ".join(f"{name}={value}" for name, value in sorted(self.spec.options))
+        return f"{self.name} ({engine.dialect.name}) {options}".rstrip()
+
     def _running(self) -> Engine:
         if self.engine is None:
             self.engine = self.spec.open()
