@@ -13,7 +13,10 @@ of ``../shared/data/uci/liu-dahua-1125.pgn`` (every 10th ply from ply 10).
 * cache: the share of positions whose evaluation comes from the cache when the games are
   analysed in turn (``--ccpd``: over ccpd-dev.zip, which takes a minute to read);
 * planted blunders (see ``tests/planted.py``): recall, and false alarms (the real move
-  judged a blunder), for each engine.
+  judged a blunder), for each engine;
+* two passes (a quarter of ``--nodes``, then five times ``--nodes`` around flagged moves)
+  against one pass at five times ``--nodes``: time saved, and the recall of the deep pass's
+  blunders and mistakes.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from xqdb.engine import Engine, EngineSpec, Limit, SupervisedEngine
-from xqdb.engine.analysis import GameAnalyser, game_positions
+from xqdb.engine.analysis import GameAnalyser, analyse_two_pass, game_positions
 from xqdb.engine.builtin import Searcher
 from xqdb.rules import STARTING_FEN, Move, Position
 
@@ -177,6 +180,31 @@ def bench_planted(count: int, nodes: int) -> None:
             print(f"  real move judged a blunder: {line}")
 
 
+def bench_two_pass(games: int, fast: int, deep: int) -> None:
+    """Two passes against one deep pass over the first games of the master collection."""
+    chosen = coordinate_games()[:games]
+    with SupervisedEngine(EngineSpec((FAIRY,))) as engine:
+        engine.name  # started outside the timings
+        started = time.perf_counter()
+        one = [GameAnalyser(engine, Limit(nodes=deep)).analyse(fen, moves) for fen, moves in chosen]
+        one_seconds = time.perf_counter() - started
+        started = time.perf_counter()
+        two = [analyse_two_pass(engine, Limit(nodes=fast), Limit(nodes=deep), fen, moves)
+               for fen, moves in chosen]
+        two_seconds = time.perf_counter() - started
+    plies = sum(len(moves) for _, moves in chosen)
+    print(f"two passes ({fast:,} then {deep:,} nodes) against one pass at {deep:,} nodes, "
+          f"{games} games, {plies} plies: {sum(a.searches for a in two):,} searches in "
+          f"{two_seconds:.0f} s against {sum(a.searches for a in one):,} in {one_seconds:.0f} s "
+          f"({1 - two_seconds / one_seconds:.0%} saved)")
+    for classes in (("blunder", "allowed_mate", "missed_mate"), ("mistake",)):
+        wanted = {(i, m.ply) for i, a in enumerate(one) for m in a.moves if m.judgement in classes}
+        found = {(i, m.ply) for i, a in enumerate(two) for m in a.moves if m.judgement in classes}
+        print(f"  {'/'.join(classes)}: one deep pass finds {len(wanted)}, two passes find "
+              f"{len(wanted & found)} of them (recall {len(wanted & found) / max(len(wanted), 1):.0%})"
+              f" and {len(found - wanted)} others")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--nodes", type=int, default=20_000)
@@ -184,6 +212,7 @@ def main() -> None:
     parser.add_argument("--builtin-positions", type=int, default=20)
     parser.add_argument("--planted", type=int, default=40)
     parser.add_argument("--ccpd", action="store_true", help="Also the cache hit rate on ccpd-dev.zip.")
+    parser.add_argument("--two-pass-games", type=int, default=5)
     args = parser.parse_args()
 
     fens = sample_positions(args.positions)
@@ -198,6 +227,8 @@ def main() -> None:
         rate, total = cache_hit_rate(ccpd_games())
         print(f"eval cache on ccpd-dev.zip: {rate:.1%} of {total:,} positions are hits")
     bench_planted(args.planted, args.nodes)
+    if Path(FAIRY).exists() and args.two_pass_games:
+        bench_two_pass(args.two_pass_games, args.nodes // 4, args.nodes * 5)
 
 
 if __name__ == "__main__":

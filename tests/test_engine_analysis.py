@@ -12,7 +12,7 @@ from engine_support import signal_engine
 from planted import planted_blunders
 from positions import LIU_DAHUA
 from xqdb.engine import EngineSpec, Limit, SupervisedEngine
-from xqdb.engine.analysis import EvalCache, GameAnalyser
+from xqdb.engine.analysis import EvalCache, GameAnalyser, analyse_two_pass
 from xqdb.rules import STARTING_FEN, Move
 
 FAIRY = "/usr/games/fairy-stockfish"
@@ -99,3 +99,18 @@ def test_a_position_that_fails_twice_is_recorded_and_the_run_goes_on():
     assert analysis.failed_positions == [case.ply - 2]
     assert [m.ply for m in analysis.moves] == [case.ply]
     assert analysis.moves[0].judgement == "blunder"
+
+
+@needs_corpus
+def test_two_passes_search_deeply_only_around_flagged_moves():
+    case = planted_blunders(1)[0]
+    with SupervisedEngine(EngineSpec.builtin()) as engine:
+        both = analyse_two_pass(engine, Limit(depth=1), Limit(depth=2), STARTING_FEN,
+                                case.planted_moves)
+        deep = GameAnalyser(engine, Limit(depth=2)).analyse(STARTING_FEN, case.planted_moves)
+    assert [m.ply for m in both.moves] == list(range(1, len(case.planted_moves) + 1))
+    planted = both.judgement_at(case.ply)
+    assert planted is not None and planted.judgement == "blunder"
+    assert planted == deep.judgement_at(case.ply)  # judged by the deep pass
+    fast_searches = len(case.planted_moves) + 1
+    assert both.searches - fast_searches < deep.searches

@@ -202,6 +202,8 @@ class GameAnalysis:
     failed_positions: list[int] = field(default_factory=list)
     """Positions (0: the start, i: after ply i) recorded as failed; the moves next to
     them are not judged."""
+    searches: int = 0
+    """Engine searches run (cache hits and ended games need none)."""
 
     def judgement_at(self, ply: int) -> MoveJudgement | None:
         for judged in self.moves:
@@ -220,6 +222,8 @@ class GameAnalyser:
         self.cache = cache if cache is not None else EvalCache()
         self.curve = curve or curve_for(engine.name)
         self.thresholds = thresholds or Thresholds()
+        self.searches = 0
+        """Engine searches run so far."""
 
     def evaluate(self, position: Position, repeated: bool) -> Evaluation:
         """The evaluation of ``position``: cached unless ``repeated`` (history matters)."""
@@ -233,6 +237,7 @@ class GameAnalyser:
                 return cached
             position = Position.from_fen(position.fen())  # history-free: shareable
         evaluation = Evaluation.from_info(self.engine.analyse(position, self.limit))
+        self.searches += 1
         if not repeated:
             self.cache.put(key, evaluation)
         return evaluation
@@ -247,6 +252,7 @@ class GameAnalyser:
         needed = wanted | {p - 1 for p in wanted}
         evaluations: dict[int, Evaluation] = {}
         repeats: set[int] = set()
+        searches_before = self.searches
         for index, pos, repeated in game_positions(start_fen, moves):
             if repeated:
                 repeats.add(index)
@@ -262,6 +268,7 @@ class GameAnalyser:
             side = first_side if ply % 2 else -first_side
             result.moves.append(self._judge(ply, side, moves[ply - 1], before, after,
                                             ply in repeats))
+        result.searches = self.searches - searches_before
         return result
 
     def _judge(self, ply: int, side: int, move: Move, before: Evaluation, after: Evaluation,
@@ -283,6 +290,26 @@ class GameAnalyser:
                 judgement = self.thresholds.judge(loss)
         return MoveJudgement(ply, side, move, before.best_move, expected_before, expected_after,
                              loss, judgement)
+
+
+def analyse_two_pass(engine: SupervisedEngine, fast: Limit, deep: Limit, start_fen: str,
+                     moves: Sequence[Move], *, cache: EvalCache | None = None) -> GameAnalysis:
+    """Judge a game at the ``fast`` limit, then again at the ``deep`` limit only the moves the
+    fast pass flagged (any class) and the moves next to them.
+
+    A cheap pass finds the swings; the deep search confirms or clears them, as puzzle
+    miners do. The result holds the deep judgement where there is one, the fast one
+    elsewhere, and the searches of both passes.
+    """
+    cache = cache if cache is not None else EvalCache()
+    quick = GameAnalyser(engine, fast, cache=cache).analyse(start_fen, moves)
+    flagged = {m.ply for m in quick.moves if m.judgement is not None}
+    recheck = {p + d for p in flagged for d in (-1, 0, 1)} & set(range(1, len(moves) + 1))
+    deep_result = GameAnalyser(engine, deep, cache=cache).analyse(start_fen, moves, recheck)
+    by_ply = {m.ply: m for m in quick.moves} | {m.ply: m for m in deep_result.moves}
+    return GameAnalysis([by_ply[p] for p in sorted(by_ply)],
+                        sorted(set(quick.failed_positions) | set(deep_result.failed_positions)),
+                        quick.searches + deep_result.searches)
 
 
 def game_positions(start_fen: str, moves: Sequence[Move]) -> Iterator[tuple[int, Position, bool]]:
