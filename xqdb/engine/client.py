@@ -24,6 +24,7 @@ and is killed, so no process is left behind.
 from __future__ import annotations
 
 import queue
+import re
 import subprocess
 import threading
 import time
@@ -41,6 +42,10 @@ HANDSHAKE_TIMEOUT = 10.0
 SEARCH_TIMEOUT = 120.0
 #: Seconds added to a time-limited search before the engine counts as hung.
 TIME_MARGIN = 5.0
+
+
+_MULTIPV = re.compile(r" multipv (\d+)")
+_BOUND = re.compile(r" score \S+ -?\d+ (?:lower|upper)bound")
 
 
 class EngineError(RuntimeError):
@@ -276,20 +281,25 @@ class Engine:
         return " ".join(words)
 
     def _collect(self, position: Position, deadline: float) -> list[Info]:
-        """Read ``info`` lines until ``bestmove``; the latest exact line of each MultiPV slot."""
-        exact: dict[int, Info] = {}
-        bounds: dict[int, Info] = {}
+        """Read ``info`` lines until ``bestmove``; the latest exact line of each MultiPV slot.
+
+        Lines are only sorted while the engine searches; the few kept are parsed at the end
+        (a search prints dozens, and parsing checks every PV move).
+        """
+        exact: dict[int, str] = {}
+        bounds: dict[int, str] = {}
         while True:
             line = self._next_line(deadline, "finish its search")
             if line.startswith("info ") and " score " in line:
-                info = self._parse_info(line, position)
-                (bounds if info.bound else exact)[info.multipv] = info
+                match = _MULTIPV.search(line)
+                slot = int(match.group(1)) if match else 1
+                (bounds if _BOUND.search(line) else exact)[slot] = line
             elif line.startswith("bestmove"):
                 break
-        best = {**bounds, **exact}
-        if not best:
+        kept = {**bounds, **exact}
+        if not kept:
             raise EngineError(f"engine {self.name} gave a best move but no score")
-        return [best[k] for k in sorted(best)]
+        return [self._parse_info(kept[slot], position) for slot in sorted(kept)]
 
     def _parse_info(self, line: str, position: Position) -> Info:
         tokens = line.split()
