@@ -16,7 +16,7 @@ import subprocess
 import pytest
 
 from xqdb.engine import Engine, EngineSpec, Limit, Mate
-from xqdb.engine.builtin import PIECE_VALUES, Searcher, evaluate
+from xqdb.engine.builtin import Searcher, evaluate, material
 from xqdb.rules import BLACK, Move, Position
 
 #: (game, ply, FEN): the side to move mates in two.
@@ -50,19 +50,15 @@ def engine():
         yield running
 
 
-def _material(pos: Position) -> int:
-    return sum(PIECE_VALUES[abs(p)] * (1 if p > 0 else -1) for p in pos.board if p)
-
-
 def _two_ply_gain(pos: Position, move: Move) -> int:
     """Material the mover is sure to keep after ``move`` and the opponent's best reply."""
-    side, before = pos.turn, _material(pos) * pos.turn
+    side, before = pos.turn, material(pos) * pos.turn
     pos.push(move)
     try:
         gains = []
         for reply in pos.legal_moves():
             pos.push(reply)
-            gains.append(_material(pos) * side - before)
+            gains.append(material(pos) * side - before)
             pos.pop()
         return min(gains, default=10 ** 6)
     finally:

@@ -100,6 +100,15 @@ def evaluate(position: Position) -> int:
     return total * position.turn
 
 
+def material(position: Position) -> int:
+    """Red's material less Black's, in centipawns, every pawn counted at 1 (no positional terms).
+
+    >>> material(Position.from_fen("3k5/9/9/9/n8/9/9/9/9/R3K4 w"))
+    500
+    """
+    return sum(PIECE_VALUES[abs(p)] * (1 if p > 0 else -1) for p in position.board if p)
+
+
 def _victim_order(piece: int) -> int:
     return PIECE_VALUES[abs(piece)] if abs(piece) != KING else 10_000
 
@@ -375,5 +384,5 @@ def _from_table(score: int, ply: int) -> int:
     return score
 
 
-__all__ = ["PIECE_VALUES", "MATE", "evaluate", "piece_square_value", "Line", "SearchResult",
+__all__ = ["PIECE_VALUES", "MATE", "evaluate", "material", "piece_square_value", "Line", "SearchResult",
            "Searcher"]
