@@ -4,9 +4,8 @@ From the master games of ``uci/liu-dahua-1125.pgn`` (maksimKorzh/wukong-xiangqi)
 game the first ply from :data:`FIRST_PLY` on where the game is quiet (material level, no
 exchange under way, no check) and the mover has a legal quiet move (no capture, no check)
 after which the opponent takes a chariot and the mover can win back no more than a pawn at
-once. That move replaces the real one; the
-planted game goes on with the capture. Deterministic: the same games come back every run.
-
+once. That move replaces the real one; the planted game goes on with the capture.
+Deterministic: the same games come back every run.
 """
 
 from __future__ import annotations
