@@ -157,21 +157,20 @@ def test_engine_choice_falls_back_to_the_weak_built_in(monkeypatch, tmp_path):
 def test_an_engine_killed_mid_search_is_restarted_and_the_position_retried():
     with SupervisedEngine(EngineSpec((FAIRY,))) as supervised:
         supervised.name  # started before the watcher looks for it
-        watcher = signal_engine(supervised, 1, 0.3)
-        info = supervised.analyse(Position(), Limit(nodes=600_000))
+        watcher = signal_engine(supervised, 1, 0.15)
+        info = supervised.analyse(Position(), Limit(nodes=300_000))
         watcher.join()
         assert supervised.restarts == 1
-        assert info.nodes and info.nodes >= 500_000 and info.pv
+        assert info.nodes and info.nodes >= 250_000 and info.pv
 
 
 @needs_fairy
 def test_a_hung_engine_times_out_and_is_replaced():
-    with SupervisedEngine(EngineSpec((FAIRY,)), timeout=5) as supervised:
+    with SupervisedEngine(EngineSpec((FAIRY,)), timeout=2) as supervised:
         supervised.name
         frozen = supervised.pid()
-        watcher = signal_engine(supervised, 1, 0.0, signal.SIGSTOP)  # it will never answer
-        info = supervised.analyse(Position(), Limit(nodes=100_000))
-        watcher.join()
+        signal_engine(supervised, 1, 0.0, signal.SIGSTOP).join()  # it will never answer
+        info = supervised.analyse(Position(), Limit(nodes=20_000))
         assert supervised.restarts == 1 and supervised.pid() != frozen and info.pv
     with pytest.raises(ProcessLookupError):
         os.kill(frozen, 0)  # the frozen process was killed and reaped, not left behind
