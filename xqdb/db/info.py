@@ -1,4 +1,4 @@
-"""What is in a database: counts, players, years, formats, invalid records by reason.
+"""What is in a database: counts, players, years, formats, positions, invalid records by reason.
 
 >>> import duckdb
 >>> from xqdb.db.schema import create_schema
@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import duckdb
 
 #: Blanks the particulars of an error message (quoted texts, numbers) to group by kind;
-#: the same rule as :func:`xqdb.importer.reason_class`.
+#: the same rule as :func:`xqdb.db.columns.reason_class`.
 _REASON_SQL = r"""left(regexp_replace(regexp_replace(error, '''[^'']*''|"[^"]*"', '''…''', 'g'),
                           '\b\d+\b', '…', 'g'), 120)"""
 
@@ -32,6 +32,8 @@ class DatabaseInfo:
     invalid: int = 0
     duplicates: int = 0
     moves: int = 0
+    positions: int = 0
+    """Positions stored from position lists (EPD files), which are not games."""
     players: int = 0
     first_year: int | None = None
     last_year: int | None = None
@@ -42,6 +44,9 @@ class DatabaseInfo:
     results: list[tuple[str, int]] = field(default_factory=list)
     endings: list[tuple[str, int]] = field(default_factory=list)
     """How valid games ended under the rules (checkmate, perpetual_check...), by count."""
+    disagreements: int = 0
+    """Valid games whose recorded result (``1-0``, ``0-1``, ``1/2-1/2``) is not the result
+    the rules give for how they ended (``rules_result``)."""
     invalid_reasons: list[tuple[str, int]] = field(default_factory=list)
 
     def __str__(self) -> str:
@@ -53,6 +58,8 @@ class DatabaseInfo:
             f"  records:    {self.records:,} from {self.sources:,} sources "
             f"({self.duplicates:,} duplicates linked to a kept game)",
             f"  moves:      {self.moves:,}",
+            *([f"  positions:  {self.positions:,} (from position lists, not games)"]
+              if self.positions else []),
             f"  players:    {self.players:,}",
             f"  years:      {years}",
         ]
@@ -61,6 +68,9 @@ class DatabaseInfo:
         if self.endings:
             lines.append("  endings:    " + ", ".join(f"{e.replace('_', ' ')} {n:,}"
                                                       for e, n in self.endings))
+        if self.disagreements:
+            lines.append(f"  disagree:   {self.disagreements:,} recorded results differ from "
+                         "the rules' verdict")
         if self.top_players:
             lines.append("top players (games):")
             lines += [f"  {n:>7,}  {name}" for name, n in self.top_players]
@@ -90,10 +100,11 @@ def database_info(con: duckdb.DuckDBPyConnection, top: int = 10, path: str = "")
     info.games, info.valid, info.invalid = (info.games or 0, info.valid or 0, info.invalid or 0)
     info.duplicates, = one("SELECT count(*) FROM game_records WHERE NOT is_primary")
     info.moves, = one("SELECT count(*) FROM moves")
+    info.positions, = one("SELECT count(*) FROM positions")
     info.players, = one("SELECT count(DISTINCT name) FROM (SELECT red AS name FROM games"
                         " UNION ALL SELECT black FROM games) WHERE name <> ''")
     info.first_year, info.last_year, info.dated = one(
-        "SELECT min(year(date)), max(year(date)), count(date) FROM games")
+        "SELECT min(year), max(year), count(year) FROM games")
     info.top_players = [tuple(r) for r in con.execute(
         "SELECT name, count(*) AS n FROM (SELECT red AS name FROM games UNION ALL"
         " SELECT black FROM games) WHERE name <> '' GROUP BY name ORDER BY n DESC, name"
@@ -107,6 +118,9 @@ def database_info(con: duckdb.DuckDBPyConnection, top: int = 10, path: str = "")
     info.endings = [tuple(r) for r in con.execute(
         "SELECT coalesce(termination, 'none'), count(*) AS n FROM games WHERE status = 'valid'"
         " GROUP BY ALL ORDER BY n DESC, 1").fetchall()]
+    info.disagreements, = one(
+        "SELECT count(*) FROM games WHERE status = 'valid' AND result IN ('1-0', '0-1', '1/2-1/2')"
+        " AND result <> rules_result")
     info.invalid_reasons = [tuple(r) for r in con.execute(
         f"SELECT {_REASON_SQL} AS reason, count(*) AS n FROM games WHERE status = 'invalid'"
         " GROUP BY reason ORDER BY n DESC, reason LIMIT ?", [top]).fetchall()]
