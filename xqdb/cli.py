@@ -241,4 +241,4 @@ def engine_command() -> None:
     """
     from .engine.server import serve
 
-    serve(click.get_text_stream("stdin"), click.get_text_stream("stdout"))
+    serve(sys.stdin, sys.stdout)
