@@ -178,15 +178,16 @@ def test_worker_log_records_reach_the_parents_handlers(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_everything_in_shared_data_gives_the_readers_numbers(tmp_path: Path) -> None:
+def test_everything_in_shared_data_gives_the_readers_numbers(tmp_path: Path,
+                                                             shared_data: Path) -> None:
     db = tmp_path / "all.duckdb"
-    summary = import_paths([str(DATA)], db, jobs=2)
+    summary = import_paths([str(shared_data)], db, jobs=2)
 
     records = invalid = positions = 0
     kept: dict[int, int] = {}
     plies_invalid = 0
     unreadable = []
-    for record in read_paths([str(DATA)]):
+    for record in read_paths([str(shared_data)]):
         if is_source_failure(record):  # a source no reader knows is no game
             unreadable.append(record.origin.path)
             continue
@@ -218,7 +219,8 @@ def test_everything_in_shared_data_gives_the_readers_numbers(tmp_path: Path) -> 
     assert count(db, "SELECT count(*) FROM sources WHERE error LIKE '%unknown format%'"
                      " AND records = 0") == len(unreadable) == len(summary.failed_sources)
     # Per source, the stored record count is what the reader yielded for it.
-    per_source = Counter((r.origin.path, r.origin.member) for r in read_paths([str(DATA / "binary")])
+    per_source = Counter((r.origin.path, r.origin.member)
+                         for r in read_paths([str(shared_data / "binary")])
                          if not is_source_failure(r))
     con = duckdb.connect(str(db), read_only=True)
     stored = {(p, m): n for p, m, n in con.execute(
@@ -227,11 +229,11 @@ def test_everything_in_shared_data_gives_the_readers_numbers(tmp_path: Path) -> 
     assert stored == dict(per_source)
 
 
-def test_a_big_source_spills_to_disk_and_stores_the_same_rows(tmp_path: Path,
+def test_a_big_source_spills_to_disk_and_stores_the_same_rows(tmp_path: Path, shared_data: Path,
                                                               monkeypatch: pytest.MonkeyPatch) -> None:
     import xqdb.importer
 
-    paths = [str(DATA / "uci" / "liu-dahua-1125.pgn"), str(DATA / "pgn-gbk")]
+    paths = [str(shared_data / "uci" / "liu-dahua-1125.pgn"), str(DATA / "pgn-gbk")]
     import_paths(paths, tmp_path / "held.duckdb", jobs=2)
     # The workers fork after this, so they spill every 5,000 moves instead of 400,000.
     monkeypatch.setattr(xqdb.importer, "SPILL_ROWS", 5_000)
@@ -245,12 +247,12 @@ def test_a_big_source_spills_to_disk_and_stores_the_same_rows(tmp_path: Path,
 
 
 def test_a_big_source_is_hashed_while_it_is_read_and_skipped_unread_when_unchanged(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        tmp_path: Path, shared_data: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import hashlib
 
     import xqdb.formats.hashing
 
-    path = DATA / "uci" / "liu-dahua-1125.pgn"
+    path = shared_data / "uci" / "liu-dahua-1125.pgn"
     import_paths([str(path)], tmp_path / "small.duckdb", jobs=1)
     # Below this size a source is read into memory whole; the file is now "big".
     monkeypatch.setattr(xqdb.formats.hashing, "KEEP_BYTES", 1000)

@@ -119,7 +119,7 @@ def test_a_source_that_failed_is_read_again_by_the_next_import(tmp_path: Path) -
 def test_bytes_no_reader_knows_make_a_source_error_not_a_game(tmp_path: Path) -> None:
     db = tmp_path / "g.duckdb"
     result = run_xqdb("import", str(GBK_FILES[0]), str(DATA / "perft.tsv"),
-                      str(DATA / "endgames" / "_A.EPD"), "--db", str(db))
+                      str(DATA / "endgames" / "_K.EPD"), "--db", str(db))
     assert result.returncode == 0, result.stderr
     assert "1 unreadable" in result.stdout
     assert "unreadable: " + str(DATA / "perft.tsv") + ": unknown format" in result.stdout

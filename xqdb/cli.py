@@ -29,6 +29,9 @@ EXIT_INPUT = 3
 EXIT_DATABASE = 4
 #: Ctrl-C, as shells report a process ended by SIGINT.
 EXIT_INTERRUPTED = 130
+#: ``xqdb read`` exits with this when a record is invalid (and with EXIT_INPUT when the
+#: paths hold no record at all).
+EXIT_INVALID = 1
 
 
 @click.group()
@@ -231,7 +234,8 @@ def read_command(paths: tuple[str, ...], format_: str | None, encoding: str | No
     """Summarize the game records in PATHS (files, folders, archives, - for stdin).
 
     Counts records per format and encoding, valid and invalid, with the reasons and
-    examples naming file, record and ply. Exits with 1 when a record is invalid.
+    examples naming file, record and ply. Exits with 1 when a record is invalid, 3 when
+    there is no record to read, 2 for a bad option (--show past the last record too).
     """
     from .formats import formats
     from .formats.encoding import normalize_encoding
@@ -246,16 +250,20 @@ def read_command(paths: tuple[str, ...], format_: str | None, encoding: str | No
         except ValueError as exc:
             raise click.BadParameter(str(exc), param_hint="--encoding") from None
     if show is not None:
-        record = nth_record(paths, show, format_, encoding)
-        if record is None:
-            raise click.ClickException(f"there are fewer than {show} records")
+        try:
+            record = nth_record(paths, show, format_, encoding)
+        except LookupError as exc:
+            raise click.BadParameter(str(exc), param_hint="--show") from None
         click.echo(format_game(record, notation))
         return
     summary = summarize(paths, format_, encoding, replay_games=replay,
                         keep=None if all_errors else examples)
     click.echo(summary.report(examples=examples, all_failures=all_errors))
-    if summary.invalid or not summary.records:
-        sys.exit(1)
+    if not summary.records:
+        click.echo("Error: no records to read", err=True)
+        sys.exit(EXIT_INPUT)
+    if summary.invalid:
+        sys.exit(EXIT_INVALID)
 
 
 @cli.command("engine")

@@ -27,6 +27,30 @@ from .rules.adjudication import DEFAULT_MOVE_LIMIT, Ending, judge_history
 from .rules.position import FenError, Position, STARTING_FEN
 
 
+#: Characters of a quoted input kept in a message; a longer input is cut, never the
+#: explanation around it (a record can hold megabytes where a move was due).
+QUOTE_LIMIT = 100
+
+
+def shorten(text: str, limit: int = QUOTE_LIMIT) -> str:
+    """``text`` cut to ``limit`` characters, and ``…`` when it was longer.
+
+    >>> shorten("h2e2"), shorten("Q" * 500, limit=5)
+    ('h2e2', 'QQQQQ…')
+    """
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def quote(text: str) -> str:
+    """``text`` quoted for a message, shortened by :func:`shorten`."""
+    return repr(shorten(text))
+
+
+def _quoting_short(message: str, text: str) -> str:
+    """``message`` with its quotation of the input ``text`` shortened by :func:`quote`."""
+    return message.replace(repr(text), quote(text)) if len(text) > QUOTE_LIMIT else message
+
+
 @lru_cache(maxsize=4096)
 def _start_position(fen: str) -> Position:
     """The position of ``fen``, parsed once: most records share a handful of start FENs.
@@ -132,7 +156,7 @@ def replay(record: GameRecord, move_limit: int | None = DEFAULT_MOVE_LIMIT) -> R
     try:
         start = _start_position(fen)
     except FenError as exc:
-        return _fail(game, f"bad FEN {fen!r}: {exc}")
+        return _fail(game, f"bad FEN {quote(fen)}: {exc}")
     pos = start.copy()
     game.start_fen = _normalized_fen(fen)
     game.start_key = pos.zobrist()
@@ -158,7 +182,7 @@ def replay(record: GameRecord, move_limit: int | None = DEFAULT_MOVE_LIMIT) -> R
         except NotationError as exc:
             return _fail(game, str(exc), ply, text, pos)
         if not resolves_legal and not is_legal(move):
-            return _fail(game, f"illegal move {text!r}: {pos.explain_illegal(move)}", ply, text, pos)
+            return _fail(game, f"illegal move {quote(text)}: {pos.explain_illegal(move)}", ply, text, pos)
         if loose:
             game.loose.append(ply - 1)
         captured = board[move.to_square]
@@ -243,9 +267,9 @@ def _play_variation(pos: Position, moves: list[str], notation: str, first_ply: i
         try:
             move, _ = read_move(pos, text, notation)
         except NotationError as exc:
-            return f"ply {ply}: {exc}"
+            return f"ply {ply}: {_quoting_short(str(exc), text)}"
         if not pos.is_legal(move):
-            return f"ply {ply}: illegal move {text!r}: {pos.explain_illegal(move)}"
+            return f"ply {ply}: illegal move {quote(text)}: {pos.explain_illegal(move)}"
         chinese = write_wxf_and_chinese(pos.board, move)[1]
         pos.push(move)
         played.append((*which, ply, move.code, chinese, pos.zobrist()))
@@ -255,7 +279,7 @@ def _play_variation(pos: Position, moves: list[str], notation: str, first_ply: i
 def _fail(game: ReplayedGame, reason: str, ply: int | None = None, text: str | None = None,
           pos: Position | None = None) -> ReplayedGame:
     game.status = "invalid"
-    game.error = reason
+    game.error = reason if text is None else _quoting_short(reason, text)
     game.error_ply = ply
     game.error_text = text
     if pos is not None:
