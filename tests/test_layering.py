@@ -27,7 +27,7 @@ LAYERS: list[set[str]] = [
     {"xqdb.openings", "xqdb.engine", "xqdb.reading"},
     {"xqdb.db"},
     {"xqdb.parallel", "xqdb.importer"},
-    {"xqdb.cli"},
+    {"xqdb.cli", "xqdb.__main__"},
 ]
 
 
