@@ -29,7 +29,7 @@ LAYERS: list[set[str]] = [
     {"xqdb.db"},
     # The opening tree and the HTML report read a database the import wrote.
     {"xqdb.parallel", "xqdb.importer", "xqdb.tree", "xqdb.report"},
-    {"xqdb.cli", "xqdb.cli_reports"},
+    {"xqdb.cli", "xqdb.cli_reports", "xqdb.__main__"},
 ]
 
 

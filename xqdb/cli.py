@@ -264,6 +264,20 @@ def read_command(paths: tuple[str, ...], format_: str | None, encoding: str | No
         sys.exit(EXIT_INVALID)
 
 
+@cli.command("engine")
+def engine_command() -> None:
+    """Serve the built-in engine over UCI (ranks 0-9) on stdin and stdout.
+
+    \b
+    printf 'uci\\nposition startpos\\ngo depth 3\\nquit\\n' | xqdb engine
+
+    It is a weak engine, for when no Fairy-Stockfish or Pikafish is installed.
+    """
+    from .engine.server import serve
+
+    serve(sys.stdin, sys.stdout)
+
+
 def _add_report_commands() -> None:
     from .cli_reports import COMMANDS
 

@@ -1,0 +1,5 @@
+"""``python -m xqdb`` runs the command line (as the ``xqdb`` command does)."""
+
+from .cli import cli
+
+cli()

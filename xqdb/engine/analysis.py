@@ -1,0 +1,347 @@
+"""Engine analysis of whole games, and every move judged by what it lost.
+
+Each position of a game is evaluated once: an :class:`EvalCache` keyed by Zobrist key, side
+to move, engine and limit means that a transposition, or an opening shared by many games,
+costs one search. A position that has already occurred in its game since the last capture
+is the exception: there the history decides what the rules allow (repetition verdicts), so
+it is searched with its move list and its evaluation is neither taken from nor given to
+the cache.
+
+A move is judged by the drop in the mover's expected score (0 lost .. 1 won), from the
+evaluation before it and the one after it. The expected score is the engine's WDL when it
+gives one, otherwise a :class:`WinCurve` over centipawns fitted for that engine. The classes, worst first:
+
+``allowed_mate``
+    the mover was not being mated, and after the move the opponent has a forced mate;
+``missed_mate``
+    the mover had a forced mate and no longer has one;
+``blunder``, ``mistake``, ``inaccuracy``
+    the expected score dropped by at least :class:`Thresholds` ``blunder`` (0.20),
+    ``mistake`` (0.10) or ``inaccuracy`` (0.05): the cut-offs chess.com publishes, on a
+    curve that is Xiangqi's own.
+
+A move that returns to a position already seen in the game is never flagged: repeating is
+how a side claims a draw or forces the opponent, under the repetition rules, to deviate,
+and the engine's score there depends on rules it may not model.
+
+>>> from xqdb.engine import EngineSpec, SupervisedEngine, Limit
+>>> with SupervisedEngine(EngineSpec.builtin()) as engine:  # the red king walks away from
+...     game = analyse_game(engine, Limit(depth=2),         # its attacked chariot
+...                         "3k5/9/9/9/9/9/9/9/r8/R4K3 w", [Move.from_uci("f0e0")])
+>>> judged = game.moves[0]
+>>> judged.judgement, str(judged.best_move), round(judged.loss, 2)
+('blunder', 'a0a1', 0.95)
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Collection, Iterator, Sequence
+
+from ..rules.board import Move
+from ..rules.position import STARTING_FEN, Position
+from .client import Info
+from .runner import PositionFailedError, SupervisedEngine
+from .score import Cp, Limit, Mate, MateGiven, Score, Wdl
+
+#: The judgements, worst first.
+JUDGEMENTS = ("allowed_mate", "missed_mate", "blunder", "mistake", "inaccuracy")
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """Least drop in expected score for each class (change them to taste)."""
+
+    inaccuracy: float = 0.05
+    mistake: float = 0.10
+    blunder: float = 0.20
+
+    def judge(self, loss: float) -> str | None:
+        if loss >= self.blunder:
+            return "blunder"
+        if loss >= self.mistake:
+            return "mistake"
+        if loss >= self.inaccuracy:
+            return "inaccuracy"
+        return None
+
+
+@dataclass(frozen=True)
+class WinCurve:
+    """Expected score from centipawns: ``1 / (1 + exp(-(cp - offset) / scale))``.
+
+    Never chess's constant: each engine scores Xiangqi on its own scale, so each has its
+    own curve (see :data:`DEFAULT_CURVES`).
+
+    >>> curve = WinCurve(scale=145, offset=52)
+    >>> round(curve.expectation(Mate(3)), 2), round(curve.expectation(Mate(-2)), 2)
+    (1.0, 0.0)
+    >>> round(curve.expectation(Cp(100)), 2)
+    0.58
+    """
+
+    scale: float = 250.0
+    offset: float = 0.0
+
+    def expectation(self, score: Score) -> float:
+        """The expected score of the side ``score`` belongs to."""
+        mate = score.mate()
+        if mate is not None:
+            return 1.0 if mate > 0 or isinstance(score, MateGiven) else 0.0
+        cp = score.score() or 0
+        return 1.0 / (1.0 + math.exp(-(cp - self.offset) / self.scale))
+
+
+#: Curves by the start of the engine's name. Fairy-Stockfish 11.1's was fitted by
+#: ``bench/fit_win_curve.py`` on 1,178 positions (plies 20, 25, ..., 60 of 150 games of
+#: ccpd-dev.zip with results, 20,000 nodes each): offset +52 cp, scale 145 cp, log loss
+#: 0.538 against 0.693 for a constant 50 %. The offset is the side to move's bonus in the
+#: engine's scores (a level position reads about +50 cp for whoever is to move); without it
+#: every move would seem to lose that bonus twice. The built-in engine's curve is not
+#: fitted: its scale is set so that a pawn is worth about 60 %.
+DEFAULT_CURVES: dict[str, WinCurve] = {
+    "Fairy-Stockfish": WinCurve(scale=145.0, offset=52.0),
+    "xqdb built-in": WinCurve(scale=250.0),
+}
+
+
+def curve_for(engine_name: str) -> WinCurve:
+    """The default curve for an engine, by its name (the built-in engine's when unknown).
+
+    >>> curve_for("Fairy-Stockfish 11.1 LB 64").scale
+    145.0
+    """
+    for prefix, curve in DEFAULT_CURVES.items():
+        if engine_name.startswith(prefix):
+            return curve
+    return DEFAULT_CURVES["xqdb built-in"]
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """One searched position, from the side to move's point of view."""
+
+    score: Score
+    wdl: Wdl | None = None
+    best_move: Move | None = None
+    pv: tuple[Move, ...] = ()
+    depth: int | None = None
+    nodes: int | None = None
+
+    @classmethod
+    def from_info(cls, info: Info) -> "Evaluation":
+        return cls(info.score.relative, info.wdl.relative if info.wdl else None,
+                   info.pv[0] if info.pv else None, tuple(info.pv), info.depth, info.nodes)
+
+    def expectation(self, curve: WinCurve) -> float:
+        """Expected score of the side to move: the WDL's when there is one, else the curve's."""
+        if self.wdl is not None and not self.score.is_mate():
+            return self.wdl.expectation()
+        return curve.expectation(self.score)
+
+
+#: What identifies an evaluation: Zobrist key, side to move, engine, limit.
+EvalKey = tuple[int, int, str, str]
+
+
+class EvalCache:
+    """Evaluations by :data:`EvalKey`, counting hits and misses.
+
+    >>> cache = EvalCache()
+    >>> cache.get((1, 1, "e", "nodes=1")) is None, cache.hit_rate()
+    (True, 0.0)
+    """
+
+    def __init__(self) -> None:
+        self._evaluations: dict[EvalKey, Evaluation] = {}
+        self.hits = 0
+        self.misses = 0
+
+    def get(self, key: EvalKey) -> Evaluation | None:
+        found = self._evaluations.get(key)
+        if found is None:
+            self.misses += 1
+        else:
+            self.hits += 1
+        return found
+
+    def put(self, key: EvalKey, evaluation: Evaluation) -> None:
+        self._evaluations[key] = evaluation
+
+    def __len__(self) -> int:
+        return len(self._evaluations)
+
+    def hit_rate(self) -> float:
+        looked = self.hits + self.misses
+        return self.hits / looked if looked else 0.0
+
+
+@dataclass
+class MoveJudgement:
+    """One move of a game, judged."""
+
+    ply: int
+    """1-based: the first move of the game is ply 1."""
+    side: int
+    move: Move
+    best_move: Move | None
+    expected_before: float
+    """The mover's expected score before the move."""
+    expected_after: float
+    loss: float
+    judgement: str | None
+    """One of :data:`JUDGEMENTS`, or ``None`` for a good move."""
+
+
+@dataclass
+class GameAnalysis:
+    """The judged moves of one game, and the positions the engine could not analyse."""
+
+    moves: list[MoveJudgement] = field(default_factory=list)
+    failed_positions: list[int] = field(default_factory=list)
+    """Positions (0: the start, i: after ply i) recorded as failed; the moves next to
+    them are not judged."""
+    searches: int = 0
+    """Engine searches run (cache hits and ended games need none)."""
+
+    def judgement_at(self, ply: int) -> MoveJudgement | None:
+        for judged in self.moves:
+            if judged.ply == ply:
+                return judged
+        return None
+
+
+class GameAnalyser:
+    """Evaluates the positions of games with one engine and limit, sharing a cache."""
+
+    def __init__(self, engine: SupervisedEngine, limit: Limit, *, cache: EvalCache | None = None,
+                 curve: WinCurve | None = None, thresholds: Thresholds | None = None) -> None:
+        self.engine = engine
+        self.limit = limit
+        self.cache = cache if cache is not None else EvalCache()
+        self.curve = curve or curve_for(engine.name)
+        self.thresholds = thresholds or Thresholds()
+        self.searches = 0
+        """Engine searches run so far."""
+
+    def evaluate(self, position: Position, repeated: bool) -> Evaluation:
+        """The evaluation of ``position``: cached unless ``repeated`` (history matters)."""
+        if not position.has_legal_moves():
+            return Evaluation(Mate(0))  # mate or stalemate: both lose, no search needed
+        key: EvalKey = (position.zobrist(), position.turn, self.engine.identity,
+                        self.limit.key())
+        if not repeated:
+            cached = self.cache.get(key)
+            if cached is not None:
+                return cached
+            position = Position.from_fen(position.fen())  # history-free: shareable
+        evaluation = Evaluation.from_info(self.engine.analyse(position, self.limit))
+        self.searches += 1
+        if not repeated:
+            self.cache.put(key, evaluation)
+        return evaluation
+
+    def analyse(self, start_fen: str, moves: Sequence[Move],
+                plies: Collection[int] | None = None) -> GameAnalysis:
+        """Judge the moves of a game (only those at ``plies`` when given; 1-based)."""
+        result = GameAnalysis()
+        first_side = Position.from_fen(start_fen).turn
+        wanted = set(range(1, len(moves) + 1)) if plies is None else set(plies)
+        # Position i stands after ply i: ply p is judged from positions p - 1 and p.
+        needed = wanted | {p - 1 for p in wanted}
+        evaluations: dict[int, Evaluation] = {}
+        repeats: set[int] = set()
+        searches_before = self.searches
+        for index, pos, repeated in game_positions(start_fen, moves):
+            if repeated:
+                repeats.add(index)
+            if index in needed:
+                try:
+                    evaluations[index] = self.evaluate(pos, repeated)
+                except PositionFailedError:
+                    result.failed_positions.append(index)
+        for ply in sorted(wanted):
+            before, after = evaluations.get(ply - 1), evaluations.get(ply)
+            if before is None or after is None:
+                continue
+            side = first_side if ply % 2 else -first_side
+            result.moves.append(self._judge(ply, side, moves[ply - 1], before, after,
+                                            ply in repeats))
+        result.searches = self.searches - searches_before
+        return result
+
+    def _judge(self, ply: int, side: int, move: Move, before: Evaluation, after: Evaluation,
+               repeats: bool) -> MoveJudgement:
+        expected_before = before.expectation(self.curve)
+        expected_after = 1.0 - after.expectation(self.curve)
+        loss = max(0.0, expected_before - expected_after)
+        judgement: str | None = None
+        if not repeats:
+            mate_before = before.score.mate()
+            mate_against = after.score.mate()  # the opponent's view: > 0 means it mates
+            if mate_against is not None and mate_against > 0 and not (
+                    mate_before is not None and mate_before <= 0):
+                judgement = "allowed_mate"
+            elif mate_before is not None and mate_before > 0 and not (
+                    mate_against is not None and mate_against <= 0):
+                judgement = "missed_mate"
+            else:
+                judgement = self.thresholds.judge(loss)
+        return MoveJudgement(ply, side, move, before.best_move, expected_before, expected_after,
+                             loss, judgement)
+
+
+def analyse_two_pass(engine: SupervisedEngine, fast: Limit, deep: Limit, start_fen: str,
+                     moves: Sequence[Move], *, cache: EvalCache | None = None) -> GameAnalysis:
+    """Judge a game at the ``fast`` limit, then again at the ``deep`` limit only the moves the
+    fast pass flagged (any class) and the moves next to them.
+
+    A cheap pass finds the swings; the deep search confirms or clears them, as puzzle
+    miners do. The result holds the deep judgement where there is one, the fast one
+    elsewhere, and the searches of both passes.
+    """
+    cache = cache if cache is not None else EvalCache()
+    quick = GameAnalyser(engine, fast, cache=cache).analyse(start_fen, moves)
+    flagged = {m.ply for m in quick.moves if m.judgement is not None}
+    recheck = {p + d for p in flagged for d in (-1, 0, 1)} & set(range(1, len(moves) + 1))
+    deep_result = GameAnalyser(engine, deep, cache=cache).analyse(start_fen, moves, recheck)
+    by_ply = {m.ply: m for m in quick.moves} | {m.ply: m for m in deep_result.moves}
+    return GameAnalysis([by_ply[p] for p in sorted(by_ply)],
+                        sorted(set(quick.failed_positions) | set(deep_result.failed_positions)),
+                        quick.searches + deep_result.searches)
+
+
+def game_positions(start_fen: str, moves: Sequence[Move]) -> Iterator[tuple[int, Position, bool]]:
+    """``(index, position, repeated)`` for the start (index 0) and after each ply.
+
+    ``repeated`` tells that the position has occurred before in the game since the last
+    capture, so its history matters. The same :class:`Position` object is yielded each time,
+    moved on: copy it to keep it. Raises ``ValueError`` at an illegal move.
+
+    >>> moves = [Move.from_uci(t) for t in ("h0g2", "h9g7", "g2h0", "g7h9")]
+    >>> [repeated for _, _, repeated in game_positions("3k5/9/9/9/9/9/9/9/9/4K4 w", [])]
+    [False]
+    >>> [repeated for _, _, repeated in game_positions(STARTING_FEN, moves)]
+    [False, False, False, False, True]
+    """
+    pos = Position.from_fen(start_fen)
+    since_capture = {pos.zobrist()}
+    yield 0, pos, False
+    for index, move in enumerate(moves, 1):
+        if not pos.is_legal(move):
+            raise ValueError(f"ply {index}, {move}: {pos.explain_illegal(move)}")
+        captured = pos.board[move.to_square]
+        pos.push(move)
+        if captured:
+            since_capture = set()
+        repeated = pos.zobrist() in since_capture
+        since_capture.add(pos.zobrist())
+        yield index, pos, repeated
+
+
+def analyse_game(engine: SupervisedEngine, limit: Limit, start_fen: str, moves: Sequence[Move],
+                 *, cache: EvalCache | None = None,
+                 plies: Collection[int] | None = None) -> GameAnalysis:
+    """Judge every move of one game (see :class:`GameAnalyser` for the options)."""
+    return GameAnalyser(engine, limit, cache=cache).analyse(start_fen, moves, plies)

@@ -1,0 +1,398 @@
+"""A client for Xiangqi engines running as separate processes (UCI and UCCI).
+
+Shaped like python-chess's ``chess.engine.SimpleEngine``, which cannot drive Xiangqi: open an
+engine, :meth:`Engine.analyse` a :class:`~xqdb.Position` under a :class:`~xqdb.engine.Limit`,
+get :class:`Info` back with a :class:`~xqdb.engine.PovScore`, the principal variation as
+:class:`~xqdb.Move` objects and, when the engine reports it, a :class:`~xqdb.engine.PovWdl`.
+
+The dialect (see :mod:`xqdb.engine.dialects`) is detected from the greeting unless given.
+Every move of the position's history is checked legal before it is sent: engines stop
+reading a move list at the first move they cannot play, without a word, and would then
+analyse another position. The greeting and every search run under a timeout; an engine that
+exits or stops answering raises :class:`EngineTerminatedError` or :class:`EngineTimeoutError`
+and is killed, so no process is left behind.
+
+>>> import sys
+>>> from xqdb import Position
+>>> from xqdb.engine import Limit
+>>> with Engine.popen([sys.executable, "-m", "xqdb", "engine"]) as engine:
+...     info = engine.analyse(Position.from_fen("3k5/9/9/9/9/9/9/9/9/R3K4 w"), Limit(depth=2))
+>>> info.score.relative, [str(m) for m in info.pv]
+(Mate(+1), ['a0d0'])
+"""
+
+from __future__ import annotations
+
+import queue
+import re
+import subprocess
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Mapping, Sequence, overload
+
+from ..rules.board import Move
+from ..rules.position import Position
+from .dialects import DIALECTS, Dialect, detect_dialect
+from .score import Cp, Limit, Mate, PovScore, PovWdl, Score, Wdl
+
+#: Seconds an engine may take to greet and list its options, and to answer ``isready``.
+HANDSHAKE_TIMEOUT = 10.0
+#: Seconds a search bounded by depth or nodes may take before the engine counts as hung.
+SEARCH_TIMEOUT = 120.0
+#: Seconds added to a time-limited search before the engine counts as hung.
+TIME_MARGIN = 5.0
+
+
+_MULTIPV = re.compile(r" multipv (\d+)")
+_BOUND = re.compile(r" score \S+ -?\d+ (?:lower|upper)bound")
+
+
+class EngineError(RuntimeError):
+    """The engine cannot do what was asked (an unknown option, a refused greeting...)."""
+
+
+class EngineTerminatedError(EngineError):
+    """The engine process exited."""
+
+
+class EngineTimeoutError(EngineError):
+    """The engine did not answer in time; it has been killed."""
+
+
+@dataclass
+class Info:
+    """What the engine reported about one line of play (one MultiPV slot) of a search."""
+
+    score: PovScore
+    pv: list[Move] = field(default_factory=list)
+    multipv: int = 1
+    depth: int | None = None
+    seldepth: int | None = None
+    nodes: int | None = None
+    nps: int | None = None
+    time: float | None = None
+    """Seconds the engine says it searched."""
+    hashfull: int | None = None
+    wdl: PovWdl | None = None
+    bound: str | None = None
+    """``"lowerbound"`` or ``"upperbound"`` when the score is only a bound."""
+
+
+@dataclass
+class EngineOption:
+    """An option the engine listed in its greeting."""
+
+    name: str
+    type: str
+    choices: list[str]
+
+
+class Engine:
+    """A running engine process. Use :meth:`popen`; close with :meth:`quit` (or ``with``)."""
+
+    def __init__(self, process: subprocess.Popen[str], command: Sequence[str]) -> None:
+        self.process = process
+        self.command = list(command)
+        self.name = command[0]
+        self.author = ""
+        self.dialect: Dialect = DIALECTS["uci"]
+        self.options: dict[str, EngineOption] = {}
+        self._lines: queue.Queue[str | None] = queue.Queue()
+        self._multipv = 1
+        reader = threading.Thread(target=self._read, name=f"engine reader {process.pid}",
+                                  daemon=True)
+        reader.start()
+
+    # --- Starting and stopping ------------------------------------------------------------
+
+    @classmethod
+    def popen(cls, command: str | Sequence[str], *, protocol: str | None = None,
+              options: Mapping[str, object] | None = None,
+              handshake_timeout: float = HANDSHAKE_TIMEOUT) -> "Engine":
+        """Start ``command``, greet it in ``protocol`` (detected when ``None``) and set ``options``.
+
+        Raises :class:`EngineError` (or a subclass) when the engine cannot be started, does
+        not greet in time or lacks an option; the process is then gone.
+        """
+        argv = [command] if isinstance(command, str) else list(command)
+        if protocol is not None and protocol not in DIALECTS:
+            raise EngineError(f"unknown protocol {protocol!r}: use one of {', '.join(DIALECTS)}")
+        try:
+            process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                       stderr=subprocess.DEVNULL, text=True, bufsize=1,
+                                       errors="replace")
+        except OSError as exc:
+            raise EngineError(f"cannot start engine {argv[0]}: {exc.strerror or exc}") from None
+        engine = cls(process, argv)
+        try:
+            engine._handshake(protocol, dict(options or {}), handshake_timeout)
+        except BaseException:
+            engine.kill()
+            raise
+        return engine
+
+    def _handshake(self, protocol: str | None, options: dict[str, object],
+                   timeout: float) -> None:
+        greeting = DIALECTS[protocol].greeting if protocol else "uci"
+        self._send(greeting)
+        deadline = time.monotonic() + timeout
+        while True:
+            line = self._next_line(deadline, f"answer {greeting!r}")
+            if line.startswith("id name "):
+                self.name = line[len("id name "):].strip()
+            elif line.startswith("id author "):
+                self.author = line[len("id author "):].strip()
+            elif line.startswith("option "):
+                parsed = DIALECTS["uci"].parse_option_line(line)
+                if parsed is not None:
+                    name, kind, choices = parsed
+                    self.options[name] = EngineOption(name, kind, choices)
+            elif line.strip() == greeting + "ok":
+                break
+        if protocol:
+            self.dialect = DIALECTS[protocol]
+        else:
+            self.dialect = detect_dialect(
+                self.name, {name: opt.choices for name, opt in self.options.items()})
+        if self.dialect.variant is not None:
+            self._setoption("UCI_Variant", self.dialect.variant)
+        if self._option("UCI_ShowWDL") is not None:
+            self._setoption("UCI_ShowWDL", "true")
+        self.configure(options)
+        self._ping(deadline=time.monotonic() + timeout)
+
+    def quit(self, timeout: float = 2.0) -> None:
+        """Ask the engine to exit; kill it if it has not within ``timeout`` seconds."""
+        if self.process.poll() is None:
+            try:
+                self._send("quit")
+                self.process.wait(timeout)
+            except (EngineError, subprocess.TimeoutExpired):
+                pass
+        self.kill()
+
+    def kill(self) -> None:
+        """End the process now (nothing is asked of it) and reap it."""
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.wait()
+        for stream in (self.process.stdin, self.process.stdout):
+            try:
+                if stream is not None:
+                    stream.close()
+            except OSError:
+                pass
+
+    def __enter__(self) -> "Engine":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.quit()
+
+    def __repr__(self) -> str:
+        return f"<Engine {self.name!r} pid={self.process.pid} dialect={self.dialect.name}>"
+
+    # --- Options -----------------------------------------------------------------------
+
+    def configure(self, options: Mapping[str, object]) -> None:
+        """Set engine options by name; :class:`EngineError` names any the engine does not have."""
+        for name, value in options.items():
+            option = self._option(name)
+            if option is None:
+                known = ", ".join(sorted(self.options)) or "none"
+                raise EngineError(f"engine {self.name} has no option {name!r} (it has: {known})")
+            if option.name == "MultiPV":
+                self._multipv = int(str(value))
+            self._setoption(option.name, value)
+
+    def _option(self, name: str) -> EngineOption | None:
+        """The listed option called ``name``, ignoring case and spaces written as underscores."""
+        wanted = name.replace("_", " ").lower()
+        for option in self.options.values():
+            if option.name.replace("_", " ").lower() == wanted:
+                return option
+        return None
+
+    def _setoption(self, name: str, value: object) -> None:
+        if isinstance(value, bool):
+            value = "true" if value else "false"
+        self._send(self.dialect.setoption_line(name, str(value)))
+
+    # --- Searching ---------------------------------------------------------------------
+
+    @overload
+    def analyse(self, position: Position, limit: Limit, *, multipv: None = None,
+                timeout: float | None = None) -> Info: ...
+
+    @overload
+    def analyse(self, position: Position, limit: Limit, *, multipv: int,
+                timeout: float | None = None) -> list[Info]: ...
+
+    def analyse(self, position: Position, limit: Limit, *, multipv: int | None = None,
+                timeout: float | None = None) -> Info | list[Info]:
+        """Search ``position`` (with its move history) under ``limit``.
+
+        Returns the principal line's :class:`Info`, or with ``multipv`` a list of up to that
+        many, best first. ``timeout`` (seconds) overrides the hang detection: by default a
+        depth or node search may take :data:`SEARCH_TIMEOUT`, a timed one its time plus
+        :data:`TIME_MARGIN`.
+        """
+        wanted = multipv or 1
+        if wanted != self._multipv:
+            if wanted > 1 and self._option("MultiPV") is None:
+                raise EngineError(f"engine {self.name} has no MultiPV option")
+            self.configure({"MultiPV": wanted})
+        self._send(self._position_line(position))
+        self._send(self._go_line(limit))
+        if timeout is None:
+            timeout = limit.time + TIME_MARGIN if limit.time is not None else SEARCH_TIMEOUT
+        infos = self._collect(position, time.monotonic() + timeout)
+        if multipv is None:
+            return infos[0]
+        return infos
+
+    def _position_line(self, position: Position) -> str:
+        """``position fen ... moves ...`` for ``position`` and its history, each move checked."""
+        history = list(position.move_stack)
+        root = position.copy()
+        for _ in history:
+            root.pop()
+        words = ["position", "fen", root.fen()]
+        if history:
+            words.append("moves")
+            for ply, move in enumerate(history, 1):
+                if not root.is_legal(move):
+                    raise EngineError(f"move {ply} of the history, {move}, is illegal: "
+                                      f"{root.explain_illegal(move)}")
+                words.append(self.dialect.move_text(move))
+                root.push(move)
+        return " ".join(words)
+
+    @staticmethod
+    def _go_line(limit: Limit) -> str:
+        words = ["go"]
+        if limit.depth is not None:
+            words += ["depth", str(limit.depth)]
+        if limit.nodes is not None:
+            words += ["nodes", str(limit.nodes)]
+        if limit.time is not None:
+            words += ["movetime", str(max(1, round(limit.time * 1000)))]
+        return " ".join(words)
+
+    def _collect(self, position: Position, deadline: float) -> list[Info]:
+        """Read ``info`` lines until ``bestmove``; the latest exact line of each MultiPV slot.
+
+        Lines are only sorted while the engine searches; the few kept are parsed at the end
+        (a search prints dozens, and parsing checks every PV move).
+        """
+        exact: dict[int, str] = {}
+        bounds: dict[int, str] = {}
+        while True:
+            line = self._next_line(deadline, "finish its search")
+            if line.startswith("info ") and " score " in line:
+                match = _MULTIPV.search(line)
+                slot = int(match.group(1)) if match else 1
+                (bounds if _BOUND.search(line) else exact)[slot] = line
+            elif line.startswith("bestmove"):
+                break
+        kept = {**bounds, **exact}
+        if not kept:
+            raise EngineError(f"engine {self.name} gave a best move but no score")
+        return [self._parse_info(kept[slot], position) for slot in sorted(kept)]
+
+    def _parse_info(self, line: str, position: Position) -> Info:
+        tokens = line.split()
+        values: dict[str, int] = {}
+        score: Score = Cp(0)
+        info = Info(PovScore(score, position.turn))
+        i = 1
+        while i < len(tokens):
+            token = tokens[i]
+            if token == "score" and i + 2 < len(tokens):
+                kind, value = tokens[i + 1], int(tokens[i + 2])
+                score = Mate(value) if kind == "mate" else Cp(value)
+                i += 3
+                if i < len(tokens) and tokens[i] in ("lowerbound", "upperbound"):
+                    info.bound = tokens[i]
+                    i += 1
+            elif token == "wdl" and i + 3 < len(tokens):
+                wins, draws, losses = (int(t) for t in tokens[i + 1:i + 4])
+                info.wdl = PovWdl(Wdl(wins, draws, losses), position.turn)
+                i += 4
+            elif token == "pv":
+                info.pv = self._parse_pv(tokens[i + 1:], position)
+                break
+            elif token == "string":
+                break
+            elif i + 1 < len(tokens) and tokens[i + 1].lstrip("-").isdigit():
+                values[token] = int(tokens[i + 1])
+                i += 2
+            else:
+                i += 1
+        info.score = PovScore(score, position.turn)
+        info.multipv = values.get("multipv", 1)
+        info.depth = values.get("depth")
+        info.seldepth = values.get("seldepth")
+        info.nodes = values.get("nodes")
+        info.nps = values.get("nps")
+        info.hashfull = values.get("hashfull")
+        if "time" in values:
+            info.time = values["time"] / 1000
+        return info
+
+    def _parse_pv(self, texts: list[str], position: Position) -> list[Move]:
+        """The moves of a PV, up to the first the engine got wrong (kept out, not guessed)."""
+        board = position.copy()
+        pv = []
+        for text in texts:
+            try:
+                move = self.dialect.parse_move(text)
+            except ValueError:
+                break
+            if not board.is_legal(move):
+                break
+            board.push(move)
+            pv.append(move)
+        return pv
+
+    # --- Lines -------------------------------------------------------------------------
+
+    def _read(self) -> None:
+        """Forward the engine's output lines to the queue; ``None`` once it has closed it."""
+        stdout = self.process.stdout
+        assert stdout is not None
+        try:
+            for line in stdout:
+                self._lines.put(line.rstrip("\r\n"))
+        except (OSError, ValueError):
+            pass
+        self._lines.put(None)
+
+    def _next_line(self, deadline: float, doing: str) -> str:
+        try:
+            line = self._lines.get(timeout=max(0.0, deadline - time.monotonic()))
+        except queue.Empty:
+            self.kill()
+            raise EngineTimeoutError(f"engine {self.name} did not {doing} in time") from None
+        if line is None:
+            self._lines.put(None)  # later reads see the end as well
+            status = self.process.wait()
+            raise EngineTerminatedError(f"engine {self.name} exited (status {status}) "
+                                        f"instead of trying to {doing}")
+        return line
+
+    def _send(self, line: str) -> None:
+        stdin = self.process.stdin
+        try:
+            assert stdin is not None
+            stdin.write(line + "\n")
+            stdin.flush()
+        except (OSError, ValueError):
+            status = self.process.wait()
+            raise EngineTerminatedError(f"engine {self.name} exited (status {status})") from None
+
+    def _ping(self, deadline: float) -> None:
+        self._send("isready")
+        while self._next_line(deadline, "answer 'isready'").strip() != "readyok":
+            pass

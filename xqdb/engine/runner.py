@@ -1,0 +1,210 @@
+"""Which engine to run, and keeping it running through crashes and hangs.
+
+An :class:`EngineSpec` says how to start an engine (command, protocol, options); it is plain
+data, so worker processes can each start their own. :func:`choose_engine` finds one when
+the user names none: Fairy-Stockfish or Pikafish on the ``PATH`` or in ``/usr/games``, else
+the built-in engine, and says which in :attr:`EngineChoice.message`.
+
+A :class:`SupervisedEngine` restarts an engine that exits or stops answering and tries the
+position once more; when the second attempt fails too, :class:`PositionFailedError` tells
+the caller to record the position as failed and go on.
+
+>>> choose_engine("builtin").spec.label
+'xqdb built-in'
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import sys
+from dataclasses import dataclass
+from typing import Mapping, Sequence, overload
+
+from ..rules.position import Position
+from .client import Engine, EngineError, EngineTerminatedError, EngineTimeoutError, Info
+from .score import Limit
+
+logger = logging.getLogger(__name__)
+
+#: The name that selects xqdb's own engine.
+BUILTIN = "builtin"
+#: External engines looked for when none is named, strongest-known first among those Debian
+#: packages (Pikafish is stronger but users bring their own binary).
+KNOWN_ENGINES = ("fairy-stockfish", "pikafish")
+#: Where Debian installs game binaries; it is not on every user's ``PATH``.
+GAMES_DIR = "/usr/games"
+
+
+@dataclass(frozen=True)
+class EngineSpec:
+    """How to start an engine: the command, the protocol (``None``: detect) and options."""
+
+    command: tuple[str, ...]
+    protocol: str | None = None
+    options: tuple[tuple[str, str], ...] = ()
+    label: str = ""
+
+    @classmethod
+    def builtin(cls, options: Mapping[str, object] | None = None) -> "EngineSpec":
+        """The built-in engine, served by ``xqdb engine`` in a child process."""
+        return cls((sys.executable, "-m", "xqdb", "engine"), "uci", _option_items(options),
+                   "xqdb built-in")
+
+    def with_options(self, options: Mapping[str, object]) -> "EngineSpec":
+        return EngineSpec(self.command, self.protocol, self.options + _option_items(options),
+                          self.label)
+
+    def open(self, handshake_timeout: float | None = None) -> Engine:
+        """Start the engine and greet it."""
+        kwargs = {} if handshake_timeout is None else {"handshake_timeout": handshake_timeout}
+        return Engine.popen(self.command, protocol=self.protocol, options=dict(self.options),
+                            **kwargs)
+
+    def is_builtin(self) -> bool:
+        return self.command[1:] == ("-m", "xqdb", "engine")
+
+
+def _option_items(options: Mapping[str, object] | None) -> tuple[tuple[str, str], ...]:
+    return tuple((name, str(value)) for name, value in (options or {}).items())
+
+
+@dataclass(frozen=True)
+class EngineChoice:
+    """The engine to use and the sentence telling the user which it is."""
+
+    spec: EngineSpec
+    message: str
+
+
+def find_external_engine() -> str | None:
+    """The path of the first of :data:`KNOWN_ENGINES` on the ``PATH`` or in ``/usr/games``."""
+    for name in KNOWN_ENGINES:
+        found = shutil.which(name) or shutil.which(name, path=GAMES_DIR)
+        if found:
+            return found
+    return None
+
+
+def choose_engine(name: str | None = None, *, protocol: str | None = None,
+                  options: Mapping[str, object] | None = None) -> EngineChoice:
+    """The engine ``name`` (a command, a path or ``builtin``), or the best one installed.
+
+    Raises :class:`~xqdb.engine.EngineError` when ``name`` is given but cannot be found.
+    """
+    if name == BUILTIN or (name is None and find_external_engine() is None):
+        spec = EngineSpec.builtin(options)
+        if name is None:
+            return EngineChoice(spec, "no Fairy-Stockfish or Pikafish found: using the built-in "
+                                      "engine, which is weak (install fairy-stockfish for "
+                                      "strong analysis)")
+        return EngineChoice(spec, "using the built-in engine, which is weak")
+    path = name or find_external_engine()
+    assert path is not None
+    found = shutil.which(path) or shutil.which(path, path=GAMES_DIR)
+    if found is None:
+        raise EngineError(f"engine {path!r} not found (give the path of an executable, a "
+                          f"command on the PATH or {BUILTIN!r})")
+    spec = EngineSpec((found,), protocol, _option_items(options), os.path.basename(found))
+    how = "found" if name is None else "using"
+    return EngineChoice(spec, f"{how} engine {found}")
+
+
+class PositionFailedError(EngineError):
+    """A position could not be analysed, even after the engine was restarted."""
+
+
+class SupervisedEngine:
+    """An engine that is restarted when it exits or hangs, with one more try per position.
+
+    The engine is started on first use. :attr:`restarts` counts the restarts so far.
+    """
+
+    def __init__(self, spec: EngineSpec, *, timeout: float | None = None) -> None:
+        self.spec = spec
+        self.timeout = timeout
+        self.engine: Engine | None = None
+        self.restarts = 0
+        self._name: str | None = None
+
+    @property
+    def name(self) -> str:
+        """The name the engine gives itself (starting it if needed)."""
+        if self._name is None:
+            self._name = self._running().name
+        return self._name
+
+    @property
+    def identity(self) -> str:
+        """The name, dialect and options: evaluations are comparable only when these agree
+        (Fairy-Stockfish's centipawns differ between UCI and UCCI, options change strength).
+
+        >>> with SupervisedEngine(EngineSpec.builtin({"MultiPV": 1})) as engine:
+        ...     engine.identity
+        'xqdb built-in (uci) MultiPV=1'
+        """
+        engine = self._running()
+        options = " ".join(f"{name}={value}" for name, value in sorted(self.spec.options))
+        return f"{self.name} ({engine.dialect.name}) {options}".rstrip()
+
+    def _running(self) -> Engine:
+        if self.engine is None:
+            self.engine = self.spec.open()
+        return self.engine
+
+    @overload
+    def analyse(self, position: Position, limit: Limit, *, multipv: None = None) -> Info: ...
+
+    @overload
+    def analyse(self, position: Position, limit: Limit, *, multipv: int) -> list[Info]: ...
+
+    def analyse(self, position: Position, limit: Limit, *,
+                multipv: int | None = None) -> Info | list[Info]:
+        """Like :meth:`Engine.analyse`; raises :class:`PositionFailedError` after two failures."""
+        failure: EngineError | None = None
+        for attempt in (1, 2):
+            try:
+                engine = self._running()
+                if multipv is None:
+                    return engine.analyse(position, limit, timeout=self.timeout)
+                return engine.analyse(position, limit, multipv=multipv, timeout=self.timeout)
+            except (EngineTerminatedError, EngineTimeoutError) as exc:
+                failure = exc
+                if self.engine is not None:
+                    self.engine.kill()
+                    self.engine = None
+                self.restarts += 1
+                logger.warning("%s; restarting it (attempt %d of 2 for %s)", exc, attempt,
+                               position.fen())
+        raise PositionFailedError(f"{position.fen()}: {failure}")
+
+    def pid(self) -> int | None:
+        """The process id of the running engine, if one runs."""
+        return self.engine.process.pid if self.engine is not None else None
+
+    def close(self) -> None:
+        if self.engine is not None:
+            self.engine.quit()
+            self.engine = None
+
+    def __enter__(self) -> "SupervisedEngine":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def parse_options(texts: Sequence[str]) -> dict[str, str]:
+    """``NAME=VALUE`` texts (as ``--option`` takes them) as a dictionary.
+
+    >>> parse_options(["Hash=64", "Skill Level=3"])
+    {'Hash': '64', 'Skill Level': '3'}
+    """
+    options = {}
+    for text in texts:
+        name, sep, value = text.partition("=")
+        if not sep or not name.strip():
+            raise ValueError(f"option {text!r} is not NAME=VALUE")
+        options[name.strip()] = value.strip()
+    return options

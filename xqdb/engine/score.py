@@ -1,0 +1,258 @@
+"""Search limits, scores and win/draw/loss statistics, in the shape of python-chess's engine API.
+
+Engines report a score from the side to move's point of view. A :class:`PovScore` keeps that
+relative score together with the side it belongs to, so it can be read from Red's or Black's
+side without sign mistakes.
+
+>>> from xqdb.rules import BLACK
+>>> score = PovScore(Mate(-3), BLACK)
+>>> score.red(), score.black()
+(Mate(+3), Mate(-3))
+>>> score.red().score(mate_score=100_000)
+99997
+>>> PovScore(Cp(35), BLACK).red()
+Cp(-35)
+>>> Limit(nodes=20_000).key()
+'nodes=20000'
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Generic, Protocol, TypeVar
+
+from ..rules.board import RED
+
+
+@dataclass(frozen=True)
+class Limit:
+    """When a search stops: after ``depth`` plies, ``nodes`` nodes or ``time`` seconds,
+    whichever comes first. At least one must be given.
+
+    >>> Limit(depth=12, time=0.5).key()
+    'depth=12,time=0.5'
+    """
+
+    depth: int | None = None
+    nodes: int | None = None
+    time: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.depth is None and self.nodes is None and self.time is None:
+            raise ValueError("a limit needs a depth, a node count or a time")
+        for name in ("depth", "nodes", "time"):
+            value = getattr(self, name)
+            if value is not None and value <= 0:
+                raise ValueError(f"limit {name} must be positive, not {value}")
+
+    def key(self) -> str:
+        """A stable text naming the limit: evaluations made with equal keys are interchangeable."""
+        parts = [f"{name}={value}" for name, value in
+                 (("depth", self.depth), ("nodes", self.nodes), ("time", self.time))
+                 if value is not None]
+        return ",".join(parts)
+
+
+class Score:
+    """A score from one side's point of view: centipawns (:class:`Cp`) or a mate (:class:`Mate`)."""
+
+    __slots__ = ()
+
+    def score(self, *, mate_score: int | None = None) -> int | None:
+        """Centipawns; a mate counts as ``mate_score`` less the moves to it (``None`` without it)."""
+        raise NotImplementedError
+
+    def mate(self) -> int | None:
+        """Moves to mate: positive when this side mates, negative (or ``-0``) when it is mated."""
+        raise NotImplementedError
+
+    def is_mate(self) -> bool:
+        return self.mate() is not None
+
+    def __neg__(self) -> "Score":
+        raise NotImplementedError
+
+    def _order(self) -> tuple[int, int]:
+        """A key ordering scores from worst to best for this side."""
+        mate = self.mate()
+        if mate is None:
+            return (1, self.score() or 0)
+        if mate > 0 or isinstance(self, MateGiven):
+            return (2, -mate)
+        return (0, -mate)
+
+    def __lt__(self, other: "Score") -> bool:
+        return self._order() < other._order()
+
+    def __le__(self, other: "Score") -> bool:
+        return self._order() <= other._order()
+
+    def __gt__(self, other: "Score") -> bool:
+        return self._order() > other._order()
+
+    def __ge__(self, other: "Score") -> bool:
+        return self._order() >= other._order()
+
+
+class Cp(Score):
+    """A centipawn score.
+
+    >>> -Cp(20), Cp(20) > Cp(-5)
+    (Cp(-20), True)
+    """
+
+    __slots__ = ("cp",)
+
+    def __init__(self, cp: int) -> None:
+        self.cp = int(cp)
+
+    def score(self, *, mate_score: int | None = None) -> int:
+        return self.cp
+
+    def mate(self) -> None:
+        return None
+
+    def __neg__(self) -> "Cp":
+        return Cp(-self.cp)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Cp) and other.cp == self.cp
+
+    def __hash__(self) -> int:
+        return hash(("cp", self.cp))
+
+    def __repr__(self) -> str:
+        return f"Cp({self.cp})"
+
+    def __str__(self) -> str:
+        return f"{self.cp:+d}"
+
+
+class Mate(Score):
+    """Mate in ``moves`` moves: positive when this side mates, ``0`` or negative when it is mated.
+
+    ``Mate(0)`` is the side that has already been mated (or stalemated: in Xiangqi both
+    lose); its opposite is :class:`MateGiven`.
+
+    >>> -Mate(2), -Mate(0)
+    (Mate(-2), MateGiven)
+    """
+
+    __slots__ = ("moves",)
+
+    def __init__(self, moves: int) -> None:
+        self.moves = int(moves)
+
+    def score(self, *, mate_score: int | None = None) -> int | None:
+        if mate_score is None:
+            return None
+        return mate_score - self.moves if self.moves > 0 else -mate_score - self.moves
+
+    def mate(self) -> int:
+        return self.moves
+
+    def __neg__(self) -> Score:
+        return MateGiven() if self.moves == 0 else Mate(-self.moves)
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is Mate and other.moves == self.moves
+
+    def __hash__(self) -> int:
+        return hash(("mate", self.moves))
+
+    def __repr__(self) -> str:
+        return f"Mate({self.moves:+d})" if self.moves else "Mate(-0)"
+
+    def __str__(self) -> str:
+        return f"#{self.moves:+d}" if self.moves else "#-0"
+
+
+class MateGiven(Mate):
+    """The winning side's view of a position where the opponent is already mated."""
+
+    __slots__ = ()
+
+    def __init__(self) -> None:
+        super().__init__(0)
+
+    def score(self, *, mate_score: int | None = None) -> int | None:
+        return mate_score
+
+    def __neg__(self) -> Score:
+        return Mate(0)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, MateGiven)
+
+    def __hash__(self) -> int:
+        return hash("mate-given")
+
+    def __repr__(self) -> str:
+        return "MateGiven"
+
+    def __str__(self) -> str:
+        return "#+0"
+
+
+class _Negatable(Protocol):
+    def __neg__(self) -> Any: ...
+
+
+_Value = TypeVar("_Value", bound=_Negatable)
+
+
+@dataclass(frozen=True)
+class _Pov(Generic[_Value]):
+    """A value ``relative`` to the side ``turn`` (``RED`` or ``BLACK``) that was to move,
+    readable from either side (negation turns it round)."""
+
+    relative: _Value
+    turn: int
+
+    def pov(self, color: int) -> _Value:
+        """The value from ``color``'s point of view."""
+        return self.relative if color == self.turn else -self.relative
+
+    def red(self) -> _Value:
+        return self.pov(RED)
+
+    def black(self) -> _Value:
+        return self.pov(-RED)
+
+
+@dataclass(frozen=True)
+class PovScore(_Pov[Score]):
+    """A :class:`Score` relative to the side that was to move."""
+
+    def is_mate(self) -> bool:
+        return self.relative.is_mate()
+
+
+@dataclass(frozen=True)
+class Wdl:
+    """Wins, draws and losses per thousand (or any total) from one side's point of view.
+
+    >>> Wdl(600, 300, 100).expectation()
+    0.75
+    >>> PovWdl(Wdl(600, 300, 100), RED).black()
+    Wdl(wins=100, draws=300, losses=600)
+    """
+
+    wins: int
+    draws: int
+    losses: int
+
+    def total(self) -> int:
+        return self.wins + self.draws + self.losses
+
+    def expectation(self) -> float:
+        """The expected score: a win counts 1, a draw 1/2."""
+        return (self.wins + 0.5 * self.draws) / self.total()
+
+    def __neg__(self) -> "Wdl":
+        return Wdl(self.losses, self.draws, self.wins)
+
+
+@dataclass(frozen=True)
+class PovWdl(_Pov[Wdl]):
+    """A :class:`Wdl` relative to the side that was to move."""
