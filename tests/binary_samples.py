@@ -16,7 +16,7 @@ from types import ModuleType
 import pyffish
 
 from xqdb.formats.record import GameRecord, Line, Origin
-from xqdb.rules import Move, Position
+from xqdb import Move, Position
 
 BINARY = Path(__file__).parents[1].parent / "shared" / "data" / "binary"
 

@@ -25,7 +25,7 @@ import re
 from functools import cache
 from pathlib import Path
 
-from xqdb.rules import FenError, Move, Position
+from xqdb import FenError, Move, Position
 
 SHARED = Path(__file__).parents[1].parent / "shared"
 DATA = SHARED / "data"

@@ -17,7 +17,8 @@ from xqdb.formats.sources import iter_sources
 from xqdb.importer import import_paths, reason_class
 from xqdb.replay import replay
 from xqdb.rules.board import piece_symbol
-from xqdb.rules.position import STARTING_FEN, Position
+from xqdb import Position
+from xqdb.rules.position import STARTING_FEN
 
 
 def test_same_games_in_three_notations_are_16_games_with_45_records(tmp_path: Path) -> None:

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from xqdb.rules import Move, Position, divide, perft
+from xqdb import Move, Position
+from xqdb.rules import divide, perft
 
 PERFT_TSV = Path(__file__).parents[1].parent / "shared" / "data" / "perft.tsv"
 

@@ -9,8 +9,10 @@ from typing import Any
 
 import click
 
-from .rules import Position, divide, perft
-from .rules.position import FenError, STARTING_FEN
+from .errors import FenError
+from .position import Position
+from .rules import divide, perft
+from .rules.position import STARTING_FEN
 from .db.info import database_info
 from .db.schema import DatabaseError, connect
 from .formats.sources import SourceError, walk

@@ -22,6 +22,7 @@ import logging
 from types import ModuleType
 from typing import BinaryIO, Iterable, Iterator
 
+from ..errors import ErrorKind
 from .encoding import rewound
 from .record import GameRecord, Origin
 from .sources import Source, SourceError, iter_sources, walk
@@ -81,7 +82,8 @@ def read_source(source: Source, format: str | None = None, encoding: str | None 
         fmt = format or sniff_format(head, source.name)
         if fmt is None:
             yield _source_error(origin, "unknown format: not a PGN, DhtmlXQ, XQF, CBR/CBL, CBF, "
-                                "EPD or move-list file (use --format to say which)", head)
+                                "EPD or move-list file (use --format to say which)", head,
+                                ErrorKind.UNKNOWN_FORMAT)
             return
         module = reader_for(fmt)
         if isinstance(stream, io.BytesIO):
@@ -118,8 +120,9 @@ def read_paths(paths: Iterable[str], format: str | None = None,
             yield from read_source(item, format, encoding)
 
 
-def _source_error(origin: Origin, reason: str, raw: bytes = b"") -> GameRecord:
-    return GameRecord(origin=origin, format="unknown", error=reason, raw=raw)
+def _source_error(origin: Origin, reason: str, raw: bytes = b"",
+                  kind: ErrorKind = ErrorKind.UNREADABLE_SOURCE) -> GameRecord:
+    return GameRecord(origin=origin, format="unknown", error=reason, error_kind=kind, raw=raw)
 
 
 def _refused(error: SourceError) -> GameRecord:

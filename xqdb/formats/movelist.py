@@ -23,6 +23,7 @@ from typing import BinaryIO, Iterator
 
 from .encoding import decode, detect_encoding, head_text, text_stream
 from .movetext import notation_of, sniff_notation, split_coordinates
+from ..errors import ErrorKind
 from .record import GameRecord, Origin
 from .tags import normalize_result
 
@@ -130,4 +131,5 @@ def parse_game(text: str, origin: Origin, encoding: str | None = None) -> GameRe
     record.notation = sniff_notation(moves)
     if not moves and record.fen is None:
         record.error = "no moves and no FEN found"
+        record.error_kind = ErrorKind.NOT_A_GAME
     return record

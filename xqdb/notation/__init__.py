@@ -9,13 +9,13 @@ traditional glyphs; both read every variant), ``wxf``, ``iccs`` (``H2-E2``), ``u
 (``h2e2``, ranks 0-9), ``uci10`` (``h3e3``, ranks 1-10), ``dhtmlxq`` (``7747``) and, for
 reading only, ``auto``, which sniffs each text.
 
->>> from xqdb.rules import Position
->>> move, loose = read_move(Position(), "h2e2", "uci")
->>> write_move(Position(), move, "iccs")
+>>> from xqdb.rules import BasePosition
+>>> move, loose = read_move(BasePosition(), "h2e2", "uci")
+>>> write_move(BasePosition(), move, "iccs")
 'H2-E2'
->>> [write_move(Position(), move, n) for n in ("chinese", "wxf", "dhtmlxq")]
+>>> [write_move(BasePosition(), move, n) for n in ("chinese", "wxf", "dhtmlxq")]
 ['炮二平五', 'C2.5', '7747']
->>> str(parse_move(Position(), "Ｈ８＋７")), str(parse_move(Position(), "馬八進七"))
+>>> str(parse_move(BasePosition(), "Ｈ８＋７")), str(parse_move(BasePosition(), "馬八進七"))
 ('b0c2', 'b0c2')
 """
 
@@ -23,14 +23,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from ..errors import AmbiguousMoveError, NotationError, UnknownNotationError
 from ..rules.board import Move
-from ..rules.position import Position
+from ..rules.position import BasePosition
 from .chinese import SIMPLIFIED_PLAIN, parse_chinese, write_chinese
 from .coordinates import (
-    NotationError, parse_dhtmlxq, parse_iccs, parse_uci, parse_uci10, write_dhtmlxq,
+    parse_dhtmlxq, parse_iccs, parse_uci, parse_uci10, write_dhtmlxq,
     write_iccs, write_uci, write_uci10,
 )
-from .describe import FILE_OF, AmbiguousMoveError
+from .describe import FILE_OF
 from .wxf import WXF_PLAIN, fold, parse_wxf, write_wxf
 
 #: Notation names :func:`read_move` takes (``auto`` sniffs each text).
@@ -50,7 +51,7 @@ _COORDINATE_WRITERS: dict[str, Callable[[Move], str]] = {
     "uci10": write_uci10,
     "dhtmlxq": write_dhtmlxq,
 }
-_PIECE_READERS: dict[str, Callable[[Position, str], tuple[Move, bool]]] = {
+_PIECE_READERS: dict[str, Callable[[BasePosition, str], tuple[Move, bool]]] = {
     "chinese": parse_chinese,
     "chinese-traditional": parse_chinese,
     "wxf": parse_wxf,
@@ -87,7 +88,7 @@ def sniff(text: str) -> str:
     return "wxf"
 
 
-def read_move(pos: Position, text: str, notation: str = "auto") -> tuple[Move, bool]:
+def read_move(pos: BasePosition, text: str, notation: str = "auto") -> tuple[Move, bool]:
     """Parse ``text`` against ``pos``; returns ``(move, loose)``.
 
     Chinese and WXF texts are resolved to a legal move (or raise :class:`NotationError`).
@@ -96,28 +97,28 @@ def read_move(pos: Position, text: str, notation: str = "auto") -> tuple[Move, b
     return reader_for(notation)(pos, text)
 
 
-def reader_for(notation: str) -> Callable[[Position, str], tuple[Move, bool]]:
+def reader_for(notation: str) -> Callable[[BasePosition, str], tuple[Move, bool]]:
     """The function :func:`read_move` applies for ``notation``, to bind once for a game.
 
-    >>> from xqdb.rules import Position
+    >>> from xqdb.rules import BasePosition
     >>> read = reader_for("chinese")
-    >>> str(read(Position(), "炮二平五")[0])
+    >>> str(read(BasePosition(), "炮二平五")[0])
     'h2e2'
     """
     reader = _READERS.get(notation)
     if reader is None:
-        raise NotationError(f"notation {notation!r} is not supported "
+        raise UnknownNotationError(f"notation {notation!r} is not supported "
                             f"(use one of {', '.join(NOTATIONS)})")
     return reader
 
 
-def _coordinates(parse: Callable[[str], Move]) -> Callable[[Position, str], tuple[Move, bool]]:
-    def read(pos: Position, text: str) -> tuple[Move, bool]:
+def _coordinates(parse: Callable[[str], Move]) -> Callable[[BasePosition, str], tuple[Move, bool]]:
+    def read(pos: BasePosition, text: str) -> tuple[Move, bool]:
         return parse(text), False
     return read
 
 
-def _sniffed(pos: Position, text: str) -> tuple[Move, bool]:
+def _sniffed(pos: BasePosition, text: str) -> tuple[Move, bool]:
     found = sniff(text)
     reader = _PIECE_READERS.get(found)
     if reader is not None:
@@ -125,19 +126,19 @@ def _sniffed(pos: Position, text: str) -> tuple[Move, bool]:
     return _COORDINATE_READERS[found](fold(text)), False
 
 
-_READERS: dict[str, Callable[[Position, str], tuple[Move, bool]]] = {
+_READERS: dict[str, Callable[[BasePosition, str], tuple[Move, bool]]] = {
     **_PIECE_READERS,
     **{name: _coordinates(parse) for name, parse in _COORDINATE_READERS.items()},
     "auto": _sniffed,
 }
 
 
-def parse_move(pos: Position, text: str, notation: str = "auto") -> Move:
+def parse_move(pos: BasePosition, text: str, notation: str = "auto") -> Move:
     """Like :func:`read_move`, returning only the move."""
     return read_move(pos, text, notation)[0]
 
 
-def write_move(pos: Position, move: Move, notation: str) -> str:
+def write_move(pos: BasePosition, move: Move, notation: str) -> str:
     """Write the legal ``move`` of ``pos`` in ``notation``."""
     if notation == "chinese":
         return write_chinese(pos.board, move)
@@ -148,7 +149,7 @@ def write_move(pos: Position, move: Move, notation: str) -> str:
         return writer(move)
     if notation == "chinese-traditional":
         return write_chinese(pos.board, move, traditional=True)
-    raise NotationError(f"notation {notation!r} cannot be written (use one of "
+    raise UnknownNotationError(f"notation {notation!r} cannot be written (use one of "
                         f"{', '.join(WRITTEN_NOTATIONS)})")
 
 
@@ -159,8 +160,8 @@ def write_wxf_and_chinese(board: list[int], move: Move) -> tuple[str, str]:
     alone on its file, and then look its text up; asked together, the board is looked at
     once, which saves a quarter of the cost of writing both.
 
-    >>> from xqdb.rules import Position
-    >>> write_wxf_and_chinese(Position().board, Move.from_uci("h2e2"))
+    >>> from xqdb.rules import BasePosition
+    >>> write_wxf_and_chinese(BasePosition().board, Move.from_uci("h2e2"))
     ('C2.5', '炮二平五')
     """
     f = move.from_square

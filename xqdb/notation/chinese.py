@@ -6,8 +6,8 @@ every way of telling tandem pieces apart found in real files: 前/中/后, 前/�
 xqbase's 一兵..五兵 numbered across files, and 前兵九平八 / 前九平八 for pawns doubled on
 two files. Writing follows xqbase: Red numerals 一..九, Black full-width digits １..９.
 
->>> from xqdb.rules import Position
->>> pos = Position()
+>>> from xqdb.rules import BasePosition
+>>> pos = BasePosition()
 >>> move, loose = parse_chinese(pos, "炮二平五")
 >>> str(move), loose
 ('h2e2', False)
@@ -23,8 +23,7 @@ from __future__ import annotations
 from ..rules.board import (
     ADVISOR, BLACK, CANNON, CHARIOT, ELEPHANT, HORSE, KING, PAWN, RED, Move,
 )
-from ..rules.position import Position
-from .coordinates import NotationError
+from ..rules.position import BasePosition
 from .describe import (
     BACKWARD, FORWARD, FRONT, MIDDLE, NTH, REAR, SIDEWAYS, Description, DescriptionReader,
     FILE_OF, Order, file_number, locate, motion,
@@ -113,8 +112,8 @@ SIMPLIFIED_PLAIN = _SIMPLIFIED.plain
 def write_chinese(board: list[int], move: Move, traditional: bool = False) -> str:
     """The Chinese text of the legal ``move`` on ``board``.
 
-    >>> from xqdb.rules import Position
-    >>> pos = Position("4k4/9/9/4P4/4P4/2P6/2P6/9/9/3K5 w")
+    >>> from xqdb.rules import BasePosition
+    >>> pos = BasePosition("4k4/9/9/4P4/4P4/2P6/2P6/9/9/3K5 w")
     >>> [write_chinese(pos.board, Move.from_uci(m)) for m in ("e5d5", "c4c5")]
     ['后五平六', '前七进一']
     """
@@ -176,14 +175,14 @@ def _describe(text: str) -> Description | None:
     return Description(ptype, file, order, direction, target)
 
 
-def parse_chinese(pos: Position, text: str) -> tuple[Move, bool]:
+def parse_chinese(pos: BasePosition, text: str) -> tuple[Move, bool]:
     """Read a Chinese move text against ``pos``; returns ``(move, loose)``.
 
-    >>> from xqdb.rules import Position
-    >>> parse_chinese(Position(), "车二进三")
+    >>> from xqdb.rules import BasePosition
+    >>> parse_chinese(BasePosition(), "车二进三")
     Traceback (most recent call last):
     ...
-    xqdb.notation.coordinates.NotationError: '车二进三': there is no red chariot on file 2 (h)
+    xqdb.errors.IllegalMoveError: '车二进三': there is no red chariot on file 2 (h)
     """
     return _read.read_move(pos, text)
 

@@ -9,8 +9,8 @@ from the mover's side: file 1 is the mover's rightmost file, forward is toward t
 :func:`locate` tells a writer how to name the piece that moves, so readers and writers of
 both notations share one meaning of "front", "rear", "middle" and "second".
 
->>> from xqdb.rules import Position
->>> move, loose = resolve(Position(), Description(CANNON, 2, None, 0, 5), "C2.5")
+>>> from xqdb.rules import BasePosition
+>>> move, loose = resolve(BasePosition(), Description(CANNON, 2, None, 0, 5), "C2.5")
 >>> str(move), loose
 ('h2e2', False)
 """
@@ -25,8 +25,8 @@ from ..rules.board import (
     ADVISOR, ADVISOR_STEPS, BLACK, CANNON, COLOR_NAMES, ELEPHANT, ELEPHANT_STEPS, HORSE, PAWN,
     PIECE_NAMES, RED, SQUARE_NAMES, Move,
 )
-from ..rules.position import Position
-from .coordinates import NotationError
+from ..errors import AmbiguousMoveError, IllegalMoveError, InvalidMoveError
+from ..rules.position import BasePosition
 
 FORWARD = 1
 BACKWARD = -1
@@ -37,10 +37,6 @@ _MOVE_OF = Move.of
 #: ``board[FILE_OF[sq]]``: the file of ``sq``, rank 0 first. Made once: the hot paths
 #: look at a file on every ply, and a ready slice spares building one each time.
 FILE_OF: tuple[slice, ...] = tuple(slice(sq % 9, 90, 9) for sq in range(90))
-
-
-class AmbiguousMoveError(NotationError):
-    """A move text that several pieces could legally follow."""
 
 
 class Order(NamedTuple):
@@ -102,7 +98,7 @@ class DescriptionReader:
     >>> read("??")
     Traceback (most recent call last):
     ...
-    xqdb.notation.coordinates.NotationError: '??' is not a move like C2.5
+    xqdb.errors.InvalidMoveError: '??' is not a move like C2.5
     """
 
     #: Only guards against a hostile input; every valid text fits well within it.
@@ -119,18 +115,18 @@ class DescriptionReader:
         if desc is None:
             desc = self._describe(text)
             if desc is None:
-                raise NotationError(f"{text!r} is not {self._example}")
+                raise InvalidMoveError(f"{text!r} is not {self._example}")
             if len(self._seen) < self.LIMIT:
                 self._seen[text] = desc
         return desc
 
-    def read_move(self, pos: Position, text: str) -> tuple[Move, bool]:
+    def read_move(self, pos: BasePosition, text: str) -> tuple[Move, bool]:
         """The one legal move ``text`` names in ``pos``, and whether the text was loose
         (see :func:`resolve`).
 
-        >>> from xqdb.rules import Position
+        >>> from xqdb.rules import BasePosition
         >>> read = DescriptionReader(lambda text: Description(CANNON, 2, None, 0, 5), "C2.5")
-        >>> str(read.read_move(Position(), "C2.5")[0])
+        >>> str(read.read_move(BasePosition(), "C2.5")[0])
         'h2e2'
         """
         color = pos.turn
@@ -146,7 +142,7 @@ class DescriptionReader:
                 if move is not None:
                     if pos.is_legal(move):
                         return move, False
-                    raise NotationError(f"{text!r}: {pos.explain_illegal(move)}")
+                    raise IllegalMoveError(f"{text!r}: {pos.explain_illegal(move)}")
         return resolve(pos, desc, text)
 
     def _reading(self, text: str, color: int) -> "_Reading":
@@ -268,10 +264,10 @@ def _candidates(board: list[int], desc: Description, color: int, text: str) -> l
     piece = desc.piece * color
     if desc.order is None:
         if desc.file is None:
-            raise NotationError(f"{text!r} names no file and no front/rear piece")
+            raise InvalidMoveError(f"{text!r} names no file and no front/rear piece")
         squares = _on_file(board, piece, file_index(color, desc.file), color)
         if not squares:
-            raise NotationError(f"{text!r}: there is no {_piece_words(color, desc.piece)} on "
+            raise IllegalMoveError(f"{text!r}: there is no {_piece_words(color, desc.piece)} on "
                                 f"file {desc.file} ({'abcdefghi'[file_index(color, desc.file)]})")
         return squares
     order = desc.order
@@ -280,14 +276,14 @@ def _candidates(board: list[int], desc: Description, color: int, text: str) -> l
     else:
         files = _tandem_files(board, piece, color)
         if not files:
-            raise NotationError(f"{text!r}: no two {COLOR_NAMES[color]} {PIECE_NAMES[desc.piece]}s "
+            raise IllegalMoveError(f"{text!r}: no two {COLOR_NAMES[color]} {PIECE_NAMES[desc.piece]}s "
                                 f"stand on one file, so {order.name!r} names no piece")
         if order.numeric and len(files) > 1:
             # xqbase numbers the tandem pawns of all files together.
             flat = [s for squares in files for s in squares]
             place = order.place(len(flat))
             if place < 0:
-                raise NotationError(f"{text!r}: {len(flat)} tandem {PIECE_NAMES[desc.piece]}s "
+                raise IllegalMoveError(f"{text!r}: {len(flat)} tandem {PIECE_NAMES[desc.piece]}s "
                                     f"have no place {order.name!r}")
             return [flat[place]]
     out = []
@@ -298,17 +294,18 @@ def _candidates(board: list[int], desc: Description, color: int, text: str) -> l
     if not out:
         where = " and ".join(f"{len(squares)} on file {file_number(color, squares[0] % 9)}"
                              for squares in files if squares)
-        raise NotationError(f"{text!r}: {order.name!r} names no {_piece_words(color, desc.piece)} "
+        raise IllegalMoveError(f"{text!r}: {order.name!r} names no {_piece_words(color, desc.piece)} "
                             f"({where or 'none on file ' + str(desc.file)})")
     return out
 
 
-def resolve(pos: Position, desc: Description, text: str) -> tuple[Move, bool]:
+def resolve(pos: BasePosition, desc: Description, text: str) -> tuple[Move, bool]:
     """The one legal move ``desc`` names in ``pos``, and whether the text was loose.
 
     A text is *loose* when it fits several pieces (a file number where 前/后 was due, 前兵
     with pawns doubled on two files) and exactly one of them can legally make the move.
-    Raises :class:`NotationError` (or :class:`AmbiguousMoveError`) naming ``text`` otherwise.
+    Raises :class:`~xqdb.errors.IllegalMoveError` (or :class:`~xqdb.errors.AmbiguousMoveError`)
+    naming ``text`` otherwise.
     :meth:`DescriptionReader.read_move` reaches the same answer sooner for a lone piece.
     """
     color = pos.turn
@@ -327,7 +324,7 @@ def resolve(pos: Position, desc: Description, text: str) -> tuple[Move, bool]:
             fits.append(_MOVE_OF(sq, dest))
     if not fits:
         where = " or ".join(SQUARE_NAMES[s] for s in squares)
-        raise NotationError(f"{text!r}: the {PIECE_NAMES[ptype]} on {where} cannot move that way")
+        raise IllegalMoveError(f"{text!r}: the {PIECE_NAMES[ptype]} on {where} cannot move that way")
     legal = [m for m in fits if pos.is_legal(m)]
     if len(legal) == 1:
         # Advisors and elephants keep their file number even when two share a file:
@@ -336,9 +333,9 @@ def resolve(pos: Position, desc: Description, text: str) -> tuple[Move, bool]:
         return legal[0], loose
     if not legal:
         if len(fits) == 1:
-            raise NotationError(f"{text!r}: {pos.explain_illegal(fits[0])}")
+            raise IllegalMoveError(f"{text!r}: {pos.explain_illegal(fits[0])}")
         tried = "; ".join(f"{m}: {pos.explain_illegal(m)}" for m in fits)
-        raise NotationError(f"{text!r}: no {PIECE_NAMES[ptype]} it may name can make the move "
+        raise IllegalMoveError(f"{text!r}: no {PIECE_NAMES[ptype]} it may name can make the move "
                             f"({tried})")
     which = ", ".join(SQUARE_NAMES[m.from_square] for m in legal)
     raise AmbiguousMoveError(f"{text!r} is ambiguous: the {PIECE_NAMES[ptype]}s on {which} can all "
@@ -362,8 +359,8 @@ _ALONE = Locator(1, 0, False)
 def locate(board: list[int], move: Move) -> Locator:
     """Whether (and how) the piece making ``move`` must be told apart from its file mates.
 
-    >>> from xqdb.rules import Position
-    >>> pos = Position("4k4/9/9/9/4P4/4P4/9/9/9/3K5 w")
+    >>> from xqdb.rules import BasePosition
+    >>> pos = BasePosition("4k4/9/9/9/4P4/4P4/9/9/9/3K5 w")
     >>> locate(pos.board, Move.from_uci("e5e6"))
     Locator(count=2, place=0, several_files=False)
     """

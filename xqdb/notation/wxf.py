@@ -7,8 +7,8 @@ five pawns, the file digit in place of the letter for pawns doubled on two files
 ``a``..``e`` for the n-th tandem pawn, and ``C25`` with no operator for a sideways move.
 Writing is official WXF.
 
->>> from xqdb.rules import Position
->>> pos = Position()
+>>> from xqdb.rules import BasePosition
+>>> pos = BasePosition()
 >>> move, loose = parse_wxf(pos, "Ｃ２＝５")
 >>> str(move), write_wxf(pos.board, move)
 ('h2e2', 'C2.5')
@@ -19,8 +19,7 @@ from __future__ import annotations
 from ..rules.board import (
     ADVISOR, BLACK, CANNON, CHARIOT, ELEPHANT, HORSE, KING, PAWN, RED, Move,
 )
-from ..rules.position import Position
-from .coordinates import NotationError
+from ..rules.position import BasePosition
 from .describe import (
     BACKWARD, FORWARD, FRONT, MIDDLE, NTH, REAR, SIDEWAYS, WXF_FIRST, WXF_LAST, WXF_MINUS,
     WXF_PLUS, Description, DescriptionReader, FILE_OF, Order, file_number, locate, motion,
@@ -77,8 +76,8 @@ def _tail(color: int, move: Move) -> str:
 def write_wxf(board: list[int], move: Move) -> str:
     """The official WXF text of the legal ``move`` on ``board``.
 
-    >>> from xqdb.rules import Position
-    >>> pos = Position("4k4/9/9/4P4/4P4/2P6/2P6/9/9/3K5 w")
+    >>> from xqdb.rules import BasePosition
+    >>> pos = BasePosition("4k4/9/9/4P4/4P4/2P6/2P6/9/9/3K5 w")
     >>> write_wxf(pos.board, Move.from_uci("e5d5")), write_wxf(pos.board, Move.from_uci("c4c5"))
     ('5-.6', '7++1')
     """
@@ -156,11 +155,11 @@ def fold(text: str) -> str:
     return text.translate(_FOLD).strip()
 
 
-def parse_wxf(pos: Position, text: str) -> tuple[Move, bool]:
+def parse_wxf(pos: BasePosition, text: str) -> tuple[Move, bool]:
     """Read a WXF move text against ``pos``; returns ``(move, loose)``.
 
-    >>> from xqdb.rules import Position
-    >>> str(parse_wxf(Position(), "n8+7")[0])
+    >>> from xqdb.rules import BasePosition
+    >>> str(parse_wxf(BasePosition(), "n8+7")[0])
     'b0c2'
     """
     return _read.read_move(pos, text)
