@@ -14,7 +14,7 @@ from import_support import DATA, SAME_15, all_rows, count
 from xqdb.db.dedupe import content_hash
 from xqdb.formats import read_paths
 from xqdb.formats.sources import iter_sources
-from xqdb.importer import import_paths, reason_class
+from xqdb.importer import import_paths
 from xqdb.replay import replay
 from xqdb.rules.board import piece_symbol
 from xqdb import Position
@@ -117,7 +117,7 @@ def test_invalid_games_are_stored_with_moves_reason_and_raw_text(tmp_path: Path)
     con = duckdb.connect(str(db), read_only=True)
     rows = con.execute("""SELECT g.red, g.status, g.error_ply, g.error, g.plies,
                                  (SELECT count(*) FROM moves m WHERE m.game_id = g.game_id),
-                                 r.text, r.data
+                                 r.text, r.data, g.error_kind
                           FROM games g JOIN raw_records r USING (game_id)
                           ORDER BY g.game_id""").fetchall()
     a, c, xqf = rows
@@ -127,7 +127,9 @@ def test_invalid_games_are_stored_with_moves_reason_and_raw_text(tmp_path: Path)
     assert c[1] == "valid" and c[4] == c[5] == 2 and c[3] is None
     assert xqf[1:3] == ("invalid", 10) and xqf[4] == xqf[5] == 9
     assert xqf[7] is not None and xqf[6] is None  # a binary record keeps its bytes
-    assert sum(summary.invalid.values()) == 2
+    # The kind of failure is stored next to the message, and the summary counts by it.
+    assert a[8] == xqf[8] == "illegal_move" and c[8] is None
+    assert summary.invalid == {"illegal_move": 2}
     con.close()
 
 
@@ -146,11 +148,6 @@ def test_every_game_of_a_cbl_library_keeps_its_own_record_bytes(tmp_path: Path) 
     assert all(raw is not None and raw.startswith(b"CCBridge Record")
                and data[offset:offset + len(raw)] == raw and len(raw) < len(data) // 10
                for raw, offset in rows)
-
-
-def test_reason_classes_blank_the_particulars() -> None:
-    assert reason_class("illegal move 'e1f0': there is no piece on e1") == \
-        reason_class("illegal move 'a0a1': there is no piece on e1")
 
 
 def test_worker_log_records_reach_the_parents_handlers(tmp_path: Path) -> None:

@@ -36,13 +36,14 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from .db.dedupe import content_hash
+from .errors import ErrorKind
 from .db.schema import DatabaseError, connect
 from .db.writer import STAGES, Staged, Writer
 from .formats.record import GameRecord
 from .formats.sources import Source, SourceError, walk
 from .formats.tags import parse_date
 from .parallel import default_jobs, ordered_map, process_pool
-from .replay import ReplayedGame, replay
+from .replay import ReplayedGame, Status, replay
 
 log = logging.getLogger("xqdb.import")
 
@@ -129,7 +130,7 @@ class ImportSummary:
     """Records linked to a game stored earlier (same start and moves)."""
     moves: int = 0
     invalid: Counter[str] = field(default_factory=Counter)
-    """Invalid records by reason."""
+    """Invalid records by kind of failure (an :class:`~xqdb.errors.ErrorKind` value)."""
     seconds: float = 0.0
     db_seconds: float = 0.0
     """Wall time spent storing (see :attr:`xqdb.db.writer.Writer.seconds`)."""
@@ -152,8 +153,8 @@ class ImportSummary:
             f"time: {self.seconds:.1f} s, {rate:,.0f} games/s "
             f"(database {self.db_seconds:.1f} s)",
         ]
-        for reason, count in self.invalid.most_common():
-            lines.append(f"  invalid {count:,}: {reason}")
+        for kind, count in self.invalid.most_common():
+            lines.append(f"  invalid {count:,}: {ErrorKind(kind).label}")
         for failure in self.failed_sources:
             lines.append(f"  unreadable: {failure}")
         return "\n".join(lines)
@@ -304,9 +305,9 @@ assert _RECORD_COLUMNS == (
     "unit", "seq", "record_index", "line", "offset", "content_hash",
     "event", "site", "round", "date", "date_raw", "red", "black", "red_team", "black_team",
     "red_elo", "black_elo", "result", "rules_result", "start_fen", "start_key", "plies",
-    "status", "error", "error_ply", "error_text", "termination", "ecco", "opening",
-    "variation", "final_fen", "final_key", "format", "notation", "encoding", "variations",
-    "variation_errors", "tags", "raw_text", "raw_data", "reason"), _RECORD_COLUMNS
+    "status", "error", "error_kind", "error_ply", "error_text", "termination", "ecco",
+    "opening", "variation", "final_fen", "final_key", "format", "notation", "encoding",
+    "variations", "variation_errors", "tags", "raw_text", "raw_data"), _RECORD_COLUMNS
 assert _MOVE_COLUMNS == ("row", "ply", "move", "wxf", "chinese", "piece", "capture",
                          "is_check", "key_before", "key_after"), _MOVE_COLUMNS
 
@@ -369,13 +370,13 @@ class _UnitBuilder:
             *map(get, _TAGS), parse_date(date_raw), date_raw, *map(get, _PLAYERS),
             _int(get("RedElo")), _int(get("BlackElo")),
             rec.result, game.rules_result, game.start_fen, game.start_key or None, plies,
-            game.status, game.error, game.error_ply, game.error_text, game.termination,
+            game.status, game.error, game.error_kind, game.error_ply, game.error_text,
+            game.termination,
             *map(get, _OPENING), game.final_fen,
             keys[-1] if keys else (game.start_key or None),
             rec.format, rec.notation, rec.encoding,
             game.variations, game.variation_errors or None, _json(tags, ensure_ascii=False),
             raw if isinstance(raw, str) else None, raw if isinstance(raw, bytes) else None,
-            reason_class(game.error) if game.error else None,
         ))
         self.plies.append(plies)
         self.start_keys.append(game.start_key)
@@ -492,8 +493,9 @@ def _replay(record: GameRecord) -> ReplayedGame:
     try:
         return replay(record)
     except Exception as exc:  # a replay bug is stored as the record's reason, not raised
-        game = ReplayedGame(record=record, start_fen=record.fen or "")
-        game.status, game.error = "invalid", f"replay failed: {type(exc).__name__}: {exc}"
+        game = ReplayedGame(record=record, start_fen=record.fen or "", status=Status.INVALID,
+                            error=f"replay failed: {type(exc).__name__}: {exc}",
+                            error_kind=ErrorKind.REPLAY_FAILED)
         return game
 
 
@@ -565,15 +567,3 @@ def _int(text: str | None) -> int | None:
     match = re.fullmatch(r"\s*(\d{1,6})\s*", text)
     return int(match.group(1)) if match else None
 
-
-_QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"|\b\d+\b")
-
-
-def reason_class(error: str) -> str:
-    """An error message with its particulars (quoted texts, numbers) blanked, to count
-    invalid records by kind.
-
-    >>> reason_class("illegal move 'h2h9': blocked at ply 12")
-    "illegal move '…': blocked at ply …"
-    """
-    return _QUOTED.sub(lambda m: "'…'" if m.group().startswith(("'", '"')) else "…", error)[:120]

@@ -1,4 +1,4 @@
-"""What is in a database: counts, players, years, formats, invalid records by reason.
+"""What is in a database: counts, players, years, formats, invalid records by kind.
 
 >>> import duckdb
 >>> from xqdb.db.schema import create_schema
@@ -14,10 +14,7 @@ from dataclasses import dataclass, field
 
 import duckdb
 
-#: Blanks the particulars of an error message (quoted texts, numbers) to group by kind;
-#: the same rule as :func:`xqdb.importer.reason_class`.
-_REASON_SQL = r"""left(regexp_replace(regexp_replace(error, '''[^'']*''|"[^"]*"', '''…''', 'g'),
-                          '\b\d+\b', '…', 'g'), 120)"""
+from ..errors import ErrorKind
 
 
 @dataclass
@@ -42,7 +39,8 @@ class DatabaseInfo:
     results: list[tuple[str, int]] = field(default_factory=list)
     endings: list[tuple[str, int]] = field(default_factory=list)
     """How valid games ended under the rules (checkmate, perpetual_check...), by count."""
-    invalid_reasons: list[tuple[str, int]] = field(default_factory=list)
+    invalid_kinds: list[tuple[ErrorKind, int]] = field(default_factory=list)
+    """Invalid games by kind of failure (``games.error_kind``), the groups of ``xqdb read``."""
 
     def __str__(self) -> str:
         years = (f"{self.first_year}-{self.last_year} ({self.dated:,} games dated)"
@@ -67,9 +65,9 @@ class DatabaseInfo:
         if self.formats:
             lines.append("formats (records):")
             lines += [f"  {n:>7,}  {fmt} {enc}" for fmt, enc, n in self.formats]
-        if self.invalid_reasons:
-            lines.append("invalid by reason:")
-            lines += [f"  {n:>7,}  {reason}" for reason, n in self.invalid_reasons]
+        if self.invalid_kinds:
+            lines.append("invalid by kind:")
+            lines += [f"  {n:>7,}  {kind.label}" for kind, n in self.invalid_kinds]
         return "\n".join(lines)
 
 
@@ -107,7 +105,7 @@ def database_info(con: duckdb.DuckDBPyConnection, top: int = 10, path: str = "")
     info.endings = [tuple(r) for r in con.execute(
         "SELECT coalesce(termination, 'none'), count(*) AS n FROM games WHERE status = 'valid'"
         " GROUP BY ALL ORDER BY n DESC, 1").fetchall()]
-    info.invalid_reasons = [tuple(r) for r in con.execute(
-        f"SELECT {_REASON_SQL} AS reason, count(*) AS n FROM games WHERE status = 'invalid'"
-        " GROUP BY reason ORDER BY n DESC, reason LIMIT ?", [top]).fetchall()]
+    info.invalid_kinds = [(ErrorKind(kind), n) for kind, n in con.execute(
+        "SELECT error_kind, count(*) AS n FROM games WHERE status = 'invalid'"
+        " GROUP BY error_kind ORDER BY n DESC, error_kind").fetchall()]
     return info

@@ -19,7 +19,7 @@ import duckdb
 from ..rules.board import piece_symbol
 
 #: Bumped whenever a table changes shape; stored in ``meta``.
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (
@@ -51,7 +51,7 @@ CREATE TABLE IF NOT EXISTS games (
     start_fen VARCHAR, start_key UBIGINT,
     plies INTEGER NOT NULL,
     status VARCHAR NOT NULL,
-    error VARCHAR, error_ply INTEGER, error_text VARCHAR,
+    error VARCHAR, error_kind VARCHAR, error_ply INTEGER, error_text VARCHAR,
     termination VARCHAR,
     ecco VARCHAR, opening VARCHAR, variation VARCHAR,
     final_fen VARCHAR, final_key UBIGINT,

@@ -48,8 +48,8 @@ GAME_COLUMNS = [
     ("result", pa.string()), ("rules_result", pa.string()),
     ("start_fen", pa.string()), ("start_key", pa.uint64()),
     ("plies", pa.int32()), ("status", pa.string()),
-    ("error", pa.string()), ("error_ply", pa.int32()), ("error_text", pa.string()),
-    ("termination", pa.string()),
+    ("error", pa.string()), ("error_kind", pa.string()), ("error_ply", pa.int32()),
+    ("error_text", pa.string()), ("termination", pa.string()),
     ("ecco", pa.string()), ("opening", pa.string()), ("variation", pa.string()),
     ("final_fen", pa.string()), ("final_key", pa.uint64()),
     ("format", pa.string()), ("notation", pa.string()), ("encoding", pa.string()),
@@ -59,8 +59,7 @@ GAME_COLUMNS = [
 
 STAGE_RECORDS = pa.schema(_KEY + [("record_index", pa.int32()), ("line", pa.int32()),
                                   ("offset", pa.int64())] + GAME_COLUMNS
-                          + [("raw_text", pa.string()), ("raw_data", pa.binary()),
-                             ("reason", pa.string())])
+                          + [("raw_text", pa.string()), ("raw_data", pa.binary())])
 
 MOVE_COLUMNS = [
     ("ply", pa.int16()), ("move", pa.int16()), ("wxf", pa.string()),
@@ -91,14 +90,14 @@ class CommitCounts:
     duplicates: int = 0
     moves: int = 0
     invalid: dict[str, int] = field(default_factory=dict)
-    """Invalid records stored, by reason (the ``reason`` staging column)."""
+    """Invalid records stored, by kind of failure (``error_kind``)."""
     seconds: float = 0.0
 
 
 _GAME_NAMES = ", ".join(f'"{name}"' for name, _ in GAME_COLUMNS)
 _MOVE_NAMES = ", ".join(f'"{name}"' for name, _ in MOVE_COLUMNS)
 #: What the writer reads of every staged record to decide its ids.
-_DECIDING = ["unit", "seq", "status", "content_hash", "reason"]
+_DECIDING = ["unit", "seq", "status", "content_hash", "error_kind"]
 
 
 @dataclass
@@ -318,7 +317,7 @@ class Writer:
         for table in keys:
             unit_ids = _UnitIds()
             columns = [table[c].to_pylist() for c in _DECIDING]
-            for unit, seq, status, content, reason in zip(*columns):
+            for unit, seq, status, content, kind in zip(*columns):
                 source_id = source_ids.get((unit, seq))
                 unit_ids.source_ids.append(source_id)
                 if source_id is None:
@@ -336,7 +335,7 @@ class Writer:
                     if valid:
                         first[content] = game_id
                     else:
-                        invalid[reason] = invalid.get(reason, 0) + 1
+                        invalid[kind] = invalid.get(kind, 0) + 1
                 unit_ids.game_ids.append(game_id)
                 unit_ids.primary.append(new)
             out.append(unit_ids)
