@@ -61,9 +61,9 @@ class _Style:
         self.numerals = numerals
         self.pieces = pieces
         self.directions = {FORWARD: directions[0], BACKWARD: directions[1], SIDEWAYS: directions[2]}
-        front, middle, rear = words
+        front, middle, rear = words[0], words[1], words[2]
         #: words[n] = the words for n same pieces on a file, front first.
-        self.words = (None, None, (front, rear), (front, middle, rear),
+        self.words: tuple[tuple[str, ...], ...] = ((), (), (front, rear), (front, middle, rear),
                       (front, "二", "三", "四"), (front, "二", "三", "四", "五"))
         #: heads[piece][square] = piece glyph and file number (``炮二``).
         self.heads: dict[int, tuple[str, ...]] = {}
@@ -125,11 +125,11 @@ def write_chinese(board: list[int], move: Move, traditional: bool = False) -> st
         text = style.plain[piece].get(move.code)
         return text if text is not None else style.plain_text(piece, move)
     loc = locate(board, move)
-    if loc.count == 1:
+    if loc.peers == 1:
         return style.plain_text(piece, move)
     color = RED if piece > 0 else BLACK
     tail = style.tail(color, move)
-    word = style.words[loc.count][loc.place]
+    word = style.words[loc.peers][loc.place]
     if loc.several_files:
         # 前兵九平八 shortened to four characters, as the DhtmlXQ viewer writes it.
         return word + style.numerals[color][file_number(color, f % 9) - 1] + tail

@@ -42,18 +42,18 @@ FILE_OF: tuple[slice, ...] = tuple(slice(sq % 9, 90, 9) for sq in range(90))
 class Order(NamedTuple):
     """A place among the same pieces on one file, as a function of how many there are.
 
-    ``index[n]`` is the 0-based place, counted from the front, that the marker means when
+    ``places[n]`` is the 0-based place, counted from the front, that the marker means when
     ``n`` pieces share the file (``-1``: the marker means nothing for ``n`` pieces).
     ``numeric`` markers (一兵, 二兵...) count across every file with two or more pawns when
     there are several such files, as xqbase does.
     """
 
     name: str
-    index: tuple[int, ...]
+    places: tuple[int, ...]
     numeric: bool = False
 
     def place(self, count: int) -> int:
-        return self.index[count] if count < len(self.index) else -1
+        return self.places[count] if count < len(self.places) else -1
 
 
 #: 前: the piece nearest the enemy.
@@ -134,7 +134,7 @@ class DescriptionReader:
         if reading is None:
             reading = self._reading(text, color)
         desc, piece, file, moves = reading
-        if moves is not None:
+        if moves is not None and file is not None:
             # Nearly every text names a piece alone on its file: its rank alone gives the move.
             column = pos.board[file]
             if column.count(piece) == 1:
@@ -345,7 +345,7 @@ def resolve(pos: BasePosition, desc: Description, text: str) -> tuple[Move, bool
 class Locator(NamedTuple):
     """How a writer names the moving piece: by file, or by its place on a shared file."""
 
-    count: int
+    peers: int
     """Same pieces on the mover's file that the text must tell apart (1: none)."""
     place: int
     """0-based place of the mover among them, from the front."""
@@ -362,7 +362,7 @@ def locate(board: list[int], move: Move) -> Locator:
     >>> from xqdb.rules import BasePosition
     >>> pos = BasePosition("4k4/9/9/9/4P4/4P4/9/9/9/3K5 w")
     >>> locate(pos.board, Move.from_uci("e5e6"))
-    Locator(count=2, place=0, several_files=False)
+    Locator(peers=2, place=0, several_files=False)
     """
     f = move.from_square
     piece = board[f]

@@ -40,8 +40,8 @@ _FOLD = {c: c - 0xFEE0 for c in range(0xFF01, 0xFF5F)} | {0x3000: 0x20}
 _WRITE_LETTERS = " KAEHRCP"
 _WRITE_OPERATORS = {FORWARD: "+", BACKWARD: "-", SIDEWAYS: "."}
 #: Official place markers for n pawns on one file, front first (``None``: the file digit).
-_PLACES: tuple[tuple[str | None, ...] | None, ...] = (
-    None, None, ("+", "-"), ("+", None, "-"), ("++", "+", "-", "--"),
+_PLACES: tuple[tuple[str | None, ...], ...] = (
+    (), (), ("+", "-"), ("+", None, "-"), ("++", "+", "-", "--"),
     ("++", "+", None, "-", "--"))
 
 _HEADS = {piece: tuple(_WRITE_LETTERS[abs(piece)] + str(file_number(color, sq % 9))
@@ -88,17 +88,17 @@ def write_wxf(board: list[int], move: Move) -> str:
         text = WXF_PLAIN[piece].get(move.code)
         return text if text is not None else _plain(piece, move)
     loc = locate(board, move)
-    if loc.count == 1:
+    if loc.peers == 1:
         return _plain(piece, move)
     color = RED if piece > 0 else BLACK
     tail = _tail(color, move)
     number = str(file_number(color, f % 9))
     if loc.several_files:
         # The file digit replaces the letter; the middle of three repeats the digit.
-        places = _PLACES[loc.count]
+        places = _PLACES[loc.peers]
         mark = places[loc.place] if places else None
         return number + (mark or number) + tail
-    mark = _PLACES[loc.count][loc.place]
+    mark = _PLACES[loc.peers][loc.place]
     letter = _WRITE_LETTERS[abs(piece)]
     if mark is None:
         return letter + number + tail
