@@ -21,7 +21,7 @@ two files. Writing follows xqbase: Red numerals 一..九, Black full-width digit
 from __future__ import annotations
 
 from ..rules.board import (
-    ADVISOR, BLACK, CANNON, CHARIOT, ELEPHANT, HORSE, KING, PAWN, RED, Move,
+    ADVISOR, BLACK, CANNON, CHARIOT, ELEPHANT, HORSE, KING, PAWN, RED, Color, Move, Piece,
 )
 from ..rules.position import BasePosition
 from .describe import (
@@ -77,7 +77,7 @@ class _Style:
         #: It depends on nothing else, so each is written once, on first use.
         self.plain: dict[int, dict[int, str]] = {piece: {} for piece in self.heads}
 
-    def tail(self, color: int, move: Move) -> str:
+    def tail(self, color: Color, move: Move) -> str:
         key = move.code
         text = self.tails[color][key]
         if text is None:
@@ -86,7 +86,7 @@ class _Style:
             self.tails[color][key] = text
         return text
 
-    def plain_text(self, piece: int, move: Move) -> str:
+    def plain_text(self, piece: Piece, move: Move) -> str:
         key = move.code
         text = self.plain[piece].get(key)
         if text is None:
@@ -109,7 +109,7 @@ _TRADITIONAL = _Style(
 SIMPLIFIED_PLAIN = _SIMPLIFIED.plain
 
 
-def write_chinese(board: list[int], move: Move, traditional: bool = False) -> str:
+def write_chinese(board: list[Piece], move: Move, traditional: bool = False) -> str:
     """The Chinese text of the legal ``move`` on ``board``.
 
     >>> from xqdb.rules import BasePosition

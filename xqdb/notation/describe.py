@@ -23,7 +23,7 @@ from typing import NamedTuple
 
 from ..rules.board import (
     ADVISOR, ADVISOR_STEPS, BLACK, CANNON, COLOR_NAMES, ELEPHANT, ELEPHANT_STEPS, HORSE, PAWN,
-    PIECE_NAMES, RED, SQUARE_NAMES, Move,
+    PIECE_NAMES, RED, SQUARE_NAMES, Color, Move, Piece, PieceType, Square,
 )
 from ..errors import AmbiguousMoveError, IllegalMoveError, InvalidMoveError
 from ..rules.position import BasePosition
@@ -145,7 +145,7 @@ class DescriptionReader:
                     raise IllegalMoveError(f"{text!r}: {pos.explain_illegal(move)}")
         return resolve(pos, desc, text)
 
-    def _reading(self, text: str, color: int) -> "_Reading":
+    def _reading(self, text: str, color: Color) -> "_Reading":
         """Prepare ``text`` for ``color`` to move: done once, as reading a text is per ply."""
         desc = self(text)
         moves = None
@@ -174,13 +174,13 @@ class _Reading(NamedTuple):
     (``None``: no move fits). ``None`` unless the text names its piece by a file number."""
 
 
-def _lone_move(desc: Description, color: int, sq: int) -> Move | None:
+def _lone_move(desc: Description, color: Color, sq: Square) -> Move | None:
     """The move ``desc`` names for a piece of ``color`` alone on its file at ``sq``."""
     dest = destination(desc.piece, color, sq, desc.direction, desc.target)
     return None if dest is None else _MOVE_OF(sq, dest)
 
 
-def file_index(color: int, number: int) -> int:
+def file_index(color: Color, number: int) -> int:
     """Board file (0..8, a..i) of file ``number`` (1..9) counted from ``color``'s right.
 
     >>> file_index(RED, 1), file_index(-RED, 1)
@@ -189,12 +189,12 @@ def file_index(color: int, number: int) -> int:
     return 9 - number if color == RED else number - 1
 
 
-def file_number(color: int, file: int) -> int:
+def file_number(color: Color, file: int) -> int:
     """Inverse of :func:`file_index`."""
     return 9 - file if color == RED else file + 1
 
 
-def _on_file(board: list[int], piece: int, file: int, color: int) -> list[int]:
+def _on_file(board: list[Piece], piece: Piece, file: int, color: Color) -> list[Square]:
     """Squares of ``piece`` on ``file``, front (nearest the enemy) first."""
     squares = [s for s in range(file, 90, 9) if board[s] == piece]
     if color == RED:
@@ -202,7 +202,7 @@ def _on_file(board: list[int], piece: int, file: int, color: int) -> list[int]:
     return squares
 
 
-def _tandem_files(board: list[int], piece: int, color: int) -> list[list[int]]:
+def _tandem_files(board: list[Piece], piece: Piece, color: Color) -> list[list[Square]]:
     """Files holding two or more of ``piece``, from the mover's right, each front first."""
     return [_on_file(board, piece, file, color) for file in _FILES_FROM_RIGHT[color]
             if board[FILE_OF[file]].count(piece) > 1]
@@ -217,7 +217,8 @@ _ELEPHANT_DESTS = tuple(frozenset(d for _, d in ELEPHANT_STEPS[s]) for s in rang
 _ADVISOR_DESTS = tuple(frozenset(ADVISOR_STEPS[s]) for s in range(90))
 
 
-def destination(ptype: int, color: int, sq: int, direction: int, target: int) -> int | None:
+def destination(ptype: PieceType, color: Color, sq: Square, direction: int,
+                target: int) -> Square | None:
     """Where the piece on ``sq`` lands when it follows ``direction`` and ``target``.
 
     ``None`` when the description cannot fit a piece of that type there (a horse cannot
@@ -255,11 +256,11 @@ def destination(ptype: int, color: int, sq: int, direction: int, target: int) ->
     return nr * 9 + f if 0 <= nr <= 9 else None
 
 
-def _piece_words(color: int, ptype: int) -> str:
+def _piece_words(color: Color, ptype: PieceType) -> str:
     return f"{COLOR_NAMES[color]} {PIECE_NAMES[ptype]}"
 
 
-def _candidates(board: list[int], desc: Description, color: int, text: str) -> list[int]:
+def _candidates(board: list[Piece], desc: Description, color: Color, text: str) -> list[Square]:
     """Squares of the pieces the text may mean, before looking at the move itself."""
     piece = desc.piece * color
     if desc.order is None:
@@ -356,7 +357,7 @@ class Locator(NamedTuple):
 _ALONE = Locator(1, 0, False)
 
 
-def locate(board: list[int], move: Move) -> Locator:
+def locate(board: list[Piece], move: Move) -> Locator:
     """Whether (and how) the piece making ``move`` must be told apart from its file mates.
 
     >>> from xqdb.rules import BasePosition
@@ -388,7 +389,7 @@ def locate(board: list[int], move: Move) -> Locator:
     return Locator(count, place, several)
 
 
-def _twin_fits(board: list[int], move: Move, piece: int, file: int) -> bool:
+def _twin_fits(board: list[Piece], move: Move, piece: Piece, file: int) -> bool:
     """Whether another advisor/elephant on the file fits the same direction and target."""
     f, t = move.from_square, move.to_square
     dr, tf = t // 9 - f // 9, t % 9
@@ -401,7 +402,7 @@ def _twin_fits(board: list[int], move: Move, piece: int, file: int) -> bool:
     return False
 
 
-def motion(color: int, move: Move) -> tuple[int, int]:
+def motion(color: Color, move: Move) -> tuple[int, int]:
     """``(direction, target)`` of ``move`` for ``color``: the last two parts of a description.
 
     >>> motion(RED, Move.from_uci("h2e2")), motion(-RED, Move.from_uci("h9g7"))

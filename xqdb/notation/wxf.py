@@ -17,7 +17,7 @@ Writing is official WXF.
 from __future__ import annotations
 
 from ..rules.board import (
-    ADVISOR, BLACK, CANNON, CHARIOT, ELEPHANT, HORSE, KING, PAWN, RED, Move,
+    ADVISOR, BLACK, CANNON, CHARIOT, ELEPHANT, HORSE, KING, PAWN, RED, Color, Move, Piece,
 )
 from ..rules.position import BasePosition
 from .describe import (
@@ -55,7 +55,7 @@ _TAILS: dict[int, list[str | None]] = {RED: [None] * 8100, BLACK: [None] * 8100}
 WXF_PLAIN: dict[int, dict[int, str]] = {piece: {} for piece in _HEADS}
 
 
-def _plain(piece: int, move: Move) -> str:
+def _plain(piece: Piece, move: Move) -> str:
     key = move.code
     text = WXF_PLAIN[piece].get(key)
     if text is None:
@@ -64,7 +64,7 @@ def _plain(piece: int, move: Move) -> str:
     return text
 
 
-def _tail(color: int, move: Move) -> str:
+def _tail(color: Color, move: Move) -> str:
     key = move.code
     text = _TAILS[color][key]
     if text is None:
@@ -73,7 +73,7 @@ def _tail(color: int, move: Move) -> str:
     return text
 
 
-def write_wxf(board: list[int], move: Move) -> str:
+def write_wxf(board: list[Piece], move: Move) -> str:
     """The official WXF text of the legal ``move`` on ``board``.
 
     >>> from xqdb.rules import BasePosition
