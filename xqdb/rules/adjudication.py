@@ -72,8 +72,7 @@ from .outcome import Termination
 from .position import BasePosition, attacked
 
 #: Every ending name, in the order they are checked.
-ENDING_NAMES = ("checkmate", "stalemate", "perpetual_check", "perpetual_chase", "repetition",
-                "move_limit")
+ENDING_NAMES = tuple(Termination)
 
 #: Plies without capture after which the game is drawn (Chinese rules: 60 moves).
 DEFAULT_MOVE_LIMIT = 120
