@@ -2,8 +2,9 @@
 
 :func:`summarize` reads (and by default replays) every record under some paths and
 counts them per format and encoding, valid and invalid, grouping the failures by their
-:class:`~xqdb.errors.ErrorKind` (as ``xqdb info`` groups the stored games) with examples that name the file, record and ply. :func:`format_game` prints one game
-with its moves in a chosen notation.
+:class:`~xqdb.errors.ErrorKind` (as ``xqdb info`` groups the stored games) with examples
+that name the file, record and ply. :func:`format_game` prints one game with its moves in
+a chosen notation.
 
 >>> import tempfile, os
 >>> path = os.path.join(tempfile.mkdtemp(), "g.pgn")
