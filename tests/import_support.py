@@ -19,6 +19,8 @@ TABLE_ORDER = {
     "game_records": ("source_id, record_index", None),
     "moves": ("game_id, ply", None),
     "raw_records": ("source_id, record_index", None),
+    "variation_moves": ("game_id, variation, ply", None),
+    "positions": ("source_id, record_index", None),
 }
 
 

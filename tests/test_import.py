@@ -12,6 +12,7 @@ import pytest
 
 from import_support import DATA, SAME_15, all_rows, count
 from xqdb.db.dedupe import content_hash
+from xqdb.db.rows import POSITION_FORMATS
 from xqdb.formats import read_paths
 from xqdb.formats.sources import iter_sources
 from xqdb.importer import import_paths
@@ -178,10 +179,13 @@ def test_everything_in_shared_data_gives_the_readers_numbers(tmp_path: Path) -> 
     db = tmp_path / "all.duckdb"
     summary = import_paths([str(DATA)], db, jobs=2)
 
-    records = invalid = 0
+    records = invalid = positions = 0
     kept: dict[int, int] = {}
     plies_invalid = 0
     for record in read_paths([str(DATA)]):
+        if record.format in POSITION_FORMATS:
+            positions += 1  # EPD lines: positions, not games
+            continue
         records += 1
         game = replay(record)
         if game.is_valid:
@@ -192,7 +196,9 @@ def test_everything_in_shared_data_gives_the_readers_numbers(tmp_path: Path) -> 
     games = len(kept) + invalid
     moves = sum(kept.values()) + plies_invalid
 
-    assert count(db, "SELECT count(*) FROM game_records") == records == summary.records
+    assert count(db, "SELECT count(*) FROM game_records") == records
+    assert count(db, "SELECT count(*) FROM positions") == positions == summary.positions > 6000
+    assert summary.records == records + positions
     assert count(db, "SELECT count(*) FROM raw_records") == records
     assert count(db, "SELECT count(*) FROM games") == games == summary.imported
     assert count(db, "SELECT count(*) FROM games WHERE status = 'invalid'") == invalid

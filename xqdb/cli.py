@@ -16,6 +16,7 @@ from .rules.position import STARTING_FEN
 from .db.info import database_info
 from .db.schema import DatabaseError, connect
 from .formats.sources import SourceError, walk
+from .reading import SHOW_NOTATIONS
 from .importer import COMMIT_RECORDS, EXIT_DATABASE, ImportRunError, ImportSummary, UnitResult, import_paths
 
 
@@ -163,6 +164,25 @@ def info_command(db: str, top: int) -> None:
         con.close()
 
 
+@cli.command("upgrade")
+@click.option("--db", "db", required=True, envvar="XQDB_DB", type=click.Path(dir_okay=False),
+              help="DuckDB file written by an older xqdb (env XQDB_DB).")
+def upgrade_command(db: str) -> None:
+    """Bring a database of an older schema version up to date, from the records it holds.
+
+    Every table is derived again from the raw records stored in it: the source files are
+    not needed. The old file is kept as DB.vN.
+    """
+    from .db.upgrade import upgrade
+
+    try:
+        summary = upgrade(db)
+    except DatabaseError as exc:
+        click.echo(f"Error: {exc}", err=True)
+        sys.exit(EXIT_DATABASE)
+    click.echo(str(summary))
+
+
 @cli.command("read")
 @click.argument("paths", nargs=-1, required=True)
 @click.option("--format", "format_", default=None,
@@ -171,8 +191,9 @@ def info_command(db: str, top: int) -> None:
 @click.option("--encoding", default=None, help="Text encoding (default: detected per file).")
 @click.option("--show", type=click.IntRange(1), default=None, metavar="N",
               help="Print the N-th record (1-based) with its moves instead of the summary.")
-@click.option("--notation", type=click.Choice(["chinese", "wxf", "iccs", "uci", "source"]),
-              default="chinese", show_default=True, help="Notation of the moves --show prints.")
+@click.option("--notation", type=click.Choice(SHOW_NOTATIONS), default="chinese",
+              show_default=True, help="Notation of the moves --show prints (chinese: in the "
+              "script the record is written in).")
 @click.option("--replay/--no-replay", default=True, show_default=True,
               help="Replay every game to tell valid from invalid.")
 @click.option("--examples", type=click.IntRange(0), default=3, show_default=True,

@@ -27,10 +27,13 @@ from typing import Iterable, Iterator
 from .errors import ErrorKind
 from .formats import read_paths
 from .formats.record import GameRecord
+from .notation.chinese import to_traditional
 from .replay import ReplayedGame, replay
 
 #: Notations a game can be shown in.
-SHOW_NOTATIONS = ("chinese", "wxf", "iccs", "uci", "source")
+#: ``chinese`` writes the script the record is written in (see :attr:`ReplayedGame.script`).
+SHOW_NOTATIONS = ("chinese", "chinese-simplified", "chinese-traditional", "wxf", "iccs", "uci",
+                  "source")
 
 
 @dataclass(slots=True)
@@ -191,6 +194,11 @@ def format_game(record: GameRecord, notation: str = "chinese") -> str:
     lines.append(f"  start: {game.start_fen}")
     if notation == "source":
         texts = list(record.moves)
+    elif notation == "chinese-traditional" or (notation == "chinese"
+                                                and game.script == "traditional"):
+        texts = [to_traditional(text) for text in game.chinese]
+    elif notation.startswith("chinese"):
+        texts = list(game.chinese)
     else:
         texts = list(getattr(game, notation))
     first_black = game.start_fen.split()[1:2] == ["b"]

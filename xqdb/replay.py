@@ -24,6 +24,7 @@ from functools import lru_cache
 from .errors import ErrorKind, FenError, IllegalMoveError, MoveError, UnknownNotationError
 from .formats.record import GameRecord, Line
 from .notation import PIECE_NOTATIONS, read_move, reader_for, write_wxf_and_chinese
+from .notation.chinese import script_of
 from .notation.coordinates import write_iccs
 from .position import Position
 from .rules.board import Move, Piece
@@ -50,6 +51,11 @@ def _start_position(fen: str) -> Position:
 @lru_cache(maxsize=4096)
 def _normalized_fen(fen: str) -> str:
     return _start_position(fen).fen()
+
+
+#: A move of a variation: ``(variation, parent, branch_ply, ply, move code, Chinese text,
+#: key after)``; see ``variation_moves`` in ``docs/schema.md``.
+VariationMove = tuple[int, int, int, int, int, str, int]
 
 
 @dataclass(slots=True)
@@ -89,6 +95,9 @@ class ReplayedGame:
     """How many variations the record holds (all depths)."""
     variation_errors: list[str] = field(default_factory=list)
     """One message per variation that fails, naming its branch point, ply and reason."""
+    variation_moves: list[VariationMove] = field(default_factory=list)
+    """The moves of every variation, up to its first failing move (see
+    :func:`replay_variations`)."""
 
     @property
     def termination(self) -> Termination | None:
@@ -99,6 +108,14 @@ class ReplayedGame:
     def rules_result(self) -> str | None:
         """The result the rules give for the ending (``1-0``, ``0-1``, ``1/2-1/2``)."""
         return self.ending.result if self.ending is not None else None
+
+    @property
+    def script(self) -> str | None:
+        """``traditional`` or ``simplified``: the Chinese script the record is written in,
+        by its move texts, else its tags, else a Big5 encoding; ``None`` when nothing tells."""
+        record = self.record
+        return (script_of(record.moves) or script_of(record.tags.values())
+                or ("traditional" if record.encoding == "big5" else None))
 
     @property
     def uci(self) -> list[str]:
@@ -174,35 +191,46 @@ def replay(record: GameRecord, move_limit: int | None = DEFAULT_MOVE_LIMIT) -> R
     game.ending = judge_history(pos, [start_check, *game.checks], move_limit=move_limit)
     if record.mainline.variations:
         game.variations = record.mainline.count_variations()
-        game.variation_errors = validate_variations(fen, record.mainline, record.notation)
+        game.variation_errors, game.variation_moves = replay_variations(
+            fen, record.mainline, record.notation)
     return game
 
 
-def validate_variations(fen: str, line: Line, notation: str) -> list[str]:
-    """Check every move of every variation below ``line``; one message per failing variation.
+def replay_variations(fen: str, line: Line, notation: str
+                      ) -> tuple[list[str], list[VariationMove]]:
+    """Replay every variation below ``line``: one message per failing variation, and the
+    moves of every variation up to its first failing move.
 
+    Variations are numbered 1, 2, 3... in the order they are replayed; the main line is 0.
     A variation's moves are numbered by game ply, so ``variation at ply 12, ply 14: ...``
     names the branch point and the failing move.
 
     >>> main = Line(moves=["h2e2", "h9g7"], variations=[(1, Line(moves=["b9c7", "h0h9"]))])
-    >>> validate_variations(STARTING_FEN, main, "uci")
+    >>> errors, moves = replay_variations(STARTING_FEN, main, "uci")
+    >>> errors
     ["variation at ply 2, ply 3: illegal move 'h0h9': the horse on h0 cannot move to h9"]
+    >>> [(v, parent, branch, ply, chinese) for v, parent, branch, ply, _, chinese, _ in moves]
+    [(1, 0, 2, 2, '马２进３')]
     """
     errors: list[str] = []
+    played: list[VariationMove] = []
+    number = 0
     # Explicit stack: real files nest variations deeper than Python's recursion limit allows.
-    stack: list[tuple[Position, Line, int]] = [(Position.from_fen(fen), line, 0)]
+    stack: list[tuple[Position, Line, int, int]] = [(Position.from_fen(fen), line, 0, 0)]
     while stack:
-        pos, current, first_ply = stack.pop()
+        pos, current, first_ply, current_number = stack.pop()
         branches = sorted(current.variations, key=lambda item: item[0])
         branch = 0
         for index in range(len(current.moves) + 1):
             while branch < len(branches) and branches[branch][0] == index:
                 variation = branches[branch][1]
-                error = _first_error(pos.copy(), variation.moves, notation, first_ply + index)
+                number += 1
+                error = _play_variation(pos.copy(), variation.moves, notation, first_ply + index,
+                                        (number, current_number, first_ply + index + 1), played)
                 if error is not None:
                     errors.append(f"variation at ply {first_ply + index + 1}, {error}")
                 if variation.variations:
-                    stack.append((pos.copy(), variation, first_ply + index))
+                    stack.append((pos.copy(), variation, first_ply + index, number))
                 branch += 1
             if index == len(current.moves):
                 break
@@ -213,18 +241,30 @@ def validate_variations(fen: str, line: Line, notation: str) -> list[str]:
             if not pos.is_legal(move):
                 break
             pos.push(move)
-    return errors
+    return errors, played
 
 
-def _first_error(pos: Position, moves: list[str], notation: str, first_ply: int) -> str | None:
+def validate_variations(fen: str, line: Line, notation: str) -> list[str]:
+    """Check every move of every variation below ``line``; one message per failing variation
+    (see :func:`replay_variations`)."""
+    return replay_variations(fen, line, notation)[0]
+
+
+def _play_variation(pos: Position, moves: list[str], notation: str, first_ply: int,
+                    which: tuple[int, int, int], played: list[VariationMove]) -> str | None:
+    """Play a variation's ``moves`` from ``pos``, appending them to ``played``; the first
+    failure's message, if any."""
     for offset, text in enumerate(moves):
+        ply = first_ply + offset + 1
         try:
             move, _ = read_move(pos, text, notation)
         except MoveError as exc:
-            return f"ply {first_ply + offset + 1}: {exc}"
+            return f"ply {ply}: {exc}"
         if not pos.is_legal(move):
-            return f"ply {first_ply + offset + 1}: {_illegal(pos, move, text)}"
+            return f"ply {ply}: {_illegal(pos, move, text)}"
+        chinese = write_wxf_and_chinese(pos.board, move)[1]
         pos.push(move)
+        played.append((*which, ply, move.code, chinese, pos.zobrist()))
     return None
 
 

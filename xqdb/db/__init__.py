@@ -1,3 +1,4 @@
-"""The database side of xqdb: the schema (:mod:`.schema`), the single writer of an import
-(:mod:`.writer`), the duplicate key (:mod:`.dedupe`) and the summary of a database
-(:mod:`.info`)."""
+"""The database side of xqdb: every column once (:mod:`.columns`), the schema
+(:mod:`.schema`), the rows a worker stages (:mod:`.rows`), the single writer of an import
+(:mod:`.writer`), the duplicate key (:mod:`.dedupe`), the summary of a database
+(:mod:`.info`) and upgrades from older schema versions (:mod:`.upgrade`)."""

@@ -1,4 +1,4 @@
-"""What is in a database: counts, players, years, formats, invalid records by kind.
+"""What is in a database: counts, players, years, formats, positions, invalid records by kind.
 
 >>> import duckdb
 >>> from xqdb.db.schema import create_schema
@@ -29,6 +29,8 @@ class DatabaseInfo:
     invalid: int = 0
     duplicates: int = 0
     moves: int = 0
+    positions: int = 0
+    """Positions stored from position lists (EPD files), which are not games."""
     players: int = 0
     first_year: int | None = None
     last_year: int | None = None
@@ -39,6 +41,9 @@ class DatabaseInfo:
     results: list[tuple[str, int]] = field(default_factory=list)
     endings: list[tuple[str, int]] = field(default_factory=list)
     """How valid games ended under the rules (checkmate, perpetual_check...), by count."""
+    disagreements: int = 0
+    """Valid games whose recorded result (``1-0``, ``0-1``, ``1/2-1/2``) is not the result
+    the rules give for how they ended (``rules_result``)."""
     invalid_kinds: list[tuple[ErrorKind, int]] = field(default_factory=list)
     """Invalid games by kind of failure (``games.error_kind``), the groups of ``xqdb read``."""
 
@@ -51,6 +56,8 @@ class DatabaseInfo:
             f"  records:    {self.records:,} from {self.sources:,} sources "
             f"({self.duplicates:,} duplicates linked to a kept game)",
             f"  moves:      {self.moves:,}",
+            *([f"  positions:  {self.positions:,} (from position lists, not games)"]
+              if self.positions else []),
             f"  players:    {self.players:,}",
             f"  years:      {years}",
         ]
@@ -59,6 +66,9 @@ class DatabaseInfo:
         if self.endings:
             lines.append("  endings:    " + ", ".join(f"{e.replace('_', ' ')} {n:,}"
                                                       for e, n in self.endings))
+        if self.disagreements:
+            lines.append(f"  disagree:   {self.disagreements:,} recorded results differ from "
+                         "the rules' verdict")
         if self.top_players:
             lines.append("top players (games):")
             lines += [f"  {n:>7,}  {name}" for name, n in self.top_players]
@@ -88,10 +98,11 @@ def database_info(con: duckdb.DuckDBPyConnection, top: int = 10, path: str = "")
     info.games, info.valid, info.invalid = (info.games or 0, info.valid or 0, info.invalid or 0)
     info.duplicates, = one("SELECT count(*) FROM game_records WHERE NOT is_primary")
     info.moves, = one("SELECT count(*) FROM moves")
+    info.positions, = one("SELECT count(*) FROM positions")
     info.players, = one("SELECT count(DISTINCT name) FROM (SELECT red AS name FROM games"
                         " UNION ALL SELECT black FROM games) WHERE name <> ''")
     info.first_year, info.last_year, info.dated = one(
-        "SELECT min(year(date)), max(year(date)), count(date) FROM games")
+        "SELECT min(year), max(year), count(year) FROM games")
     info.top_players = [tuple(r) for r in con.execute(
         "SELECT name, count(*) AS n FROM (SELECT red AS name FROM games UNION ALL"
         " SELECT black FROM games) WHERE name <> '' GROUP BY name ORDER BY n DESC, name"
@@ -105,6 +116,9 @@ def database_info(con: duckdb.DuckDBPyConnection, top: int = 10, path: str = "")
     info.endings = [tuple(r) for r in con.execute(
         "SELECT coalesce(termination, 'none'), count(*) AS n FROM games WHERE status = 'valid'"
         " GROUP BY ALL ORDER BY n DESC, 1").fetchall()]
+    info.disagreements, = one(
+        "SELECT count(*) FROM games WHERE status = 'valid' AND result IN ('1-0', '0-1', '1/2-1/2')"
+        " AND result <> rules_result")
     info.invalid_kinds = [(ErrorKind(kind), n) for kind, n in con.execute(
         "SELECT error_kind, count(*) AS n FROM games WHERE status = 'invalid'"
         " GROUP BY error_kind ORDER BY n DESC, error_kind").fetchall()]

@@ -1,12 +1,10 @@
-"""The DuckDB schema: one place that creates the tables and opens a database safely.
-
-The tables are documented for users in ``docs/schema.md``; keep the two in step.
+"""The DuckDB schema: creates the tables of :mod:`xqdb.db.columns` and opens a database safely.
 
 >>> import duckdb
 >>> con = duckdb.connect()
 >>> create_schema(con)
 >>> sorted(r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall())
-['game_records', 'games', 'meta', 'moves', 'raw_records', 'sources', 'stored_moves']
+['game_records', 'games', 'meta', 'moves', 'positions', 'raw_records', 'sources', 'stored_moves', 'variation_moves']
 """
 
 from __future__ import annotations
@@ -16,126 +14,67 @@ from pathlib import Path
 
 import duckdb
 
-from ..rules.board import piece_symbol
+from .columns import ddl
 
 #: Bumped whenever a table changes shape; stored in ``meta``.
 SCHEMA_VERSION = 3
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (
-    key VARCHAR PRIMARY KEY,
-    value VARCHAR
-);
-CREATE TABLE IF NOT EXISTS sources (
-    source_id BIGINT NOT NULL,
-    path VARCHAR NOT NULL,
-    member VARCHAR,
-    sha256 VARCHAR NOT NULL,
-    bytes BIGINT NOT NULL,
-    format VARCHAR,
-    encoding VARCHAR,
-    records INTEGER NOT NULL,
-    error VARCHAR,
-    imported_at TIMESTAMP
-);
-CREATE TABLE IF NOT EXISTS games (
-    game_id BIGINT NOT NULL,
-    source_id BIGINT NOT NULL,
-    record_index INTEGER NOT NULL,
-    content_hash UBIGINT,
-    event VARCHAR, site VARCHAR, round VARCHAR,
-    date DATE, date_raw VARCHAR,
-    red VARCHAR, black VARCHAR, red_team VARCHAR, black_team VARCHAR,
-    red_elo INTEGER, black_elo INTEGER,
-    result VARCHAR, rules_result VARCHAR,
-    start_fen VARCHAR, start_key UBIGINT,
-    plies INTEGER NOT NULL,
-    status VARCHAR NOT NULL,
-    error VARCHAR, error_kind VARCHAR, error_ply INTEGER, error_text VARCHAR,
-    termination VARCHAR,
-    ecco VARCHAR, opening VARCHAR, variation VARCHAR,
-    final_fen VARCHAR, final_key UBIGINT,
-    format VARCHAR, notation VARCHAR, encoding VARCHAR,
-    variations INTEGER, variation_errors VARCHAR[],
-    tags JSON
-);
-CREATE TABLE IF NOT EXISTS game_records (
-    game_id BIGINT NOT NULL,
-    source_id BIGINT NOT NULL,
-    record_index INTEGER NOT NULL,
-    is_primary BOOLEAN NOT NULL,
-    line INTEGER,
-    "offset" BIGINT,
-    format VARCHAR, notation VARCHAR, encoding VARCHAR,
-    status VARCHAR NOT NULL,
-    tags JSON
-);
-CREATE TABLE IF NOT EXISTS stored_moves (
-    game_id BIGINT NOT NULL,
-    ply SMALLINT NOT NULL,
-    move SMALLINT NOT NULL,
-    wxf VARCHAR, chinese VARCHAR,
-    piece TINYINT NOT NULL, capture TINYINT NOT NULL,
-    is_check BOOLEAN,
-    -- Zobrist keys are random 64-bit numbers: nothing compresses them, so DuckDB is
-    -- told not to spend the time trying.
-    key_before UBIGINT USING COMPRESSION uncompressed,
-    key_after UBIGINT USING COMPRESSION uncompressed
-);
-CREATE VIEW IF NOT EXISTS moves AS
-SELECT game_id, ply, move, {uci} AS uci, {iccs} AS iccs, wxf, chinese,
-       {piece} AS piece, nullif({capture}, ' ') AS capture,
-       is_check, key_before, key_after
-FROM stored_moves;
--- Raw records are kept to be read back one at a time, rarely: zstd stores them in about
--- half the space of the default string compression, at less cost when importing.
-CREATE TABLE IF NOT EXISTS raw_records (
-    game_id BIGINT NOT NULL,
-    source_id BIGINT NOT NULL,
-    record_index INTEGER NOT NULL,
-    text VARCHAR USING COMPRESSION zstd,
-    data BLOB USING COMPRESSION zstd
-);
-"""
-
-
-def _square_sql(square: str, files: str) -> str:
-    """SQL naming the square ``square`` (0..89, rank * 9 + file): ``e2``, or ``E2`` with
-    ``files = 'A'``."""
-    return f"chr(ascii('{files}') + ({square}) % 9) || (({square}) // 9)"
-
-
-# The coordinate texts follow from the move's code alone, and the piece letters from the
-# piece codes, so the ``moves`` view computes them when read instead of storing them: the
-# texts would add half again to the cost of storing a move. (A view rather than generated
-# columns: DuckDB computes those on every insert.)
-#: FEN letters by signed piece code from -7 to 7 (" " for 0, no piece).
-_LETTERS = "".join(piece_symbol(p) if p else " " for p in range(-7, 8))
-SCHEMA = SCHEMA.format(
-    uci=f"{_square_sql('move // 90', 'a')} || {_square_sql('move % 90', 'a')}",
-    iccs=f"{_square_sql('move // 90', 'A')} || '-' || {_square_sql('move % 90', 'A')}",
-    piece=f"substr('{_LETTERS}', piece + 8, 1)", capture=f"substr('{_LETTERS}', capture + 8, 1)")
+#: The SQL creating every missing table and view (see :mod:`xqdb.db.columns`).
+SCHEMA = ddl()
 
 
 class DatabaseError(Exception):
-    """The database cannot be used: not DuckDB, locked by another process, or too new."""
+    """The database cannot be used: not DuckDB, locked by another process, or of another
+    schema version."""
 
 
-def create_schema(con: duckdb.DuckDBPyConnection) -> None:
-    """Create every table that is missing and record the schema version."""
-    con.execute(SCHEMA)
+class OldSchemaError(DatabaseError):
+    """The database was written by an older xqdb: ``xqdb upgrade`` brings it up to date."""
+
+    def __init__(self, path: str, version: int) -> None:
+        super().__init__(f"{path}: schema version {version} was written by an older xqdb "
+                         f"(this one writes version {SCHEMA_VERSION}): run "
+                         f"'xqdb upgrade --db {path}' to upgrade it")
+        self.version = version
+
+
+def schema_version(con: duckdb.DuckDBPyConnection) -> int | None:
+    """The schema version stored in the database, ``None`` for one without tables yet."""
+    tables = con.execute("SELECT count(*) FROM information_schema.tables"
+                         " WHERE table_name = 'meta'").fetchone()
+    if not tables or not tables[0]:
+        return None
     row = con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-    if row is None:
+    return int(row[0]) if row is not None else None
+
+
+def check_version(con: duckdb.DuckDBPyConnection, name: str = "database") -> int | None:
+    """The database's schema version, if it is this xqdb's (``None`` for a new database);
+    raises :class:`DatabaseError` for a newer one and :class:`OldSchemaError` for an older."""
+    version = schema_version(con)
+    if version is not None and version > SCHEMA_VERSION:
+        raise DatabaseError(f"{name}: schema version {version} is newer than this xqdb "
+                            f"({SCHEMA_VERSION})")
+    if version is not None and version < SCHEMA_VERSION:
+        raise OldSchemaError(name, version)
+    return version
+
+
+def create_schema(con: duckdb.DuckDBPyConnection, name: str = "database") -> None:
+    """Create every table that is missing and record the schema version; a database of
+    another version is refused untouched (see :func:`check_version`)."""
+    version = check_version(con, name)
+    con.execute(SCHEMA)
+    if version is None:
         con.execute("INSERT INTO meta VALUES ('schema_version', ?)", [str(SCHEMA_VERSION)])
-    elif int(row[0]) > SCHEMA_VERSION:
-        raise DatabaseError(f"schema version {row[0]} is newer than this xqdb ({SCHEMA_VERSION})")
-    elif int(row[0]) < SCHEMA_VERSION:
-        raise DatabaseError(f"schema version {row[0]} was written by an older xqdb; "
-                            f"import into a new database (this xqdb writes version {SCHEMA_VERSION})")
 
 
-def connect(path: str | os.PathLike[str], read_only: bool = False) -> duckdb.DuckDBPyConnection:
+def connect(path: str | os.PathLike[str], read_only: bool = False, *,
+            any_version: bool = False) -> duckdb.DuckDBPyConnection:
     """Open (and for writing, create) the database at ``path``.
+
+    A database of another schema version is refused, unless ``any_version`` (read-only:
+    to upgrade it).
 
     Every way this can fail because of what the user pointed us at raises
     :class:`DatabaseError` with a one-line message naming the file.
@@ -167,8 +106,10 @@ def connect(path: str | os.PathLike[str], read_only: bool = False) -> duckdb.Duc
                 "SELECT table_name FROM information_schema.tables").fetchall()}
             if "games" not in tables:
                 raise DatabaseError(f"{where}: not an xqdb database (no games table)")
+            if not any_version:
+                check_version(con, str(where))
         else:
-            create_schema(con)
+            create_schema(con, str(where))
     except BaseException:
         con.close()
         raise

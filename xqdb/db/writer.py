@@ -1,10 +1,10 @@
 """The single writer: appends staged Arrow results to DuckDB, one transaction per batch.
 
-Workers never touch the database. They hand back three staging tables per work unit
-(:data:`STAGE_SOURCES`, :data:`STAGE_RECORDS`, :data:`STAGE_MOVES`): sources and records
-keyed by ``(unit, seq, record_index)`` (the unit number in input order, the source's place
-in the unit and the record's place in the source), moves by their record's row in the
-unit's records table. :meth:`Writer.commit` decides the ids in Python from a few key
+Workers never touch the database. They hand back staging tables per work unit
+(:data:`xqdb.db.columns.STAGES`): sources, records and positions keyed by
+``(unit, seq, record_index)`` (the unit number in input order, the source's place in the
+unit and the record's place in the source), moves and variation moves by their record's
+row in the unit's records table. :meth:`Writer.commit` decides the ids in Python from a few key
 columns, then appends the Arrow tables (or the Parquet spool files of a big unit, a piece
 at a time) straight into the tables, in one transaction, so:
 
@@ -28,50 +28,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from .columns import GAME_COLUMNS, MOVE_COLUMNS, STAGES, TABLES, VARIATION_COLUMNS
+
 log = logging.getLogger("xqdb.db")
-
-_KEY = [("unit", pa.int64()), ("seq", pa.int32())]
-
-STAGE_SOURCES = pa.schema(_KEY + [
-    ("path", pa.string()), ("member", pa.string()), ("sha256", pa.string()),
-    ("bytes", pa.int64()), ("format", pa.string()), ("encoding", pa.string()),
-    ("records", pa.int32()), ("error", pa.string()),
-])
-
-#: Game columns taken from the record or its replay, in ``games`` table order.
-GAME_COLUMNS = [
-    ("content_hash", pa.uint64()),
-    ("event", pa.string()), ("site", pa.string()), ("round", pa.string()),
-    ("date", pa.date32()), ("date_raw", pa.string()),
-    ("red", pa.string()), ("black", pa.string()), ("red_team", pa.string()),
-    ("black_team", pa.string()), ("red_elo", pa.int32()), ("black_elo", pa.int32()),
-    ("result", pa.string()), ("rules_result", pa.string()),
-    ("start_fen", pa.string()), ("start_key", pa.uint64()),
-    ("plies", pa.int32()), ("status", pa.string()),
-    ("error", pa.string()), ("error_kind", pa.string()), ("error_ply", pa.int32()),
-    ("error_text", pa.string()), ("termination", pa.string()),
-    ("ecco", pa.string()), ("opening", pa.string()), ("variation", pa.string()),
-    ("final_fen", pa.string()), ("final_key", pa.uint64()),
-    ("format", pa.string()), ("notation", pa.string()), ("encoding", pa.string()),
-    ("variations", pa.int32()), ("variation_errors", pa.list_(pa.string())),
-    ("tags", pa.string()),
-]
-
-STAGE_RECORDS = pa.schema(_KEY + [("record_index", pa.int32()), ("line", pa.int32()),
-                                  ("offset", pa.int64())] + GAME_COLUMNS
-                          + [("raw_text", pa.string()), ("raw_data", pa.binary())])
-
-MOVE_COLUMNS = [
-    ("ply", pa.int16()), ("move", pa.int16()), ("wxf", pa.string()),
-    ("chinese", pa.string()), ("piece", pa.int8()), ("capture", pa.int8()),
-    ("is_check", pa.bool_()), ("key_before", pa.uint64()), ("key_after", pa.uint64()),
-]
-#: Moves point at their record by its place in the unit's records table (``row``): one
-#: small integer per move instead of the three-column record key.
-STAGE_MOVES = pa.schema([("row", pa.int32())] + MOVE_COLUMNS)
-
-STAGES = {"sources": STAGE_SOURCES, "records": STAGE_RECORDS, "moves": STAGE_MOVES}
-
 
 @dataclass
 class Staged:
@@ -89,13 +48,23 @@ class CommitCounts:
     games: int = 0
     duplicates: int = 0
     moves: int = 0
+    positions: int = 0
     invalid: dict[str, int] = field(default_factory=dict)
     """Invalid records stored, by kind of failure (``error_kind``)."""
     seconds: float = 0.0
 
 
-_GAME_NAMES = ", ".join(f'"{name}"' for name, _ in GAME_COLUMNS)
-_MOVE_NAMES = ", ".join(f'"{name}"' for name, _ in MOVE_COLUMNS)
+def _names(columns: Sequence[str]) -> str:
+    return ", ".join(f'"{name}"' for name in columns)
+
+
+_GAME_NAMES = _names([c.name for c in GAME_COLUMNS])
+_MOVE_NAMES = _names([c.name for c in MOVE_COLUMNS])
+_VARIATION_NAMES = _names([c.name for c in VARIATION_COLUMNS])
+#: Columns of game_records and raw_records, all staged under the same names but the ids.
+_RECORD_NAMES = _names(TABLES["game_records"].names)
+_RAW_NAMES = _names(TABLES["raw_records"].names)
+_POSITION_NAMES = _names(TABLES["positions"].names)
 #: What the writer reads of every staged record to decide its ids.
 _DECIDING = ["unit", "seq", "status", "content_hash", "error_kind"]
 
@@ -253,20 +222,43 @@ class Writer:
         if held:
             self._insert_records(pa.concat_tables(held), "records")
 
-        held = []
+        counts.moves = self._store_moves(batch, ids, "moves", "stored_moves", _MOVE_NAMES)
+        self._store_moves(batch, ids, "variation_moves", "variation_moves", _VARIATION_NAMES)
+        counts.positions = self._store_positions(batch, source_ids)
+        return last_source, last_game
+
+    def _store_moves(self, batch: Sequence[Staged], ids: list[_UnitIds], stage: str,
+                     table: str, names: str) -> int:
+        """Insert a stage of rows pointing at their record by ``row``; the rows stored."""
+        held: list[pa.Table] = []
+        stored = 0
         for number, (staged, unit_ids) in enumerate(zip(batch, ids)):
             by_row = unit_ids.primary_game_ids()
-            for part, chunk in enumerate(self._chunks(staged, "moves")):
+            for part, chunk in enumerate(self._chunks(staged, stage)):
                 # Moves of records linked to an earlier game (no id here) are left out by
                 # the insert, which filters as it scans rather than copy the table first.
                 chunk = chunk.add_column(0, "game_id", pc.take(by_row, chunk["row"]))
                 if staged.files:
-                    counts.moves += self._insert_moves(chunk, f"moves_{number}_{part}")
+                    stored += self._insert_moves(chunk, f"{stage}_{number}_{part}", table, names)
                 else:
                     held.append(chunk)
         if held:
-            counts.moves += self._insert_moves(pa.concat_tables(held), "moves")
-        return last_source, last_game
+            stored += self._insert_moves(pa.concat_tables(held), stage, table, names)
+        return stored
+
+    def _store_positions(self, batch: Sequence[Staged],
+                         source_ids: dict[tuple[int, int], int]) -> int:
+        """Insert the staged positions of the sources stored; how many."""
+        positions = pa.concat_tables(self._whole(b, "positions") for b in batch)
+        if not len(positions):
+            return 0
+        column = pa.array([source_ids.get(key) for key in zip(positions["unit"].to_pylist(),
+                                                               positions["seq"].to_pylist())],
+                          pa.int64())
+        view = self._scan("positions", positions.append_column("source_id", column))
+        done = self.con.execute(f"INSERT INTO positions SELECT {_POSITION_NAMES} FROM {view}"
+                                " WHERE source_id IS NOT NULL").fetchone()
+        return int(done[0]) if done else 0
 
     def _source_ids(self, sources: pa.Table, counts: CommitCounts
                     ) -> tuple[dict[tuple[int, int], int], list[int | None], int]:
@@ -351,18 +343,15 @@ class Writer:
             INSERT INTO games (game_id, source_id, record_index, {_GAME_NAMES})
             SELECT game_id, source_id, record_index, {_GAME_NAMES} FROM {view} WHERE is_primary""")
         con.execute(f"""
-            INSERT INTO game_records
-            SELECT game_id, source_id, record_index, is_primary, line, "offset",
-                   format, notation, encoding, status, tags
-            FROM {view} WHERE source_id IS NOT NULL""")
+            INSERT INTO game_records SELECT {_RECORD_NAMES} FROM {view}
+            WHERE source_id IS NOT NULL""")
         con.execute(f"""
-            INSERT INTO raw_records
-            SELECT game_id, source_id, record_index, raw_text, raw_data FROM {view}
+            INSERT INTO raw_records SELECT {_RAW_NAMES} FROM {view}
             WHERE source_id IS NOT NULL""")
 
-    def _insert_moves(self, moves: pa.Table, name: str) -> int:
+    def _insert_moves(self, moves: pa.Table, name: str, table: str, names: str) -> int:
         view = self._scan(name, moves)
-        done = self.con.execute(f"INSERT INTO stored_moves (game_id, {_MOVE_NAMES})"
-                                f" SELECT game_id, {_MOVE_NAMES} FROM {view}"
+        done = self.con.execute(f"INSERT INTO {table} (game_id, {names})"
+                                f" SELECT game_id, {names} FROM {view}"
                                 " WHERE game_id IS NOT NULL").fetchone()
         return int(done[0]) if done else 0

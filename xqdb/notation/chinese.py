@@ -20,6 +20,8 @@ two files. Writing follows xqbase: Red numerals 一..九, Black full-width digit
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from ..rules.board import (
     ADVISOR, BLACK, CANNON, CHARIOT, ELEPHANT, HORSE, KING, PAWN, RED, Color, Move, Piece,
 )
@@ -188,3 +190,43 @@ def parse_chinese(pos: BasePosition, text: str) -> tuple[Move, bool]:
 
 
 _read = DescriptionReader(lambda text: _describe(text.strip()), "a Chinese move like 炮二平五")
+
+
+def _glyphs(style: _Style) -> str:
+    return ("".join(style.pieces[ptype] for ptype in sorted(style.pieces))
+            + "".join(style.directions[d] for d in sorted(style.directions))
+            + "".join(style.words[3] or ()))
+
+
+#: Simplified glyph -> traditional glyph, for the glyphs the two written forms do not share.
+TRADITIONAL_GLYPHS: dict[str, str] = {
+    s: t for s, t in zip(_glyphs(_SIMPLIFIED), _glyphs(_TRADITIONAL)) if s != t}
+_SIMPLIFIED_ONLY = frozenset(TRADITIONAL_GLYPHS)
+_TO_TRADITIONAL = str.maketrans(TRADITIONAL_GLYPHS)
+# Besides the glyphs the writer uses, sources write these variants, traditional forms only.
+_TRADITIONAL_ONLY = frozenset(TRADITIONAL_GLYPHS.values()) | frozenset("俥傌硨")
+
+
+def script_of(texts: Iterable[str]) -> str | None:
+    """``traditional`` or ``simplified``: the script of the first text written with a glyph
+    only one of them uses, or ``None`` when no text tells.
+
+    >>> script_of(["炮二平五", "馬8進7"]), script_of(["炮二平五", "马8进7"]), script_of(["C2.5"])
+    ('traditional', 'simplified', None)
+    """
+    for text in texts:
+        for glyph in text:
+            if glyph in _SIMPLIFIED_ONLY:
+                return "simplified"
+            if glyph in _TRADITIONAL_ONLY:
+                return "traditional"
+    return None
+
+
+def to_traditional(text: str) -> str:
+    """A simplified move text as the traditional script writes it.
+
+    >>> to_traditional("马八进七"), to_traditional("后炮平五")
+    ('馬八進七', '後炮平五')
+    """
+    return text.translate(_TO_TRADITIONAL)

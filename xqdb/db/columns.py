@@ -1,0 +1,403 @@
+"""Every column of the database, once: name, DuckDB type, Arrow type, source and meaning.
+
+The DDL (:mod:`xqdb.db.schema`), the Arrow staging schemas the workers fill
+(:data:`xqdb.db.writer.STAGES`), the row builder (:mod:`xqdb.db.rows`) and the column
+tables of ``docs/schema.md`` all follow from :data:`TABLES`; a test holds the page to it.
+Adding a column is adding one :class:`Column` here (and its row in the page).
+
+>>> [c.name for c in TABLES["games"].columns][:4]
+['game_id', 'source_id', 'record_index', 'content_hash']
+>>> column("games", "year").sql, column("games", "year").arrow
+('INTEGER', DataType(int32))
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from operator import attrgetter
+from typing import Any
+
+import pyarrow as pa
+
+from ..errors import ErrorKind
+from ..formats.tags import parse_date, parse_year
+from ..notation.chinese import TRADITIONAL_GLYPHS
+from ..replay import ReplayedGame
+from ..rules.adjudication import ENDING_NAMES
+from ..rules.board import piece_symbol
+from .dedupe import content_hash
+
+#: Takes a column's value from a replayed game (run once per record, in the workers).
+Take = Callable[[ReplayedGame], Any]
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column: what it is called, holds and means, and where its values come from."""
+
+    name: str
+    sql: str
+    """DuckDB type, as ``docs/schema.md`` shows it (``VARCHAR``, ``UBIGINT``, ``VARCHAR[]``)."""
+    doc: str
+    """The meaning, one line: the ``meaning`` cell of ``docs/schema.md``."""
+    arrow: pa.DataType | None = None
+    """Type of the column in the workers' staging tables; ``None`` when the writer fills it
+    (ids, timestamps) or, in a view, SQL computes it."""
+    take: Take | None = None
+    """How a worker takes the value from a replayed game; ``None`` for columns filled
+    otherwise (the source's columns, ids, and moves' columns derived in Arrow)."""
+    not_null: bool = False
+    primary_key: bool = False
+    compression: str | None = None
+    """DuckDB compression to force, where the default is known to be a poor fit."""
+    expr: str | None = None
+    """For a view's column: the SQL computing it from the table below (default: the name)."""
+
+    def ddl(self) -> str:
+        """The column's line in ``CREATE TABLE``."""
+        text = f'"{self.name}" {self.sql}'
+        if self.primary_key:
+            text += " PRIMARY KEY"
+        if self.not_null:
+            text += " NOT NULL"
+        if self.compression:
+            text += f" USING COMPRESSION {self.compression}"
+        return text
+
+
+@dataclass(frozen=True)
+class Table:
+    """A table, or a view over the table ``view_of``, with its columns in order."""
+
+    name: str
+    columns: tuple[Column, ...]
+    view_of: str | None = None
+
+    @property
+    def names(self) -> list[str]:
+        return [c.name for c in self.columns]
+
+    def ddl(self) -> str:
+        """``CREATE TABLE`` (or ``CREATE VIEW``) for this table, if it does not exist yet."""
+        if self.view_of is not None:
+            select = ",\n       ".join(c.name if c.expr is None else f"{c.expr} AS {c.name}"
+                                       for c in self.columns)
+            return f"CREATE VIEW IF NOT EXISTS {self.name} AS\nSELECT {select}\nFROM {self.view_of};"
+        body = ",\n    ".join(c.ddl() for c in self.columns)
+        return f"CREATE TABLE IF NOT EXISTS {self.name} (\n    {body}\n);"
+
+
+# --- how values are taken from a replayed game ---------------------------------------------
+
+_ELO = re.compile(r"\s*(\d{1,6})\s*")
+
+
+def _tag(name: str) -> Take:
+    """A tag's text, or NULL when it is absent or blank."""
+    def take(game: ReplayedGame) -> str | None:
+        value = game.record.tags.get(name)
+        return value if value and not value.isspace() else None
+    return take
+
+
+def _elo(name: str) -> Take:
+    tag = _tag(name)
+
+    def take(game: ReplayedGame) -> int | None:
+        match = _ELO.fullmatch(tag(game) or "")
+        return int(match.group(1)) if match else None
+    return take
+
+
+def move_codes(game: ReplayedGame) -> list[int]:
+    """The main line's moves as codes (:attr:`xqdb.rules.board.Move.code`)."""
+    return list(map(_CODE, game.moves))
+
+
+def _content_hash(game: ReplayedGame) -> int:
+    return content_hash(game.start_fen, move_codes(game))
+
+
+def _final_key(game: ReplayedGame) -> int | None:
+    return game.keys[-1] if game.keys else (game.start_key or None)
+
+
+def _raw(kind: type) -> Take:
+    def take(game: ReplayedGame) -> Any:
+        raw = game.record.raw
+        return raw if isinstance(raw, kind) else None
+    return take
+
+
+_CODE = attrgetter("code")
+_date_raw = _tag("Date")
+
+
+# --- the columns ---------------------------------------------------------------------------
+
+
+_GAME_ID = Column("game_id", "BIGINT", "1, 2, 3... in input order", not_null=True)
+_SOURCE_ID = Column("source_id", "BIGINT", "the source it was read from (`sources.source_id`)",
+                    not_null=True)
+_RECORD_INDEX = Column("record_index", "INTEGER", "0-based index of the record in its source",
+                       pa.int32(), attrgetter("record.origin.index"), not_null=True)
+_LINE = Column("line", "INTEGER", "1-based line of the record in its source (text formats)",
+               pa.int32(), attrgetter("record.origin.line"))
+_OFFSET = Column("offset", "BIGINT", "byte offset of the record in its source",
+                 pa.int64(), attrgetter("record.origin.offset"))
+_FORMAT = Column("format", "VARCHAR", "format of the record (`pgn`, `xqf`, `cbr`...)",
+                 pa.string(), attrgetter("record.format"))
+_NOTATION = Column("notation", "VARCHAR", "notation of the record's move texts (`chinese`, "
+                   "`wxf`, `iccs`, `uci`...)", pa.string(), attrgetter("record.notation"))
+_ENCODING = Column("encoding", "VARCHAR", "text encoding of the record (`gb18030`, `big5`, "
+                   "`utf-8`...)", pa.string(), attrgetter("record.encoding"))
+_STATUS = Column("status", "VARCHAR", "`valid`, or `invalid` when the record could not be read "
+                 "or a move failed", pa.string(), attrgetter("status"), not_null=True)
+_ERROR_KIND = Column("error_kind", "VARCHAR", "what kind of failure made it invalid: "
+                     f"{', '.join(ErrorKind)} (`xqdb.errors.ErrorKind`)",
+                     pa.string(), attrgetter("error_kind"))
+_TAGS = Column("tags", "JSON", "every tag as read, as one JSON object: `tags->>'ECCO'` gives a "
+               "tag's text (NULL when absent)", pa.string(),
+               lambda g: json.dumps(g.record.tags, ensure_ascii=False))
+
+#: Columns of ``games`` taken from the record or its replay, in table order.
+GAME_COLUMNS: tuple[Column, ...] = (
+    Column("content_hash", "UBIGINT", "64-bit hash of (start board and side to move, main-line "
+           "moves): the duplicate key", pa.uint64(), _content_hash),
+    Column("event", "VARCHAR", "the `Event` tag", pa.string(), _tag("Event")),
+    Column("site", "VARCHAR", "the `Site` tag", pa.string(), _tag("Site")),
+    Column("round", "VARCHAR", "the `Round` tag", pa.string(), _tag("Round")),
+    Column("date", "DATE", "the `Date` tag, when it names a full date", pa.date32(),
+           lambda g: parse_date(_date_raw(g))),
+    Column("year", "INTEGER", "the year the `Date` tag names, also when the month or day is "
+           "missing (`1982`, `1997年`)", pa.int32(), lambda g: parse_year(_date_raw(g))),
+    Column("date_raw", "VARCHAR", "the `Date` tag as written", pa.string(), _date_raw),
+    Column("red", "VARCHAR", "the `Red` tag: the player of Red", pa.string(), _tag("Red")),
+    Column("black", "VARCHAR", "the `Black` tag: the player of Black", pa.string(), _tag("Black")),
+    Column("red_team", "VARCHAR", "the `RedTeam` tag", pa.string(), _tag("RedTeam")),
+    Column("black_team", "VARCHAR", "the `BlackTeam` tag", pa.string(), _tag("BlackTeam")),
+    Column("red_elo", "INTEGER", "the `RedElo` tag, when it is a number", pa.int32(),
+           _elo("RedElo")),
+    Column("black_elo", "INTEGER", "the `BlackElo` tag, when it is a number", pa.int32(),
+           _elo("BlackElo")),
+    Column("result", "VARCHAR", "the recorded result: `1-0`, `0-1`, `1/2-1/2`, `*`, or NULL when "
+           "the record has none", pa.string(), attrgetter("record.result")),
+    Column("rules_result", "VARCHAR", "the result the rules give when the game ended under them "
+           "(see `termination`): `1-0`, `0-1` or `1/2-1/2`; NULL when it did not end",
+           pa.string(), attrgetter("rules_result")),
+    Column("start_fen", "VARCHAR", "the start position", pa.string(), attrgetter("start_fen")),
+    Column("start_key", "UBIGINT", "Zobrist key of the start position", pa.uint64(),
+           lambda g: g.start_key or None),
+    Column("plies", "INTEGER", "moves stored in `moves` (for an invalid game: the moves before "
+           "the error)", pa.int32(), attrgetter("plies"), not_null=True),
+    _STATUS,
+    Column("error", "VARCHAR", "why the record is invalid", pa.string(), attrgetter("error")),
+    _ERROR_KIND,
+    Column("error_ply", "INTEGER", "1-based ply of the move that failed", pa.int32(),
+           attrgetter("error_ply")),
+    Column("error_text", "VARCHAR", "the move text that failed", pa.string(),
+           attrgetter("error_text")),
+    Column("termination", "VARCHAR", f"how the game ended under the rules, when it did: "
+           f"{', '.join(ENDING_NAMES)}", pa.string(), attrgetter("termination")),
+    Column("ecco", "VARCHAR", "the `ECCO` tag", pa.string(), _tag("ECCO")),
+    Column("opening", "VARCHAR", "the `Opening` tag", pa.string(), _tag("Opening")),
+    Column("variation", "VARCHAR", "the `Variation` tag", pa.string(), _tag("Variation")),
+    Column("final_fen", "VARCHAR", "position after the last stored move", pa.string(),
+           attrgetter("final_fen")),
+    Column("final_key", "UBIGINT", "Zobrist key of `final_fen`", pa.uint64(), _final_key),
+    _FORMAT, _NOTATION, _ENCODING,
+    Column("script", "VARCHAR", "`traditional` or `simplified`: the Chinese script the record is "
+           "written in, when it shows (`moves.chinese_traditional` gives its moves as written)",
+           pa.string(), attrgetter("script")),
+    Column("variations", "INTEGER", "variations in the record (all depths; their moves are in "
+           "`variation_moves`)", pa.int32(), attrgetter("variations")),
+    Column("variation_errors", "VARCHAR[]", "one message per variation that does not replay",
+           pa.list_(pa.string()), lambda g: g.variation_errors or None),
+    _TAGS,
+)
+
+_TEXT = Column("text", "VARCHAR", "the record's text, for text formats", pa.string(),
+               _raw(str), compression="zstd")
+_DATA = Column("data", "BLOB", "the record's bytes, for binary formats: the whole file for a "
+               "one-record file (XQF, CBR, CBF), the record's own slot for a game of a CBL library",
+               pa.binary(), _raw(bytes), compression="zstd")
+
+# Zobrist keys are random 64-bit numbers: nothing compresses them, so DuckDB is told not
+# to spend the time trying.
+_KEY_BEFORE = Column("key_before", "UBIGINT", "Zobrist key of the position before the move",
+                     pa.uint64(), compression="uncompressed")
+_KEY_AFTER = Column("key_after", "UBIGINT", "Zobrist key of the position after the move",
+                    pa.uint64(), attrgetter("keys"), compression="uncompressed")
+_MOVE = Column("move", "SMALLINT", "the move as one number: `from_square * 90 + to_square`, "
+               "squares numbered `rank * 9 + file` from a0 = 0 to i9 = 89 (`h2e2` is 2272)",
+               pa.int16(), move_codes, not_null=True)
+_CHINESE = Column("chinese", "VARCHAR", "the move in Chinese, simplified script (`炮二平五`)",
+                  pa.string(), attrgetter("chinese"))
+_PLY = Column("ply", "SMALLINT", "1 for the first move of the game", pa.int16(), not_null=True)
+
+#: Columns of ``stored_moves`` (after ``game_id``). Those with a ``take`` are lists, one
+#: item per ply; ``ply`` and ``key_before`` follow from them in Arrow.
+MOVE_COLUMNS: tuple[Column, ...] = (
+    _PLY, _MOVE,
+    Column("wxf", "VARCHAR", "the move in WXF notation (`C2.5`)", pa.string(), attrgetter("wxf")),
+    _CHINESE,
+    Column("piece", "TINYINT", "signed code of the piece moved", pa.int8(), attrgetter("pieces"),
+           not_null=True),
+    Column("capture", "TINYINT", "signed code of the piece taken, 0 for none", pa.int8(),
+           attrgetter("captures"), not_null=True),
+    Column("is_check", "BOOLEAN", "the move gives check", pa.bool_(), attrgetter("checks")),
+    _KEY_BEFORE, _KEY_AFTER,
+)
+
+
+def _square_sql(square: str, files: str) -> str:
+    """SQL naming the square ``square`` (0..89, rank * 9 + file): ``e2``, or ``E2`` with
+    ``files = 'A'``."""
+    return f"chr(ascii('{files}') + ({square}) % 9) || (({square}) // 9)"
+
+
+#: FEN letters by signed piece code from -7 to 7 (" " for 0, no piece).
+_LETTERS = "".join(piece_symbol(p) if p else " " for p in range(-7, 8))
+# Whether a game began with Black to move follows from any one of its rows: the side of
+# a ply is the sign of the piece moved, and the side of ply 1 alternates from there.
+_BLACK_FIRST = "((piece < 0) <> (ply % 2 = 0))::INTEGER"
+
+# The coordinate texts follow from the move's code alone, the piece letters from the piece
+# codes, and the side and move number from the piece's sign, so the ``moves`` view computes
+# them when read instead of storing them: the texts would add half again to the cost of
+# storing a move. (A view rather than generated columns: DuckDB computes those on every
+# insert.)
+_MOVES_VIEW: tuple[Column, ...] = (
+    Column("game_id", "BIGINT", "the game (`games.game_id`)"),
+    _PLY,
+    Column("move_number", "INTEGER", "the move's number as a score sheet shows it: 1 for the "
+           "first move of each side; a game that starts with Black to move has Black's move 1, "
+           "then Red's move 2", expr=f"(ply + {_BLACK_FIRST} + 1) // 2"),
+    Column("side", "VARCHAR", "`red` or `black`: who made the move",
+           expr="CASE WHEN piece > 0 THEN 'red' ELSE 'black' END"),
+    _MOVE,
+    Column("uci", "VARCHAR", "the move in coordinates, ranks 0-9 (`h2e2`)",
+           expr=f"{_square_sql('move // 90', 'a')} || {_square_sql('move % 90', 'a')}"),
+    Column("iccs", "VARCHAR", "the move in ICCS (`H2-E2`)",
+           expr=f"{_square_sql('move // 90', 'A')} || '-' || {_square_sql('move % 90', 'A')}"),
+    MOVE_COLUMNS[2], _CHINESE,
+    Column("chinese_traditional", "VARCHAR", "the move in Chinese, traditional script "
+           "(`馬八進七`): as a game whose `script` is `traditional` writes it",
+           expr=f"translate(chinese, '{''.join(TRADITIONAL_GLYPHS)}', "
+                f"'{''.join(TRADITIONAL_GLYPHS.values())}')"),
+    Column("piece", "VARCHAR", "FEN letter of the piece moved; upper case is Red",
+           expr=f"substr('{_LETTERS}', piece + 8, 1)"),
+    Column("capture", "VARCHAR", "FEN letter of the piece taken, NULL for none",
+           expr=f"nullif(substr('{_LETTERS}', capture + 8, 1), ' ')"),
+    MOVE_COLUMNS[6], _KEY_BEFORE, _KEY_AFTER,
+)
+
+#: Columns of ``variation_moves`` taken from a replay's ``variation_moves`` rows.
+VARIATION_COLUMNS: tuple[Column, ...] = (
+    Column("variation", "INTEGER", "1, 2, 3... within the game, in the order they are replayed",
+           pa.int32(), not_null=True),
+    Column("parent", "INTEGER", "the variation it branches from, 0 for the main line",
+           pa.int32(), not_null=True),
+    Column("branch_ply", "SMALLINT", "the ply of the parent line its first move replaces",
+           pa.int16(), not_null=True),
+    _PLY, _MOVE, _CHINESE, _KEY_AFTER,
+)
+
+#: Columns of ``positions`` taken from a replayed position record (an EPD line).
+POSITION_COLUMNS: tuple[Column, ...] = (
+    _RECORD_INDEX, _LINE,
+    Column("fen", "VARCHAR", "the position, NULL when the line is not a FEN", pa.string(),
+           lambda g: g.start_fen if g.is_valid else None),
+    Column("key", "UBIGINT", "Zobrist key of the position", pa.uint64(),
+           lambda g: g.start_key or None),
+    Column("name", "VARCHAR", "the name after the FEN (`; name`)", pa.string(), _tag("Name")),
+    _ENCODING,
+    Column("error", "VARCHAR", "why the line is not a position", pa.string(),
+           attrgetter("error")),
+    _TAGS, _TEXT,
+)
+
+#: What a worker stages per game record: where it was read, the game's columns and the
+#: raw record.
+RECORD_COLUMNS: tuple[Column, ...] = (_RECORD_INDEX, _LINE, _OFFSET, *GAME_COLUMNS, _TEXT, _DATA)
+
+_SOURCES = (
+    Column("source_id", "BIGINT", "1, 2, 3... in input order", not_null=True),
+    Column("path", "VARCHAR", "the file as given (`-` for standard input)", pa.string(),
+           not_null=True),
+    Column("member", "VARCHAR", "member name inside a `.zip`/`.tar` archive, else NULL",
+           pa.string()),
+    Column("sha256", "VARCHAR", "hash of the bytes; a source stored under the same path and "
+           "member with the same hash is skipped on re-import", pa.string(), not_null=True),
+    Column("bytes", "BIGINT", "size (expanded size for a member)", pa.int64(), not_null=True),
+    Column("format", "VARCHAR", "as sniffed by the reader (`pgn`, `xqf`, `cbr`, `epd`...)",
+           pa.string()),
+    Column("encoding", "VARCHAR", "as detected (`gb18030`, `big5`, `utf-8`...)", pa.string()),
+    Column("records", "INTEGER", "records the reader yielded (games and positions)", pa.int32(),
+           not_null=True),
+    Column("error", "VARCHAR", "set when reading stopped early; the records read before are kept",
+           pa.string()),
+    Column("imported_at", "TIMESTAMP", "when the source was committed (the only wall-clock "
+           "column)"),
+)
+
+_IS_PRIMARY = Column("is_primary", "BOOLEAN", "true for the record the game row was made from",
+                     not_null=True)
+_RECORD_GAME = Column("game_id", "BIGINT", "the game this record is (its own, or the one kept "
+                      "before)", not_null=True)
+
+#: Every table and view, in the order they are created.
+TABLES: dict[str, Table] = {t.name: t for t in (
+    Table("meta", (Column("key", "VARCHAR", "`schema_version`", primary_key=True),
+                   Column("value", "VARCHAR", "its value")),),
+    Table("sources", _SOURCES),
+    Table("games", (_GAME_ID, _SOURCE_ID, _RECORD_INDEX, *GAME_COLUMNS)),
+    Table("game_records", (_RECORD_GAME, _SOURCE_ID, _RECORD_INDEX, _IS_PRIMARY, _LINE, _OFFSET,
+                           _FORMAT, _NOTATION, _ENCODING, _STATUS, _ERROR_KIND, _TAGS)),
+    Table("stored_moves", (_GAME_ID, *MOVE_COLUMNS)),
+    Table("moves", _MOVES_VIEW, view_of="stored_moves"),
+    Table("variation_moves", (_GAME_ID, *VARIATION_COLUMNS)),
+    Table("raw_records", (_RECORD_GAME, _SOURCE_ID, _RECORD_INDEX, _TEXT, _DATA)),
+    Table("positions", (_SOURCE_ID, *POSITION_COLUMNS)),
+)}
+
+#: Staging columns of a source or record: its work unit (in input order) and its place there.
+_KEY = [pa.field("unit", pa.int64()), pa.field("seq", pa.int32())]
+#: Rows of moves point at their record by its place in the unit's records table (``row``).
+_ROW = [pa.field("row", pa.int32())]
+
+
+def _fields(columns: tuple[Column, ...] | list[Column]) -> list[pa.Field]:
+    return [pa.field(c.name, c.arrow) for c in columns if c.arrow is not None]
+
+
+#: The workers' staging schemas, by stage.
+STAGES: dict[str, pa.Schema] = {
+    "sources": pa.schema(_KEY + _fields(_SOURCES)),
+    "records": pa.schema(_KEY + _fields(RECORD_COLUMNS)),
+    "moves": pa.schema(_ROW + _fields(MOVE_COLUMNS)),
+    "variation_moves": pa.schema(_ROW + _fields(VARIATION_COLUMNS)),
+    "positions": pa.schema(_KEY + _fields(POSITION_COLUMNS)),
+}
+
+
+def takes(columns: tuple[Column, ...]) -> tuple[Take, ...]:
+    """How each of ``columns`` is taken from a replayed game, in order: what a row tuple of
+    their staging table holds after its key."""
+    missing = [c.name for c in columns if c.take is None]
+    if missing:
+        raise ValueError(f"no way to take {', '.join(missing)} from a replayed game")
+    return tuple(c.take for c in columns if c.take is not None)
+
+
+def column(table: str, name: str) -> Column:
+    """The column ``name`` of ``table``."""
+    return next(c for c in TABLES[table].columns if c.name == name)
+
+
+def ddl() -> str:
+    """The SQL creating every missing table and view."""
+    return "\n".join(t.ddl() for t in TABLES.values())

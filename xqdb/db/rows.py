@@ -1,0 +1,165 @@
+"""Row building: one work unit's records, replayed, as the writer's Arrow staging tables.
+
+A worker feeds each replayed game to a :class:`UnitBuilder` and hands the writer what
+:meth:`UnitBuilder.finish` returns::
+
+    builder = UnitBuilder(number=0)
+    builder.add_game(0, replay_record(record))
+    staged = builder.finish()
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from itertools import accumulate
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from ..formats import epd
+from ..formats.record import GameRecord
+from ..errors import ErrorKind
+from ..replay import ReplayedGame, Status, replay
+from .columns import MOVE_COLUMNS, POSITION_COLUMNS, RECORD_COLUMNS, STAGES, Take, takes
+from .writer import Staged
+
+#: How each staged record's columns are taken, in staging order (after ``unit, seq``).
+_RECORD_TAKES = takes(RECORD_COLUMNS)
+_POSITION_TAKES = takes(POSITION_COLUMNS)
+#: The move columns the builder collects from each replay, as lists; ``row``, ``ply``
+#: and ``key_before`` follow from them and each game's ply count (see UnitBuilder.moves_table).
+_PER_MOVE: tuple[tuple[str, Take], ...] = tuple((c.name, c.take) for c in MOVE_COLUMNS if c.take)
+#: Formats whose records are positions, not games: stored in ``positions``.
+POSITION_FORMATS = frozenset({epd.FORMAT})
+
+
+def _table(stage: str, columns: Sequence[Sequence[object] | pa.Array]) -> pa.Table:
+    """One staging table from its columns (in schema order): Python lists, converted
+    here, or Arrow arrays already of the column's type."""
+    schema = STAGES[stage]
+    return pa.Table.from_arrays(
+        [c if isinstance(c, pa.Array) else pa.array(c, type=f.type)
+         for c, f in zip(columns, schema)], schema=schema)
+
+
+def _rows_table(stage: str, rows: list[tuple[object, ...]]) -> pa.Table:
+    """A staging table from row tuples in schema order, turned into columns in one ``zip``."""
+    return _table(stage, list(zip(*rows)) or [[]] * len(STAGES[stage]))
+
+
+class UnitBuilder:
+    """Collects one unit's rows: sources, records, positions and variation moves as row
+    tuples, moves straight into column lists (a game's plies are appended a column at a
+    time). The moves' ``row``, ``ply`` and ``key_before`` columns are not collected move by
+    move: they are computed in Arrow from each record's ply count and start key, which
+    saves three Python lists (and their conversion) of one item per move."""
+
+    def __init__(self, number: int, spool: str | None = None, spill_rows: int = 0) -> None:
+        self.number = number
+        """The unit's number, the ``unit`` column of its rows."""
+        self.spool = spool
+        """Folder for the Parquet files of a big unit; ``None``: never spill."""
+        self.spill_rows = spill_rows
+        """Held moves that make the unit spill (when it has a spool folder)."""
+        self.rows = 0
+        """Records added so far, spilled or not: the next record's ``row``."""
+        self.files: dict[str, list[str]] = {}
+        self._start()
+
+    def _start(self) -> None:
+        self.sources: list[tuple[object, ...]] = []
+        self.records: list[tuple[object, ...]] = []
+        self.positions: list[tuple[object, ...]] = []
+        self.variation_moves: list[tuple[object, ...]] = []
+        self.moves: list[list[Any]] = [[] for _ in _PER_MOVE]
+        self.plies: list[int] = []
+        """Plies of each record held, in order (0 for a record without moves)."""
+        self.start_keys: list[int | None] = []
+        """Start key of each record held: the ``key_before`` of its first move."""
+
+    def add_source(self, seq: int, path: str, member: str | None, sha: str, size: int,
+                   fmt: str | None, enc: str | None, records: int, error: str | None) -> None:
+        self.sources.append((self.number, seq, path, member, sha, size, fmt, enc, records, error))
+
+    def add_game(self, seq: int, game: ReplayedGame) -> None:
+        """Add a replayed record: a game, or a position for a positions list."""
+        if game.record.format in POSITION_FORMATS:
+            self.positions.append((self.number, seq, *[take(game) for take in _POSITION_TAKES]))
+            return
+        self.records.append((self.number, seq, *[take(game) for take in _RECORD_TAKES]))
+        plies = game.plies
+        self.plies.append(plies)
+        self.start_keys.append(game.start_key)
+        if plies:
+            for column, (_, take) in zip(self.moves, _PER_MOVE):
+                column.extend(take(game))
+        if game.variation_moves:
+            row = self.rows
+            # A replay's variation moves are tuples in the columns' order (after ``row``).
+            self.variation_moves += [(row, *move) for move in game.variation_moves]
+        self.rows += 1
+        if len(self.moves[0]) >= self.spill_rows and self.spool is not None:
+            self.spill()
+
+    def moves_table(self) -> pa.Table:
+        """The moves held, with ``row`` (the record's place in the unit), ``ply`` and
+        ``key_before`` (the previous ply's key, or the start key for ply 1) derived in
+        Arrow from the records' ply counts."""
+        schema = STAGES["moves"]
+        columns = {name: pa.array(c, type=schema.field(name).type)
+                   for c, (name, _) in zip(self.moves, _PER_MOVE)}
+        after = columns["key_after"]
+        count = len(after)
+        if not count:
+            return schema.empty_table()
+        # A list per record over the moves: its parent indices say whose each move is.
+        offsets = pa.array(accumulate(self.plies, initial=0), pa.int32())
+        owner = pa.ListArray.from_arrays(offsets, after).value_parent_indices()
+        first = self.rows - len(self.plies)  # the unit's row of the first record held
+        ply = pc.subtract(pc.cumulative_sum(pa.repeat(1, count)), pc.take(offsets, owner))
+        previous = pa.concat_arrays([pa.array([0], pa.uint64()), after.slice(0, count - 1)])
+        columns["row"] = pc.add(owner, first).cast(pa.int32())
+        columns["ply"] = ply.cast(pa.int16())
+        columns["key_before"] = pc.if_else(
+            pc.equal(ply, 1), pc.take(pa.array(self.start_keys, pa.uint64()), owner), previous)
+        return _table("moves", [columns[name] for name in schema.names])
+
+    def tables(self) -> dict[str, pa.Table]:
+        """What is held so far, as staging tables; the lists start afresh."""
+        out = {"sources": _rows_table("sources", self.sources),
+               "records": _rows_table("records", self.records),
+               "moves": self.moves_table(),
+               "variation_moves": _rows_table("variation_moves", self.variation_moves),
+               "positions": _rows_table("positions", self.positions)}
+        self._start()
+        return out
+
+    def spill(self) -> None:
+        """Move what is held so far to Parquet files in the spool folder."""
+        for stage, table in self.tables().items():
+            if not len(table):
+                continue
+            name = os.path.join(self.spool or ".",
+                                f"u{self.number}-{stage}-{len(self.files.get(stage, []))}.parquet")
+            pq.write_table(table, name, compression="none")
+            self.files.setdefault(stage, []).append(name)
+
+    def finish(self) -> Staged:
+        """Everything added: spilled files if the unit spilled, else in-memory tables."""
+        if self.files:
+            self.spill()
+            return Staged(files=self.files)
+        return Staged(tables=self.tables())
+
+
+def replay_record(record: GameRecord) -> ReplayedGame:
+    """The record replayed; a replay that raises gives an invalid game with the reason."""
+    try:
+        return replay(record)
+    except Exception as exc:  # a replay bug is stored as the record's reason, not raised
+        return ReplayedGame(record=record, start_fen=record.fen or "", status=Status.INVALID,
+                            error=f"replay failed: {type(exc).__name__}: {exc}",
+                            error_kind=ErrorKind.REPLAY_FAILED)

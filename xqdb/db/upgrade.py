@@ -1,0 +1,197 @@
+"""Upgrade a database of an older schema version, from what it already holds.
+
+Every record a database holds is kept as read, in ``raw_records``, with where it came from
+in ``game_records`` and ``sources``. An upgrade reads each record again from there, replays
+it, and stores it in a new database of this version, in the same order, so it ends with
+the rows a fresh import of the same files would give (``imported_at`` is carried over):
+no user needs their source files again. The old file is kept beside the new one::
+
+    summary = upgrade("games.duckdb")
+    print(summary)       # upgraded games.duckdb from schema version 2 to 3...
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pyarrow as pa
+
+from ..formats import reader_for
+from ..formats.record import GameRecord, Origin
+from .rows import UnitBuilder, replay_record
+from .schema import SCHEMA_VERSION, DatabaseError, connect, schema_version
+from .writer import Writer
+
+#: Sources per transaction of the new database.
+BATCH_SOURCES = 200
+
+
+@dataclass
+class UpgradeSummary:
+    """What an upgrade did; ``str()`` is what ``xqdb upgrade`` prints."""
+
+    path: str
+    from_version: int
+    sources: int = 0
+    records: int = 0
+    games: int = 0
+    positions: int = 0
+    invalid: int = 0
+    kept: str | None = None
+    """Where the database of the old version was kept; ``None`` when nothing was done."""
+
+    def __str__(self) -> str:
+        if self.kept is None:
+            return f"{self.path}: already at schema version {self.from_version}"
+        return (f"upgraded {self.path} from schema version {self.from_version} to "
+                f"{SCHEMA_VERSION}: {self.sources:,} sources, {self.records:,} records read "
+                f"again: {self.games:,} games ({self.invalid:,} invalid), "
+                f"{self.positions:,} positions\nthe old database is kept as {self.kept}")
+
+
+def upgrade(path: str | os.PathLike[str]) -> UpgradeSummary:
+    """Re-derive every table of the database at ``path`` from its raw records, if it is of
+    an older schema version; the old file is renamed to ``PATH.vN`` (N its version).
+
+    Raises :class:`DatabaseError` when the file is no xqdb database, is locked, or is of a
+    newer version.
+    """
+    where = Path(path)
+    old = connect(where, read_only=True, any_version=True)
+    try:
+        version = schema_version(old)
+        if version is None:
+            raise DatabaseError(f"{where}: not an xqdb database (no schema version)")
+        if version > SCHEMA_VERSION:
+            raise DatabaseError(f"{where}: schema version {version} is newer than this xqdb "
+                                f"({SCHEMA_VERSION})")
+        summary = UpgradeSummary(str(where), version)
+        if version == SCHEMA_VERSION:
+            return summary
+        fresh = where.with_name(where.name + ".upgrading")
+        fresh.unlink(missing_ok=True)
+        new = connect(fresh)
+        try:
+            _rebuild(old, Writer(new), summary)
+            new.execute("CHECKPOINT")
+        finally:
+            new.close()
+    finally:
+        old.close()
+    kept = where.with_name(f"{where.name}.v{version}")
+    os.replace(where, kept)
+    os.replace(fresh, where)
+    summary.kept = str(kept)
+    return summary
+
+
+def _rebuild(old: duckdb.DuckDBPyConnection, writer: Writer, summary: UpgradeSummary) -> None:
+    """Read every record of ``old`` again, in source and record order, into ``writer``."""
+    sources = old.execute("""
+        SELECT source_id, path, member, sha256, bytes, format, encoding, records, error,
+               imported_at
+        FROM sources ORDER BY source_id""").fetchall()
+    records = _records(old)
+    pending = next(records, None)
+    builder = UnitBuilder(0)
+    for seq, (source_id, path, member, sha, size, fmt, enc, count, error, _) in enumerate(sources):
+        held = []
+        while pending is not None and pending[0] == source_id:
+            held.append(pending)
+            pending = next(records, None)
+        for record in _reread(path, member, held):
+            builder.add_game(seq % BATCH_SOURCES, replay_record(record))
+        builder.add_source(seq % BATCH_SOURCES, path, member, sha, size, fmt, enc, count, error)
+        if (seq + 1) % BATCH_SOURCES == 0 or seq + 1 == len(sources):
+            _commit(writer, builder, summary)
+            builder = UnitBuilder(0)
+    # Ids follow the same order, so each source keeps its id; its timestamp goes with it.
+    stamps = pa.table({"source_id": pa.array([s[0] for s in sources], pa.int64()),
+                       "imported_at": pa.array([s[-1] for s in sources], pa.timestamp("us"))})
+    writer.con.register("old_stamps", stamps)
+    writer.con.execute("UPDATE sources SET imported_at = o.imported_at FROM old_stamps o"
+                       " WHERE sources.source_id = o.source_id")
+    writer.con.unregister("old_stamps")
+
+
+def _commit(writer: Writer, builder: UnitBuilder, summary: UpgradeSummary) -> None:
+    counts = writer.commit([builder.finish()])
+    summary.sources += counts.sources
+    summary.records += counts.records + counts.positions
+    summary.games += counts.games
+    summary.positions += counts.positions
+    summary.invalid += sum(counts.invalid.values())
+
+
+def _records(old: duckdb.DuckDBPyConnection) -> Iterator[tuple[Any, ...]]:
+    """Every stored record with where it was read and as what, in source and record order."""
+    cursor = old.execute("""
+        SELECT r.source_id, r.record_index, r.line, r."offset", r.format, r.notation,
+               r.encoding, r.tags, w.text, w.data, g.error
+        FROM game_records r
+        JOIN raw_records w USING (game_id, source_id, record_index)
+        JOIN games g USING (game_id)
+        ORDER BY r.source_id, r.record_index""")
+    while rows := cursor.fetchmany(2000):
+        yield from rows
+
+
+def _reread(path: str, member: str | None, stored: list[tuple[Any, ...]]
+            ) -> Iterator[GameRecord]:
+    """A source's stored records read again by their format's reader from their raw text
+    or bytes, as the import read them.
+
+    A record is read from its own raw text, except where one raw text gave several
+    records: a DhtmlXQ collection keeps its block once, with its first line, and that
+    block gives every line again. A record no reader can make sense of keeps its stored
+    error.
+    """
+    at = 0
+    while at < len(stored):
+        again = _read_raw(stored[at])
+        for record, row in zip(again or [_unread(stored[at])], stored[at:]):
+            _, index, line, offset, _, _, encoding, _, _, _, _ = row
+            record.origin = Origin(path=path, member=member, index=index, offset=offset,
+                                   line=line)
+            record.encoding = encoding
+            yield record
+        at += max(1, len(again))
+
+
+def _read_raw(row: tuple[Any, ...]) -> list[GameRecord]:
+    """Every record the stored record's raw text or bytes gives (none when there are none,
+    or no reader takes its format)."""
+    _, _, _, _, fmt, _, encoding, _, text, data, _ = row
+    raw: str | bytes = text if text is not None else (data or b"")
+    try:
+        module = reader_for(fmt)
+    except ValueError:
+        return []  # an error record of a source no reader took
+    if not raw:
+        return []
+    if isinstance(raw, bytes):
+        return list(module.read(io.BytesIO(raw), Origin(""), encoding))
+    # Text was stored decoded: encoded again, it is the bytes that were read (a decoder
+    # that replaced nothing is undone by its encoder), and those bytes give what the
+    # import read, such as the second name of an EPD line in Big5.
+    try:
+        again, encoding = raw.encode(encoding or "utf-8"), encoding or "utf-8"
+    except (UnicodeError, LookupError):
+        again, encoding = raw.encode(), "utf-8"
+    return list(module.read(io.BytesIO(again), Origin(""), encoding))
+
+
+def _unread(row: tuple[Any, ...]) -> GameRecord:
+    """The stored record as it was, with its error: for what no reader reads again."""
+    _, _, _, _, fmt, notation, encoding, tags, text, data, error = row
+    return GameRecord(origin=Origin(""), format=fmt, encoding=encoding, notation=notation,
+                      tags=json.loads(tags) if tags else {},
+                      raw=text if text is not None else (data or b""),
+                      error=error or "record could not be read again")
