@@ -1,0 +1,152 @@
+"""Opening classification: the ECCO code, its opening and variation names, and the
+traditional names Chinese players use.
+
+>>> moves = ("炮八平五 马2进3 马八进七 车1平2 车九平八 马8进7 兵三进一 卒3进1 车八进六 炮2平1 "
+...          "车八平七 炮1退1 炮二平四 车2进5 马二进三 车2平7 车一平二 车9平8 车二进三 士6进5")
+>>> result = classify(moves.split())
+>>> result.ecco, result.opening, result.variation, result.mirrored
+('C48', '中炮过河车互进七兵对屏风马平炮兑车', '红仕角炮对黑退边炮', True)
+>>> result.names
+('中炮', '五六炮', '仕角炮', '屏风马', '直车', '骑河车', '过河车')
+>>> classify(["h2e2"], start_fen="4k4/9/9/9/9/9/9/9/4C4/4K4 w") is None
+True
+
+Games are read in ECCO's frame: when Red opens on the left wing, both sides' moves are
+mirrored, so 炮八平五 is classified as 炮二平五 (see :mod:`xqdb.openings.line`).
+:func:`explain` says which moves decided the code.
+
+The code table ships as ``data/ecco_codes.tsv``; the decision tree as
+``data/ecco_tree.json``, derived from the ECCO tags of the Chinese-Chess-Practical-Dataset
+games (Yvonne761, CC BY 4.0): see ``data/README.md``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from ..rules.board import Move
+from .ecco import ECCO_CODES, EccoCode, Leaf, Test, decide
+from .line import OPENING_PLIES, OpeningLine, lone_move_text
+from .names import NAMES, OpeningName, definition, opening_names
+
+
+@dataclass(frozen=True, slots=True)
+class Classification:
+    """What a game's opening is, and why."""
+
+    ecco: str
+    """The ECCO code (``C45``)."""
+    opening: str
+    variation: str
+    """The variation name; empty when the code has none."""
+    names: tuple[str, ...]
+    """The traditional names that apply (``('中炮', '屏风马', '过河车')``)."""
+    mirrored: bool
+    """Whether Red opened on the left wing, so the moves were read mirrored."""
+    line: OpeningLine
+    """The opening plies read, in ECCO's frame."""
+    leaf: Leaf
+    """The tree's leaf: how many derivation games reached it, and agreed."""
+
+    @property
+    def tests(self) -> list[Test]:
+        """The tests that led to the code, in the order they were made."""
+        tests: list[Test] = []
+        decide(self.line, tests=tests)
+        return tests
+
+    @property
+    def family(self) -> str:
+        """The family letter, ``A`` to ``E``."""
+        return self.ecco[0]
+
+    def deciding_plies(self) -> list[int]:
+        """The 0-based plies of the moves that passed a test on the way to the code."""
+        return sorted({t.ply for t in self.tests if t.held and t.ply is not None})
+
+    def explanation(self) -> str:
+        """In words: the code, and each test with the move it looked for.
+
+        >>> moves = ("炮二平五 炮8平5 马二进三 马8进7 车一平二 车9进1 马八进七 卒3进1 车二进五 车9平3"
+        ...          " 相七进九 马2进1 仕六进五 士6进5")
+        >>> print(classify(moves.split()).explanation())
+        D20 顺炮直车对横车
+          ply 1: Red played 炮二平五
+          ply 2: Black played 炮８平５
+          yes: Black played 车９进１ at ply 6 (by ply 6)
+          yes: Red played 车一平二 at ply 5 (by ply 5)
+          no:  Red had not played 兵三进一 by ply 11
+          no:  Red had not played 车二进四 by ply 11
+          no:  Red had not played 炮八平六 by ply 7
+          no:  Red had not played 马八进九 by ply 7
+          no:  Red had not played 车二进六 by ply 7
+          yes: Red played 马八进七 at ply 7 (by ply 7)
+          no:  Red had not played 兵七进一 by ply 11
+          -> D20: 8 of the 8 tagged games with these moves carry it.
+        Names: 中炮, 顺炮, 单提马, 直车, 横车, 骑河车
+        """
+        title = f"{self.ecco} {self.opening}" + (f" {self.variation}" if self.variation else "")
+        lines = [title]
+        if self.mirrored:
+            lines.append("Red opened on the left wing: moves read mirrored (炮八平五 as 炮二平五).")
+        texts = self.line.texts()
+        tests = self.tests
+        for test in tests:
+            lines.append("  " + _describe(test, texts))
+        lines.append(f"  -> {self.ecco}: {self.leaf.agreeing} of the {self.leaf.games} tagged "
+                     f"games with these moves carry it.")
+        if self.names:
+            lines.append("Names: " + ", ".join(self.names))
+        return "\n".join(lines)
+
+
+def _describe(test: Test, texts: list[str]) -> str:
+    """One test of :attr:`Classification.tests` in words."""
+    if test.feature is None:
+        return f"no move at ply {test.within + 1}: the catch-all code"
+    piece, code = divmod(test.feature, 8100)
+    side = "Red" if piece > 7 else "Black"
+    if test.ply is None:
+        text = lone_move_text(piece - 7, Move.from_code(code))
+        if test.open:
+            return (f"open: the game ends before ply {test.within + 1}, by which {side} might "
+                    f"still play {text}: the catch-all code of the group")
+        return f"no:  {side} had not played {text} by ply {test.within + 1}"
+    text = texts[test.ply]
+    if test.branch:
+        known = "" if test.held else " (a move no tagged game made here: the catch-all code)"
+        return f"ply {test.ply + 1}: {side} played {text}{known}"
+    if test.held:
+        return f"yes: {side} played {text} at ply {test.ply + 1} (by ply {test.within + 1})"
+    return f"no:  {side} played {text} only at ply {test.ply + 1}, after ply {test.within + 1}"
+
+
+def classify(moves: Iterable[Move | str], start_fen: str | None = None) -> Classification | None:
+    """The opening of a game given as ``Move``s or move texts in any notation.
+
+    Returns ``None`` for a game that does not start from the standard position: ECCO
+    has no code for it. Only the first :data:`~xqdb.openings.line.OPENING_PLIES` plies
+    are read.
+    """
+    line = OpeningLine.read(moves, start_fen)
+    if line is None:
+        return None
+    code, leaf = decide(line)
+    entry = ECCO_CODES[code]
+    return Classification(code, entry.opening, entry.variation, opening_names(line),
+                          line.mirrored, line, leaf)
+
+
+def explain(moves: Iterable[Move | str], start_fen: str | None = None) -> str:
+    """Which moves decided the game's code, in words (see :meth:`Classification.explanation`)."""
+    result = classify(moves, start_fen)
+    if result is None:
+        return "Not from the standard start position: no ECCO code."
+    return result.explanation()
+
+
+__all__ = [
+    "Classification", "ECCO_CODES", "EccoCode", "NAMES", "OPENING_PLIES", "OpeningLine",
+    "OpeningName", "classify", "definition", "explain", "opening_names",
+]
