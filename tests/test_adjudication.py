@@ -9,6 +9,7 @@ loss, 0 draw), and it applies a 100-ply move limit: so the comparisons use
 from __future__ import annotations
 
 import io
+import json
 import zipfile
 
 import pyffish
@@ -150,6 +151,9 @@ def test_incremental_and_pure_forms_agree_on_real_games() -> None:
         assert adjudicator.ending == (endings[0] if endings else None)
         assert adjudicate(STARTING_FEN, moves) == adjudicator.ending
         assert adjudicator.ply == len(moves)
+        if adjudicator.ending is not None:
+            assert adjudicator.ending.reason
+            assert adjudicate(STARTING_FEN, moves).reason == adjudicator.ending.reason
 
 
 def test_repetition_analysis_leaves_the_position_untouched() -> None:
@@ -233,8 +237,11 @@ def test_master_games_agree_with_pyffish() -> None:
 def test_real_cannon_duel_counts_new_attacks_only() -> None:
     """Yan Mujiang - Yang Guanlin, 1981 (CCPD, 00000343.pgn), from move 15: Black's
     cannons attack Red's chariot anew with every move, one of them a check; Red's cannon
-    only cuts the protection of a horse its chariot already attacked, which is no chase.
-    The record says 1/2-1/2: the arbiters did not apply the rule, pyffish does."""
+    only cuts the protection of a horse its chariot already attacked (it blocks, then
+    takes away the screen of Black's cannon on g1), which is no chase: only a pin of the
+    protector would make one. The record says 1/2-1/2: the arbiters did not apply the
+    rule, or counted the cut protection as a chase too, as the AXF examples do; pyffish
+    applies it as here."""
     fen = "r2akabr1/9/2n1b1n2/p1p1p1R1p/6c2/2P6/P3P2CP/2N1C4/7cN/R1BAKAB2 b - - 2 15"
     moves = ["h1g1"] + ["e2g2", "g5e5", "g2e2", "e5g5"] * 2
     ending = adjudicate(fen, moves)
@@ -296,5 +303,117 @@ def test_replay_judges_real_games_as_the_incremental_adjudicator_does() -> None:
         assert game.is_valid, game.error
         expected = adjudicate(game.start_fen, game.uci, move_limit=100)
         assert game.ending == expected, record.origin
+        if expected is not None:
+            assert game.ending.reason == expected.reason, record.origin
         endings += expected is not None
     assert endings > 100
+
+
+DIFFERS = DATA / "adjudication-differs.jsonl"
+
+# The CCPD games (outside ccpd-dev.zip) whose first ending under these rules once differed
+# from pyffish's: file name -> (ending, offender, result, ply, whether pyffish agrees now).
+# The comment gives the reason for the verdict; the module docstring says why pyffish
+# judges otherwise where it still does.
+DIFFERING_GAMES = {
+    # Black's cannon goes e5-d5-e5 while Red's king steps e0-d0-e0. The chariot on d3
+    # attacks the horse on d2 all along; with the king on d0 the advisor on e1 protects
+    # it, and each cannon move takes that protection away by a pin (on e5 the cannon pins
+    # the advisor to the king over the elephant on e2; on d5 taking back would leave the
+    # king in check from the cannon): a chase by Black with every move. Filed twice.
+    "胡榮華/00001983.pgn": ("perpetual_chase", BLACK, "1-0", 66, True),
+    "金鉤炮/00000040.pgn": ("perpetual_chase", BLACK, "1-0", 66, True),
+    # Red's chariot goes d9-c9, Black's cannon d8-b8. Cannon to d8 attacks the chariot on
+    # d9 over the new screen; cannon to b8 only clears the eye of the elephant on e7,
+    # which is pinned by Red's cannon on e2 (screen: Black's chariot on e4) and cannot
+    # take the chariot on c9. Black does not chase with every move: a draw. pyffish lets
+    # the pinned elephant chase. The same game is filed four times.
+    "許銀川/00001299.pgn": ("repetition", None, "1/2-1/2", 76, False),
+    "象甲聯賽/00000381.pgn": ("repetition", None, "1/2-1/2", 76, False),
+    "象甲聯賽/00000681.pgn": ("repetition", None, "1/2-1/2", 76, False),
+    "中炮局/00004105.pgn": ("repetition", None, "1/2-1/2", 76, False),
+    # Black's cannon goes f8-e8 while Red's king steps e0-f0. The cannon's own attacks
+    # (advisor on e1, advisor on f2) are on protected pieces; what each cannon move does
+    # is pin the advisor that protects f2 against the pawn on f3, or make the pawn's
+    # capture a discovered check. Pawns never chase: a draw. pyffish counts the pawn.
+    "許銀川/00003030.pgn": ("repetition", None, "1/2-1/2", 229, False),
+    # Black's king steps e9-d9, unpinning the chariot on e5 (with the king on e9, taking
+    # would let Red's cannon on e2 check over the advisor on e8), which then attacks the
+    # unprotected cannon on f5; the chariot follows that cannon e5-e3-e5 with every move
+    # after. A perpetual chase by Black. pyffish does not see the pin, so for it the king
+    # step chases nothing, and it requires that move (the one that first reached the
+    # repeated position) to chase.
+    "世界智力運動會/00000323.pgn": ("perpetual_chase", BLACK, "1-0", 108, False),
+    # Black's chariot follows Red's cannon a6-b6-a6-d6-a6 along rank 5; the cannon stays
+    # protected by Red's chariot on e6. That chariot is Red's only piece on the kings' e
+    # file, but Black's elephant and advisor stand there too: it is not pinned. No chase:
+    # a draw. pyffish takes the chariot as pinned by the facing kings.
+    "全國賽對局譜/00012391.pgn": ("repetition", None, "1/2-1/2", 60, False),
+    # Move limit (100 plies here): 106 plies without a capture, with 13 checks by one
+    # side; the 3 beyond the tenth are left out, a move each.
+    "象甲聯賽/00000090.pgn": ("move_limit", None, "1/2-1/2", 348, True),
+    # 118 plies without a capture, 19 checks by one side: 9 moves left out. Filed twice.
+    "電腦對局競賽/00000020.pgn": ("move_limit", None, "1/2-1/2", 190, True),
+    "電腦對局競賽/00000046.pgn": ("move_limit", None, "1/2-1/2", 190, True),
+}
+
+
+def differing_games() -> dict[str, dict]:
+    if not DIFFERS.exists():
+        pytest.skip(f"{DIFFERS} is not here")
+    games = {}
+    for line in DIFFERS.read_text(encoding="utf-8").splitlines():
+        game = json.loads(line)
+        games["/".join(game["path"].split("/")[-2:])] = game
+    return games
+
+
+@pytest.mark.parametrize("name", DIFFERING_GAMES)
+def test_verdicts_where_pyffish_once_differed(name: str) -> None:
+    game = differing_games()[name]
+    ending_name, offender, result, ply, pyffish_agrees = DIFFERING_GAMES[name]
+    ending = adjudicate(game["fen"], game["moves_uci"], move_limit=100)
+    assert (ending.name, ending.offender, ending.result, ending.ply) == \
+        (ending_name, offender, result, ply)
+    assert ending.reason.startswith(ending_name.replace("_", " "))
+    moves = game["moves_uci"][:ply]
+    agrees = pyffish_verdict(game["fen"], moves) == \
+        (True, value_for_side_to_move(ending, played(game["fen"], moves)))
+    assert agrees == pyffish_agrees
+
+
+def test_reasons_name_the_chase_and_the_checks_left_out() -> None:
+    games = differing_games()
+    chase = adjudicate(games["胡榮華/00001983.pgn"]["fen"],
+                       games["胡榮華/00001983.pgn"]["moves_uci"], move_limit=100)
+    assert chase.reason == ("perpetual chase by Black: the chariot on d3 chases the unprotected"
+                            " horse on d2 with every move from ply 58 to ply 66")
+    limit = adjudicate(games["電腦對局競賽/00000020.pgn"]["fen"],
+                       games["電腦對局競賽/00000020.pgn"]["moves_uci"], move_limit=100)
+    assert limit.reason == ("move limit: 118 plies without a capture, 100 once the 9 checks"
+                            " beyond a side's 10th are left out (a move each): a draw")
+    # Without the checks left out, the limit would have come at ply 172.
+    assert adjudicate(games["電腦對局競賽/00000020.pgn"]["fen"],
+                      games["電腦對局競賽/00000020.pgn"]["moves_uci"][:189],
+                      move_limit=100) is None
+
+
+def ccpd_game(member: str):
+    """A game of ccpd-dev.zip, replayed by xqdb with pyffish's move limit."""
+    path = DATA / "ccpd-dev.zip"
+    with zipfile.ZipFile(path) as archive:
+        (name,) = [n for n in archive.namelist() if n.endswith(member)]
+        (record,) = pgn.read(io.BytesIO(archive.read(name)), Origin(str(path), member=name))
+    return replay(record, move_limit=100)
+
+
+def test_a_check_does_not_pin_the_protector() -> None:
+    """Zhao Guorong's game 00001075.pgn (CCPD), from ply 29: Red's chariots on f1 and g9
+    attack the advisor on f9, which the advisor on e8 protects. Red's cannon goes e4-d4-e4.
+    On e4 it pins the advisor on e8 against the king on e9: a chase of f9. On d4 it gives
+    check, and the advisor may not take back only because Black must answer the check:
+    that is no pin, so Red does not chase with every move. A repetition, as for pyffish."""
+    game = ccpd_game("趙國榮/00001075.pgn")
+    ending = game.ending
+    assert (ending.name, ending.ply, ending.result) == ("repetition", 37, "1/2-1/2")
+    assert pyffish_verdict(game.start_fen, game.uci[:37]) == (True, 0)

@@ -122,3 +122,11 @@ def test_sample_games_read_cleanly_with_their_notes_skipped():
     out = _out(proc)
     assert out.startswith("7 records read and replayed from 7 sources")
     assert "unknown" not in out and "Invalid" not in out
+
+
+def test_show_says_why_the_rules_ended_the_game():
+    # Game 47 of liu-dahua-1125.pgn records no result; the rules end it at ply 82.
+    out = _out(xqdb("read", str(DATA / "uci" / "liu-dahua-1125.pgn"), "--show", "47"))
+    assert "  result: none (perpetual_chase)" in out
+    assert ("  ending: 0-1 at ply 82, perpetual chase by Red: the cannon on h5 chases the"
+            " chariot on e5 with every move from ply 75 to ply 81") in out

@@ -212,6 +212,10 @@ def format_game(record: GameRecord, notation: str = "chinese") -> str:
         lines.append(f"  invalid{at}: {game.error}")
     lines.append(f"  result: {record.result or 'none'}"
                  + (f" ({game.termination})" if game.termination else ""))
+    if game.ending is not None:
+        # The rules' verdict may contradict the recorded result: say why, so it can be checked.
+        ending = game.ending
+        lines.append(f"  ending: {ending.result} at ply {ending.ply}, {ending.reason}")
     return "\n".join(lines)
 
 

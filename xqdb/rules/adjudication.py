@@ -26,12 +26,19 @@ The endings, by name:
     Third occurrence with no forbidden action: a draw.
 ``move_limit``
     ``move_limit`` plies (120 = 60 moves by default, 100 for comparison with
-    Fairy-Stockfish) without a capture: a draw. The limit applied is kept in every ending.
+    Fairy-Stockfish) without a capture: a draw. As in the AXF rule, only a side's first
+    :data:`COUNTED_CHECKS` checks since the last capture count: each further check by the
+    side that checked most leaves a move (two plies) out of the count. The limit applied
+    is kept in every ending.
+
+Every ending carries its :attr:`Ending.reason`, in words a user can check on the board.
 
 Chasing follows the Asian Xiangqi Federation rule in the simplified form the engines use.
 A move *chases* an enemy piece when, after it, one of the mover's horses, chariots,
-cannons, elephants or advisors attacks that piece and did not attack it just before the
-move (the attacker moved, or a line opened for it), and the attack is a real threat:
+cannons, elephants or advisors threatens that piece and did not threaten it just before
+the move: the attack is new (the attacker moved, or a line opened for it), or it was
+there but the victim had a protector that could take back, and the move pinned that
+protector. An attack is a threat when:
 
 * the victim is a chariot and the attacker is not, protected or not; or
 * the victim is any other piece except the king and a pawn still on its own side of the
@@ -39,33 +46,48 @@ move (the attacker moved, or a line opened for it), and the attack is a real thr
   capture its attacker itself (an exchange offer is not a chase).
 
 Pinned pieces neither attack nor protect, except that a side in check is taken to attack
-whatever its pieces attack (check does not make an enemy piece safe). A piece left
-unprotected under an attack that was already there is not chased by that move. A move
-that gives check may chase as well. The cycle is the moves from the first occurrence of
-the repeated position to the third; the side that moved last must also have chased with
-the move that first reached that position, when the record holds it. These are the
-choices that reproduce Fairy-Stockfish's AXF chasing rule: over the 12,913 games of the
+whatever its pieces attack (check does not make an enemy piece safe), and a protector
+held only by the check the move gave is not taken as pinned by it. A move that gives check
+may chase as well. The cycle is the moves from the first occurrence of the repeated
+position to the third; the side that moved last must also have chased with the move that
+first reached that position, when the record holds it. Over the 12,913 games of the
 project's test data (1,125 coordinate master games and the CCPD collection), all 1,142
-repetition verdicts agree with pyffish's, and so does every other game but one, a move
-limit that pyffish postpones for checks beyond ten (see below).
+repetition verdicts and all move-limit verdicts agree with pyffish's.
 
 Simplifications, on purpose: the king and pawns never chase (AXF allows them to); a side
 must chase one and the same piece through the whole cycle, so "one check, one chase"
-against different pieces and chasing two pieces in turn are plain repetitions; the AXF
-refinements are not modelled: checks beyond ten during the move limit count like any
-ply (Fairy-Stockfish and Pikafish stretch the limit for them), nor sacrifices and "idle"
-moves. Verdicts on repetitions are the rules engine's opinion, not an arbiter's:
-reports should say so.
+against different pieces and chasing two pieces in turn are plain repetitions; a piece
+that loses its protection under an attack that was already there, other than by a pin
+(a protector's line blocked, a cannon's screen taken away), is not chased by that move,
+although the AXF examples count it: Fairy-Stockfish does not either; sacrifices and
+"idle" moves are not modelled. Verdicts on repetitions are the rules engine's opinion,
+not an arbiter's: reports should say so.
+
+Where Fairy-Stockfish (pyffish) judges otherwise, on purpose (the CCPD games pinned in
+``tests/test_adjudication.py``):
+
+* it lets a pinned piece chase: its chase test does not ask whether the attacker may
+  legally take. An elephant whose capture would expose its own king does not chase here;
+  and a king step that frees a pinned chariot makes that chariot's attack a new threat
+  here, a chase already under way for pyffish (which then misses the cycle's first chase);
+* it takes a piece as pinned by the facing kings whenever it is its side's only piece on
+  the kings' file, even with enemy pieces between the kings as well: here a protector is
+  pinned only when taking back really exposes its king;
+* it lets a pawn chase through a pin: when a move pins the protector of a piece a pawn
+  attacks, or makes the pawn's capture a discovered check, pyffish counts the pawn's
+  threat as the mover's chase. Pawns never chase here.
 """
+
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Iterable, NamedTuple, Sequence
 
 from .board import (
     ADVISOR, ADVISOR_STEPS, BLACK, CANNON, CHARIOT, COLOR_NAMES, ELEPHANT, ELEPHANT_STEPS,
-    HORSE, HORSE_ATTACKS, KING, KING_STEPS, PAWN, PAWN_ATTACKS, RAYS, RED, Move,
+    HORSE, HORSE_ATTACKS, KING, KING_STEPS, PAWN, PAWN_ATTACKS, PIECE_NAMES, RAYS, RED,
+    SQUARE_NAMES, Move,
 )
 from ..errors import IllegalMoveError
 from .outcome import Termination
@@ -77,6 +99,9 @@ ENDING_NAMES = tuple(Termination)
 #: Plies without capture after which the game is drawn (Chinese rules: 60 moves).
 DEFAULT_MOVE_LIMIT = 120
 
+#: Checks by one side, since the last capture, that count towards the move limit (AXF).
+COUNTED_CHECKS = 10
+
 DRAW = "1/2-1/2"
 
 #: Piece types that can chase (the king and pawns may attack freely).
@@ -87,12 +112,21 @@ def _win_for(color: int) -> str:
     return "1-0" if color == RED else "0-1"
 
 
+def _side(color: int) -> str:
+    return COLOR_NAMES[color].capitalize()
+
+
 @dataclass(frozen=True, slots=True)
 class Ending:
     """How and when a game ended under the rules.
 
     >>> Ending(Termination.PERPETUAL_CHASE, "0-1", ply=8, offender=1, chase=True).loser
     1
+    >>> cycle = ["a5a6", "i6i5", "a6a5", "i5i6"]
+    >>> print(adjudicate("4k4/9/9/8c/R8/9/9/9/9/3K5 w", cycle * 2).reason)
+    ... # doctest: +NORMALIZE_WHITESPACE
+    perpetual chase by Red: the chariot on a5 chases the unprotected cannon on i5
+    with every move from ply 1 to ply 7
     """
 
     name: Termination
@@ -107,6 +141,8 @@ class Ending:
     """Whether the verdict rests on the perpetual-chase rule."""
     move_limit: int | None = DEFAULT_MOVE_LIMIT
     """The move limit (in plies) that was applied; ``None`` when none was."""
+    reason: str = field(default="", compare=False, repr=False)
+    """Why, in words a user can check on the board: who did what from which ply."""
 
     @property
     def loser(self) -> int | None:
@@ -189,16 +225,13 @@ class Adjudicator:
         ending = self._no_move_ending(pos, ply)
         if ending is None and seen is not None and len(seen) >= 3:
             ending = self._repetition_ending(pos, seen[-3], ply)
-        if ending is None and self.move_limit is not None and pos.halfmove_clock >= self.move_limit:
-            ending = Ending(Termination.MOVE_LIMIT, DRAW, ply, move_limit=self.move_limit)
+        if ending is None and self.move_limit is not None:
+            ending = _move_limit_ending(self._checks, ply, pos.halfmove_clock, self.move_limit)
         self.ending = ending
         return ending
 
     def _no_move_ending(self, pos: BasePosition, ply: int) -> Ending | None:
-        outcome = pos.outcome()
-        if outcome is None:
-            return None
-        return Ending(outcome.termination, _win_for(-pos.turn), ply, move_limit=self.move_limit)
+        return _no_move_ending(pos, ply, self.move_limit)
 
     def _repetition_ending(self, pos: BasePosition, first: int, ply: int) -> Ending:
         return _repetition_verdict(pos, self._checks, first, ply, self.move_limit)
@@ -239,11 +272,42 @@ def judge_history(pos: BasePosition, checks: Sequence[bool], *,
                 at.pop()
             return _repetition_verdict(at, checks, first, ply, move_limit)
         if ply and move_limit is not None and clock >= move_limit:
-            return Ending(Termination.MOVE_LIMIT, DRAW, ply, move_limit=move_limit)
+            ending = _move_limit_ending(checks, ply, clock, move_limit)
+            if ending is not None:
+                return ending
+    return _no_move_ending(pos, plies, move_limit)
+
+
+def _no_move_ending(pos: BasePosition, ply: int, limit: int | None) -> Ending | None:
+    """Checkmate or stalemate of the side to move in ``pos``, reached at ``ply``."""
     outcome = pos.outcome()
     if outcome is None:
         return None
-    return Ending(outcome.termination, _win_for(-pos.turn), plies, move_limit=move_limit)
+    loser = _side(pos.turn)
+    if outcome.termination == Termination.CHECKMATE:
+        reason = f"checkmate: {loser} is in check and has no legal move"
+    else:
+        reason = f"stalemate: {loser} has no legal move, which loses even out of check"
+    return Ending(outcome.termination, _win_for(-pos.turn), ply, move_limit=limit, reason=reason)
+
+
+def _move_limit_ending(checks: Sequence[bool], ply: int, clock: int, limit: int
+                       ) -> Ending | None:
+    """The move-limit draw at ``ply`` after ``clock`` plies without a capture, if they reach
+    ``limit`` once each check beyond a side's tenth is left out, a whole move for each."""
+    if clock < limit:
+        return None
+    window = checks[max(ply - clock + 1, 1):ply + 1]
+    # Every other position was reached by the same side: its checks are every other flag.
+    most = max(sum(window[-1::-2]), sum(window[-2::-2]))
+    beyond = max(most - COUNTED_CHECKS, 0)
+    if clock - 2 * beyond < limit:
+        return None
+    reason = f"move limit: {clock} plies without a capture"
+    if beyond:
+        reason += (f", {clock - 2 * beyond} once the {beyond} checks beyond a side's"
+                   f" {COUNTED_CHECKS}th are left out (a move each)")
+    return Ending(Termination.MOVE_LIMIT, DRAW, ply, move_limit=limit, reason=f"{reason}: a draw")
 
 
 def _repetition_verdict(pos: BasePosition, checks: Sequence[bool], first: int, ply: int,
@@ -258,20 +322,43 @@ def _repetition_verdict(pos: BasePosition, checks: Sequence[bool], first: int, p
         checked[mover] = checked[mover] and checks[k]
     if checked[RED] or checked[BLACK]:
         if checked[RED] and checked[BLACK]:
-            return Ending(Termination.PERPETUAL_CHECK, DRAW, ply, move_limit=limit)
+            return Ending(Termination.PERPETUAL_CHECK, DRAW, ply, move_limit=limit,
+                          reason=f"perpetual check by both sides from ply {first + 1}: a draw")
         offender = RED if checked[RED] else BLACK
+        start, end = _moves_of(offender, last_mover, first, ply, lead_in=False)
         return Ending(Termination.PERPETUAL_CHECK, _win_for(-offender), ply, offender=offender,
-                      move_limit=limit)
+                      move_limit=limit,
+                      reason=f"perpetual check by {_side(offender)}: {_side(offender)} gave"
+                             f" check with every move from ply {start} to ply {end}")
     # The side that moved last must also have chased with the move that first made
     # the repeated position, when the history holds it (Fairy-Stockfish counts it).
-    chasers = chasing_sides(pos, ply - first, lead_in=first > 0)
-    if chasers:
-        if len(chasers) == 2:
-            return Ending(Termination.PERPETUAL_CHASE, DRAW, ply, chase=True, move_limit=limit)
-        (offender,) = chasers
+    chases = _chases(pos, ply - first, lead_in=first > 0)
+    if chases:
+        if len(chases) == 2:
+            both = "; ".join(f"{_side(side)}'s {chase}" for side, chase in sorted(
+                chases.items(), reverse=True))
+            return Ending(Termination.PERPETUAL_CHASE, DRAW, ply, chase=True, move_limit=limit,
+                          reason=f"perpetual chase by both sides from ply {first + 1}"
+                                 f" ({both}): a draw")
+        ((offender, chase),) = chases.items()
+        start, end = _moves_of(offender, last_mover, first, ply, lead_in=first > 0)
         return Ending(Termination.PERPETUAL_CHASE, _win_for(-offender), ply, offender=offender,
-                      chase=True, move_limit=limit)
-    return Ending(Termination.REPETITION, DRAW, ply, move_limit=limit)
+                      chase=True, move_limit=limit,
+                      reason=f"perpetual chase by {_side(offender)}: {chase}"
+                             f" with every move from ply {start} to ply {end}")
+    return Ending(Termination.REPETITION, DRAW, ply, move_limit=limit,
+                  reason=f"repetition: the position of ply {first} occurred for the third"
+                         f" time with no perpetual check or chase: a draw")
+
+
+def _moves_of(side: int, last_mover: int, first: int, ply: int, *, lead_in: bool
+              ) -> tuple[int, int]:
+    """The first and last plies at which ``side`` moved in the cycle from position
+    ``first`` to position ``ply``, the move that reached ``first`` included with
+    ``lead_in`` when ``side`` made it."""
+    if side == last_mover:
+        return (first if lead_in else first + 2), ply
+    return first + 1, ply - 1
 
 
 def chasing_sides(pos: BasePosition, plies: int, *, lead_in: bool = False) -> set[int]:
@@ -287,12 +374,34 @@ def chasing_sides(pos: BasePosition, plies: int, *, lead_in: bool = False) -> se
     >>> chasing_sides(pos, 4) == {RED}
     True
     """
+    return set(_chases(pos, plies, lead_in=lead_in))
+
+
+class _Chase(NamedTuple):
+    """One side's chase, as it stood after its last move of the cycle."""
+
+    attacker: int
+    victim: int
+    attacker_kind: int
+    victim_kind: int
+
+    def __str__(self) -> str:
+        unprotected = "" if self.victim_kind == CHARIOT != self.attacker_kind else "unprotected "
+        return (f"the {PIECE_NAMES[self.attacker_kind]} on {SQUARE_NAMES[self.attacker]}"
+                f" chases the {unprotected}{PIECE_NAMES[self.victim_kind]}"
+                f" on {SQUARE_NAMES[self.victim]}")
+
+
+def _chases(pos: BasePosition, plies: int, *, lead_in: bool) -> dict[int, _Chase]:
+    """:func:`chasing_sides` with, for each side, the piece it chased and one chaser."""
     work = pos.copy()
     total = plies + 1 if lead_in else plies
     moves = [work.pop() for _ in range(total)][::-1]
     # Follow each piece through the cycle by the square it stood on at the start.
     identity = {sq: sq for sq, piece in enumerate(work.board) if piece}
     chased: dict[int, set[int] | None] = {RED: None, BLACK: None}
+    # Per side, the threats of its last move, by the victim's identity.
+    last: dict[int, dict[int, _Chase]] = {RED: {}, BLACK: {}}
     # Sides that already made a move chasing nothing: their other moves cannot change
     # that, so for them only the pieces' journeys need following.
     failed: set[int] = set()
@@ -301,21 +410,24 @@ def chasing_sides(pos: BasePosition, plies: int, *, lead_in: bool = False) -> se
         if len(failed) == 2:
             break  # neither side chases
         before = None if mover in failed else \
-            {(identity[a], identity[v]) for a, v in _attacks(work.board, mover)}
+            {(identity[a], identity[v]): _is_threat(work.board, a, v)
+             for a, v in _attacks(work.board, mover)}
         work.push(move)
         identity[move.to_square] = identity.pop(move.from_square)
         if before is None:
             continue
-        # New attacks only: a piece that becomes unprotected under an old attack is not
-        # chased by this move.
         board = work.board
-        new = {identity[v] for a, v in _attacks(board, mover)
-               if (identity[a], identity[v]) not in before and _is_threat(board, a, v)}
+        check = work.is_check()
+        new = {identity[v]: _Chase(a, v, abs(board[a]), abs(board[v]))
+               for a, v in _attacks(board, mover)
+               if _is_new_threat(board, a, v, before.get((identity[a], identity[v])),
+                                 check=check)}
+        last[mover] = new
         so_far = chased[mover]
-        chased[mover] = new if so_far is None else so_far & new
+        chased[mover] = set(new) if so_far is None else so_far & new.keys()
         if not chased[mover]:
             failed.add(mover)
-    return {side for side, pieces in chased.items() if pieces}
+    return {side: last[side][min(pieces)] for side, pieces in chased.items() if pieces}
 
 
 def threatened(pos: BasePosition, side: int) -> set[int]:
@@ -401,6 +513,17 @@ def _attacks(board: list[int], side: int) -> list[tuple[int, int]]:
     return out
 
 
+def _is_new_threat(board: list[int], attacker: int, victim: int, before: bool | None, *,
+                   check: bool) -> bool:
+    """Whether the move just made turned the attack on ``victim`` into a threat: the attack
+    is new (``before`` is ``None``), or the victim had a protector that could take back
+    before the move and is pinned after it (``before`` is ``False``). ``check`` says whether
+    the move gave check: a protector held by the check is not pinned."""
+    if before or not _is_threat(board, attacker, victim):
+        return False
+    return before is None or (not check and _is_protected(board, attacker, victim, legal=False))
+
+
 def _is_threat(board: list[int], attacker: int, victim: int) -> bool:
     """Whether the attack on ``victim`` is a real threat (see the module docstring)."""
     if abs(board[victim]) == CHARIOT and abs(board[attacker]) != CHARIOT:
@@ -416,12 +539,13 @@ def _color(piece: int) -> int:
     return RED if piece > 0 else BLACK
 
 
-def _is_protected(board: list[int], attacker: int, victim: int) -> bool:
-    """Whether, after the capture, the victim's side can legally take back."""
+def _is_protected(board: list[int], attacker: int, victim: int, *, legal: bool = True) -> bool:
+    """Whether, after the capture, the victim's side can take back (legally, or with
+    ``legal=False`` by the pattern of its pieces alone, pins ignored)."""
     piece, captured = board[attacker], board[victim]
     board[victim], board[attacker] = piece, 0
     try:
-        return any(_king_safe_after(board, origin, victim)
+        return any(not legal or _king_safe_after(board, origin, victim)
                    for origin in _attackers(board, victim, _color(captured)))
     finally:
         board[attacker], board[victim] = piece, captured
