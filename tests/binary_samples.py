@@ -10,15 +10,15 @@ from __future__ import annotations
 import io
 import re
 from dataclasses import dataclass
-from pathlib import Path
 from types import ModuleType
 
 import pyffish
 
+from datafiles import DATA
 from xqdb.formats.record import GameRecord, Line, Origin
 from xqdb import Move, Position
 
-BINARY = Path(__file__).parents[1].parent / "shared" / "data" / "binary"
+BINARY = DATA / "binary"
 
 
 def read_file(module: ModuleType, name: str) -> list[GameRecord]:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import duckdb
 
-DATA = Path(__file__).parents[1].parent / "shared" / "data"
+from datafiles import DATA
 SAME_15 = [DATA / "pgn-chinese-15.pgn", DATA / "pgn-wxf-fullwidth-15.pgn",
            DATA / "uci" / "same-15-games-uci.pgn"]
 

@@ -1,7 +1,8 @@
 """A deterministic set of real positions for differential tests of the rules and notations.
 
-Built from the files in ``../shared/data``, never random: the same FENs come back on every
-run and on every machine, so a failure names a position that can be replayed by hand.
+Built from the files of the corpus in ``../shared/data``, never random: the same FENs
+come back on every run and on every machine, so a failure names a position that can be
+replayed by hand.
 
 * ``opening``, ``middlegame``, ``endgame``: plies sampled from the 1,125 coordinate games
   of ``uci/liu-dahua-1125.pgn`` (early, middle and last plies of every game);
@@ -12,6 +13,7 @@ run and on every machine, so a failure names a position that can be replayed by 
 The strides keep the set above 3,000 positions while the pyffish oracle (about 3 ms a
 position) stays near ten seconds.
 
+>>> _ = getfixture("shared_data")  # skipped when the corpus is absent
 >>> kinds = positions_by_kind()
 >>> sorted(kinds)
 ['check', 'endgame', 'epd', 'middlegame', 'opening']
@@ -25,12 +27,11 @@ import re
 from functools import cache
 from pathlib import Path
 
+from datafiles import SHARED_DATA
 from xqdb import FenError, Move, Position
 
-SHARED = Path(__file__).parents[1].parent / "shared"
-DATA = SHARED / "data"
-LIU_DAHUA = DATA / "uci" / "liu-dahua-1125.pgn"
-ENDGAMES = DATA / "endgames"
+LIU_DAHUA = SHARED_DATA / "uci" / "liu-dahua-1125.pgn"
+ENDGAMES = SHARED_DATA / "endgames"
 
 #: Keep one position in check out of CHECK_STRIDE, one EPD study out of EPD_STRIDE.
 CHECK_STRIDE = 4

@@ -11,11 +11,13 @@ from __future__ import annotations
 import io
 import json
 import zipfile
+from pathlib import Path
 
 import pyffish
 import pytest
 
-from positions import DATA, coordinate_games
+from datafiles import SHARED_DATA
+from positions import coordinate_games
 from xqdb.formats import pgn, read_paths
 from xqdb.formats.record import Origin
 from xqdb.replay import replay
@@ -137,6 +139,7 @@ def test_a_capture_restarts_the_move_count() -> None:
     assert adjudicate(fen, ["a1b1", "e9e8"]).name == "move_limit"
 
 
+@pytest.mark.usefixtures("shared_data")
 def test_incremental_and_pure_forms_agree_on_real_games() -> None:
     for moves in coordinate_games()[:150]:
         pos = Position()
@@ -203,6 +206,7 @@ def test_chasing_sides_needs_every_move_of_the_cycle() -> None:
     assert chasing_sides(quiet, 4) == set()
 
 
+@pytest.mark.usefixtures("shared_data")
 def test_master_games_agree_with_pyffish() -> None:
     """All 1,125 games of liu-dahua-1125.pgn: every ending we find, at its ply, is
     pyffish's verdict too, and where we find none pyffish finds none either."""
@@ -250,10 +254,10 @@ def test_real_cannon_duel_counts_new_attacks_only() -> None:
     assert pyffish_verdict(fen, moves) == (True, value_for_side_to_move(ending, played(fen, moves)))
 
 
-def test_practical_dataset_sample_agrees_with_pyffish() -> None:
+def test_practical_dataset_sample_agrees_with_pyffish(shared_data: Path) -> None:
     """One game in twenty of ccpd-dev.zip (Big5 PGN, Chinese notation), read and replayed
     by xqdb itself: every verdict, ending or not, is pyffish's too."""
-    path = DATA / "ccpd-dev.zip"
+    path = shared_data / "ccpd-dev.zip"
     endings, games, disagreements = 0, 0, []
     with zipfile.ZipFile(path) as archive:
         names = sorted(n for n in archive.namelist() if n.lower().endswith(".pgn"))
@@ -294,10 +298,10 @@ def test_what_a_horse_threatens(fen: str, threatened_squares: set[str]) -> None:
     assert {square_name(sq) for sq in threatened(Position.from_fen(fen), RED)} == threatened_squares
 
 
-def test_replay_judges_real_games_as_the_incremental_adjudicator_does() -> None:
+def test_replay_judges_real_games_as_the_incremental_adjudicator_does(shared_data: Path) -> None:
     """judge_history (after the fact, used by replay) agrees with Adjudicator ply by ply."""
     endings = 0
-    paths = [str(DATA / "uci" / "liu-dahua-1125.pgn"), str(DATA / "pgn-chinese-15.pgn")]
+    paths = [str(shared_data / "uci" / "liu-dahua-1125.pgn"), str(shared_data / "pgn-chinese-15.pgn")]
     for record in read_paths(paths):
         game = replay(record, move_limit=100)
         assert game.is_valid, game.error
@@ -309,7 +313,7 @@ def test_replay_judges_real_games_as_the_incremental_adjudicator_does() -> None:
     assert endings > 100
 
 
-DIFFERS = DATA / "adjudication-differs.jsonl"
+DIFFERS = SHARED_DATA / "adjudication-differs.jsonl"
 
 # The CCPD games (outside ccpd-dev.zip) whose first ending under these rules once differed
 # from pyffish's: file name -> (ending, offender, result, ply, whether pyffish agrees now).
@@ -398,22 +402,22 @@ def test_reasons_name_the_chase_and_the_checks_left_out() -> None:
                       move_limit=100) is None
 
 
-def ccpd_game(member: str):
+def ccpd_game(shared_data: Path, member: str):
     """A game of ccpd-dev.zip, replayed by xqdb with pyffish's move limit."""
-    path = DATA / "ccpd-dev.zip"
+    path = shared_data / "ccpd-dev.zip"
     with zipfile.ZipFile(path) as archive:
         (name,) = [n for n in archive.namelist() if n.endswith(member)]
         (record,) = pgn.read(io.BytesIO(archive.read(name)), Origin(str(path), member=name))
     return replay(record, move_limit=100)
 
 
-def test_a_check_does_not_pin_the_protector() -> None:
+def test_a_check_does_not_pin_the_protector(shared_data: Path) -> None:
     """Zhao Guorong's game 00001075.pgn (CCPD), from ply 29: Red's chariots on f1 and g9
     attack the advisor on f9, which the advisor on e8 protects. Red's cannon goes e4-d4-e4.
     On e4 it pins the advisor on e8 against the king on e9: a chase of f9. On d4 it gives
     check, and the advisor may not take back only because Black must answer the check:
     that is no pin, so Red does not chase with every move. A repetition, as for pyffish."""
-    game = ccpd_game("趙國榮/00001075.pgn")
+    game = ccpd_game(shared_data, "趙國榮/00001075.pgn")
     ending = game.ending
     assert (ending.name, ending.ply, ending.result) == ("repetition", 37, "1/2-1/2")
     assert pyffish_verdict(game.start_fen, game.uci[:37]) == (True, 0)

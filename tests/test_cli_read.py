@@ -7,7 +7,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-DATA = Path(__file__).parents[1].parent / "shared" / "data"
+import pytest
+
+from datafiles import DATA
+
 _SCRIPT = Path(sys.executable).with_name("xqdb")
 XQDB = [str(_SCRIPT)] if _SCRIPT.exists() else ["xqdb"]
 
@@ -31,21 +34,22 @@ def test_summary_of_a_clean_folder_exits_0():
     assert "Invalid" not in out
 
 
-def test_summary_of_ccpd_lists_every_failure_with_file_and_reason():
-    proc = xqdb("read", str(DATA / "ccpd-dev.zip"), "--all-errors")
+@pytest.mark.slow
+def test_summary_of_ccpd_lists_every_failure_with_file_and_reason(shared_data):
+    proc = xqdb("read", str(shared_data / "ccpd-dev.zip"), "--all-errors")
     assert proc.returncode == 1
     out = _out(proc)
     assert re.search(r"^\s+pgn\s+big5\s+11,791\s+11,788\s+3$", out, re.M)
     assert "Invalid records: 3" in out
     failures = [line.strip() for line in out.splitlines() if "ccpd-dev.zip!" in line]
     assert len(failures) == 3
-    assert failures[0] == (f"{DATA / 'ccpd-dev.zip'}!Dataset/開局/00000068.pgn, record 1, line 1: "
+    assert failures[0] == (f"{shared_data / 'ccpd-dev.zip'}!Dataset/開局/00000068.pgn, record 1, line 1: "
                            "bad FEN 'rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBA1ABNR "
                            "w - - 0 1': red has no king")
 
 
-def test_mixed_formats_counted_per_format_and_encoding_with_reasons_and_plies():
-    proc = xqdb("read", str(DATA / "dhtmlxq"), str(DATA / "binary" / "test1_move.txt"),
+def test_mixed_formats_counted_per_format_and_encoding_with_reasons_and_plies(shared_data):
+    proc = xqdb("read", str(shared_data / "dhtmlxq"), str(DATA / "binary" / "test1_move.txt"),
                 str(DATA / "uci" / "same-15-games-uci.pgn"))
     assert proc.returncode == 1
     out = _out(proc)
@@ -72,7 +76,7 @@ def test_show_prints_one_game_in_the_chosen_notation():
     source = _out(xqdb("read", path, "--show", "2", "--notation", "source"))
     assert re.search(r"^\s+36\. 后兵进一", source, re.M)
     missing = xqdb("read", path, "--show", "99")
-    assert missing.returncode == 1 and b"fewer than 99 records" in missing.stderr
+    assert missing.returncode == 2 and b"only 15 records" in missing.stderr
 
 
 def test_show_of_an_invalid_game_names_the_ply():
@@ -124,9 +128,9 @@ def test_sample_games_read_cleanly_with_their_notes_skipped():
     assert "unknown" not in out and "Invalid" not in out
 
 
-def test_show_says_why_the_rules_ended_the_game():
+def test_show_says_why_the_rules_ended_the_game(shared_data):
     # Game 47 of liu-dahua-1125.pgn records no result; the rules end it at ply 82.
-    out = _out(xqdb("read", str(DATA / "uci" / "liu-dahua-1125.pgn"), "--show", "47"))
+    out = _out(xqdb("read", str(shared_data / "uci" / "liu-dahua-1125.pgn"), "--show", "47"))
     assert "  result: none (perpetual_chase)" in out
     assert ("  ending: 0-1 at ply 82, perpetual chase by Red: the cannon on h5 chases the"
             " chariot on e5 with every move from ply 75 to ply 81") in out

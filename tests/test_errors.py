@@ -22,8 +22,6 @@ from xqdb.formats.record import GameRecord, Origin
 from xqdb.importer import import_paths
 from xqdb.replay import Status, replay
 
-DATA = Path(__file__).parents[1].parent / "shared" / "data"
-needs_data = pytest.mark.skipif(not DATA.is_dir(), reason=f"{DATA} (the shared test data) is absent")
 
 START = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w"
 CHARIOTS = "4k4/9/9/9/7R1/9/9/9/9/3K3R1 w"
@@ -150,14 +148,13 @@ def _groups(out: str, heading: str) -> Counter[str]:
     return found
 
 
-@needs_data
 @pytest.mark.slow
-def test_read_and_info_group_the_same_failures_the_same_way(tmp_path: Path) -> None:
+def test_read_and_info_group_the_same_failures_the_same_way(tmp_path: Path, shared_data: Path) -> None:
     bad = tmp_path / "bad.pgn"
     bad.write_text('[Red "A"]\n1. h2e2 h9g7 2. zz *\n\n'
                    f'[Red "B"]\n[FEN "{CHARIOTS}"]\n1. 车二进一 *\n\n'
                    '[Red "C"]\n1. 炮二平五 马８进７ 2. 车二进三 *\n', encoding="utf-8")
-    paths = [str(DATA / "binary"), str(DATA / "ccpd-dev.zip"), str(bad)]
+    paths = [str(shared_data / "binary"), str(shared_data / "ccpd-dev.zip"), str(bad)]
     read = subprocess.run([*XQDB, "read", *paths], capture_output=True, text=True)
     assert read.returncode == 1, read.stderr
     by_read = _groups(read.stdout, "Invalid records:")

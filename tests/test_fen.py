@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import re
 import zipfile
+from pathlib import Path
 
 import pyffish
 import pytest
 
-from positions import DATA, epd_lines, oracle_positions
+from datafiles import DATA
+from positions import epd_lines, oracle_positions
 from xqdb import FenError, Position
 from xqdb.rules import BLACK, CANNON, HORSE, RED, STARTING_FEN, parse_fen
 
@@ -96,6 +98,7 @@ def test_empty_text_is_rejected() -> None:
         Position.from_fen("")
 
 
+@pytest.mark.usefixtures("shared_data")
 def test_fen_round_trips_and_equals_pyffish() -> None:
     """Our FEN out reads back to the same position, and is what Fairy-Stockfish writes."""
     fens = oracle_positions()
@@ -108,6 +111,7 @@ def test_fen_round_trips_and_equals_pyffish() -> None:
         assert pyffish.get_fen("xiangqi", fen, []) == fen
 
 
+@pytest.mark.usefixtures("shared_data")
 def test_epd_studies_with_letters_read_like_pyffish() -> None:
     """The EPD files write standard letters; their h/e twins must give the same position."""
     for fen, _, _ in epd_lines()[:300:3]:
@@ -124,10 +128,10 @@ def _fen_tags(text: str) -> list[str]:
     return re.findall(r'\[FEN "([^"]*)"\]', text)
 
 
-def test_fen_tags_of_the_practical_dataset() -> None:
+def test_fen_tags_of_the_practical_dataset(shared_data: Path) -> None:
     """All 11,791 FEN tags of ccpd-dev.zip (Big5 PGN): three are broken in the source."""
     rejected, read = [], []
-    with zipfile.ZipFile(DATA / "ccpd-dev.zip") as archive:
+    with zipfile.ZipFile(shared_data / "ccpd-dev.zip") as archive:
         for name in archive.namelist():
             if not name.lower().endswith(".pgn"):
                 continue

@@ -13,7 +13,7 @@ import pytest
 from import_support import DATA, SAME_15, all_rows, count
 from xqdb.db.dedupe import content_hash
 from xqdb.db.rows import POSITION_FORMATS
-from xqdb.formats import read_paths
+from xqdb.formats import is_source_failure, read_paths
 from xqdb.formats.sources import iter_sources
 from xqdb.importer import import_paths
 from xqdb.replay import replay
@@ -175,14 +175,19 @@ def test_worker_log_records_reach_the_parents_handlers(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_everything_in_shared_data_gives_the_readers_numbers(tmp_path: Path) -> None:
+def test_everything_in_shared_data_gives_the_readers_numbers(tmp_path: Path,
+                                                             shared_data: Path) -> None:
     db = tmp_path / "all.duckdb"
-    summary = import_paths([str(DATA)], db, jobs=2)
+    summary = import_paths([str(shared_data)], db, jobs=2)
 
     records = invalid = positions = 0
     kept: dict[int, int] = {}
     plies_invalid = 0
-    for record in read_paths([str(DATA)]):
+    unreadable = []
+    for record in read_paths([str(shared_data)]):
+        if is_source_failure(record):  # a source no reader knows is no game
+            unreadable.append(record.origin.path)
+            continue
         if record.format in POSITION_FORMATS:
             positions += 1  # EPD lines: positions, not games
             continue
@@ -206,8 +211,14 @@ def test_everything_in_shared_data_gives_the_readers_numbers(tmp_path: Path) -> 
     assert count(db, "SELECT sum(plies) FROM games") == moves
     assert summary.invalid_total == invalid
     assert records > 11_791 + 1_125
+    assert sorted(Path(p).name for p in unreadable) == [
+        "adjudication-differs.jsonl", "ecco_codes.tsv", "perft.tsv"]
+    assert count(db, "SELECT count(*) FROM sources WHERE error LIKE '%unknown format%'"
+                     " AND records = 0") == len(unreadable) == len(summary.failed_sources)
     # Per source, the stored record count is what the reader yielded for it.
-    per_source = Counter((r.origin.path, r.origin.member) for r in read_paths([str(DATA / "binary")]))
+    per_source = Counter((r.origin.path, r.origin.member)
+                         for r in read_paths([str(shared_data / "binary")])
+                         if not is_source_failure(r))
     con = duckdb.connect(str(db), read_only=True)
     stored = {(p, m): n for p, m, n in con.execute(
         "SELECT path, member, records FROM sources WHERE path LIKE '%/binary/%'").fetchall()}
@@ -215,11 +226,11 @@ def test_everything_in_shared_data_gives_the_readers_numbers(tmp_path: Path) -> 
     assert stored == dict(per_source)
 
 
-def test_a_big_source_spills_to_disk_and_stores_the_same_rows(tmp_path: Path,
+def test_a_big_source_spills_to_disk_and_stores_the_same_rows(tmp_path: Path, shared_data: Path,
                                                               monkeypatch: pytest.MonkeyPatch) -> None:
     import xqdb.importer
 
-    paths = [str(DATA / "uci" / "liu-dahua-1125.pgn"), str(DATA / "pgn-gbk")]
+    paths = [str(shared_data / "uci" / "liu-dahua-1125.pgn"), str(DATA / "pgn-gbk")]
     import_paths(paths, tmp_path / "held.duckdb", jobs=2)
     # The workers fork after this, so they spill every 5,000 moves instead of 400,000.
     monkeypatch.setattr(xqdb.importer, "SPILL_ROWS", 5_000)
@@ -233,15 +244,15 @@ def test_a_big_source_spills_to_disk_and_stores_the_same_rows(tmp_path: Path,
 
 
 def test_a_big_source_is_hashed_while_it_is_read_and_skipped_unread_when_unchanged(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        tmp_path: Path, shared_data: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import hashlib
 
-    import xqdb.importer
+    import xqdb.formats.hashing
 
-    path = DATA / "uci" / "liu-dahua-1125.pgn"
+    path = shared_data / "uci" / "liu-dahua-1125.pgn"
     import_paths([str(path)], tmp_path / "small.duckdb", jobs=1)
     # Below this size a source is read into memory whole; the file is now "big".
-    monkeypatch.setattr(xqdb.importer, "KEEP_BYTES", 1000)
+    monkeypatch.setattr(xqdb.formats.hashing, "KEEP_BYTES", 1000)
     db = tmp_path / "big.duckdb"
     first = import_paths([str(path)], db, jobs=1)
     assert first.records == 1125

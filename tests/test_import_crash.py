@@ -12,12 +12,16 @@ from pathlib import Path
 
 import pytest
 
+from datafiles import SHARED_DATA
 from import_support import DATA, SAME_15, all_rows, run_xqdb, xqdb_command
+
+# The big file of the corpus gives the kills time to land inside its transaction.
+pytestmark = pytest.mark.usefixtures("shared_data")
 
 # Small sources first, so that a kill can land between their commits and inside the
 # big file's transaction at the end.
 INPUTS = [str(DATA / "pgn-gbk"), str(DATA / "binary"), *map(str, SAME_15),
-          str(DATA / "uci" / "liu-dahua-1125.pgn")]
+          str(SHARED_DATA / "uci" / "liu-dahua-1125.pgn")]
 
 
 def _import_args(db: Path, log: Path) -> list[str]:

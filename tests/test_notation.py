@@ -6,9 +6,6 @@ Every expected move below was worked out on a board from the FEN, not produced b
 
 from __future__ import annotations
 
-import ast
-from pathlib import Path
-
 import pyffish
 import pytest
 
@@ -302,21 +299,8 @@ def test_public_position_api() -> None:
     assert type(moved.copy()) is Position
 
 
-def test_rules_layer_does_not_import_notation() -> None:
-    """The rules are the lower layer: no module of xqdb.rules imports notation or the API."""
-    folder = Path(rules.__file__).parent
-    imported = set()
-    for path in folder.glob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.ImportFrom):
-                imported.add(("." * node.level) + (node.module or ""))
-            elif isinstance(node, ast.Import):
-                imported.update(alias.name for alias in node.names)
-    assert len(imported) > 3
-    assert not [name for name in imported if "notation" in name or name in ("..position", "xqdb")]
-
-
 @pytest.mark.slow
+@pytest.mark.usefixtures("shared_data")
 def test_wxf_agrees_with_fairy_stockfish() -> None:
     """pyffish writes WXF (with '=' for sideways) but does not tell tandem pieces apart, so
     it is the oracle for every move whose piece stands alone on its file."""

@@ -19,11 +19,11 @@ from pathlib import Path
 
 import pytest
 
+from datafiles import DATA
 from xqdb import Move, Position
 from xqdb.notation import read_move, write_move
 from xqdb.rules import FenError
 
-DATA = Path(__file__).parents[1].parent / "shared" / "data"
 _TAG = re.compile(r'\[(\w+)\s+"(.*)"\]')
 _NOT_A_MOVE = re.compile(r"\d+[.．]?|1-0|0-1|1/2-1/2|\*")
 
@@ -126,9 +126,9 @@ def test_every_gbk_game_replays_and_writes_back_its_own_text() -> None:
     assert plies == 1916
 
 
-def ccpd_games(stride: int) -> list[tuple[str, dict[str, str], list[str]]]:
+def ccpd_games(archive_path: Path, stride: int) -> list[tuple[str, dict[str, str], list[str]]]:
     out = []
-    with zipfile.ZipFile(DATA / "ccpd-dev.zip") as archive:
+    with zipfile.ZipFile(archive_path) as archive:
         names = sorted(n for n in archive.namelist() if n.lower().endswith(".pgn"))
         for name in names[::stride]:
             for tags, moves in pgn_games(archive.read(name).decode("big5")):
@@ -136,8 +136,9 @@ def ccpd_games(stride: int) -> list[tuple[str, dict[str, str], list[str]]]:
     return out
 
 
-def test_ccpd_sample_replays_and_loose_plies_are_exactly_the_sloppy_texts() -> None:
-    games = ccpd_games(stride=8)
+def test_ccpd_sample_replays_and_loose_plies_are_exactly_the_sloppy_texts(
+        shared_data: Path) -> None:
+    games = ccpd_games(shared_data / "ccpd-dev.zip", stride=8)
     replayed = plies = loose_plies = 0
     for name, tags, texts in games:
         try:

@@ -11,6 +11,8 @@ import pytest
 
 from positions import oracle_positions, positions_by_kind
 from xqdb import Position
+
+pytestmark = pytest.mark.usefixtures("shared_data")  # the position set comes from the corpus
 from xqdb.notation import WRITTEN_NOTATIONS, read_move, write_move, write_wxf_and_chinese
 
 

@@ -14,18 +14,16 @@ from pathlib import Path
 import pytest
 from hypothesis import assume, given, settings, strategies as st
 
+from datafiles import DATA, SHARED_DATA
 from xqdb.formats import GameRecord, read_paths
 from xqdb.openings import ECCO_CODES, NAMES, classify, explain
 from xqdb.openings.derive import agreement, grow, half, tagged_games
 from xqdb.openings.line import mirror_move
 from xqdb.replay import replay
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
-CCPD = DATA / "ccpd-dev.zip"
+CCPD = SHARED_DATA / "ccpd-dev.zip"
 CCGC = DATA / "pgn-gbk"
 MASTERS = "Dataset/對局/大師對局/"
-
-pytestmark = pytest.mark.skipif(not CCPD.exists(), reason="needs ../shared/data (ccpd-dev.zip)")
 
 #: The lowest exact agreement with the ccpd-dev.zip tags accepted. The shipped tree was
 #: derived from these very tags, so this guards the tree and the code that reads it; how
@@ -45,6 +43,7 @@ def tag(record: GameRecord) -> str:
     return record.tags.get("ECCO", "").strip().upper()
 
 
+@pytest.mark.usefixtures("shared_data")
 def test_ecco_agreement_with_ccpd_tags() -> None:
     tagged = [(member, record) for member, record in ccpd().items()
               if not record.is_error and tag(record) in ECCO_CODES]
@@ -68,6 +67,7 @@ def test_ecco_agreement_with_ccpd_tags() -> None:
     assert exact / standard >= AGREEMENT_FLOOR
 
 
+@pytest.mark.usefixtures("shared_data")
 def test_the_method_carries_to_held_out_folders() -> None:
     games = list(tagged_games(ccpd().values()))
     derivation = [g for g in games if half(g[0]) == 0]
@@ -115,6 +115,7 @@ def standard_members() -> list[str]:
                   if member.startswith(MASTERS) and classify([], record.fen) is not None)
 
 
+@pytest.mark.usefixtures("shared_data")
 @settings(max_examples=150, deadline=None)
 @given(st.data())
 def test_a_mirrored_game_gets_its_mirrors_code(data: st.DataObject) -> None:
@@ -129,6 +130,7 @@ def test_a_mirrored_game_gets_its_mirrors_code(data: st.DataObject) -> None:
     assert mirror.mirrored != ours.mirrored
 
 
+@pytest.mark.usefixtures("shared_data")
 def test_a_game_from_a_set_up_position_gets_no_code() -> None:
     record = ccpd()["Dataset/中局/00000001.pgn"]
     assert record.fen is not None and record.moves
@@ -210,6 +212,7 @@ def test_every_name_of_the_table_is_tested() -> None:
     assert [name for name, _, _ in NAME_GAMES] == [entry.name for entry in NAMES]
 
 
+@pytest.mark.usefixtures("shared_data")
 @pytest.mark.parametrize(("name", "carrier", "other"), NAME_GAMES)
 def test_a_traditional_name_on_real_games(name: str, carrier: str, other: str) -> None:
     with_it = classify(ccpd()[MASTERS + carrier].moves)

@@ -41,7 +41,7 @@ class Verdict:
 
 
 @pytest.fixture(scope="module")
-def verdicts() -> list[Verdict]:
+def verdicts(shared_data) -> list[Verdict]:
     out = []
     for fen in oracle_positions():
         pos = Position.from_fen(fen)
@@ -59,6 +59,7 @@ def _show(bad: list[str]) -> str:
     return f"{len(bad)} positions disagree, first ones:\n" + "\n".join(bad[:5])
 
 
+@pytest.mark.usefixtures("shared_data")
 def test_position_set_is_large_and_covers_every_phase() -> None:
     kinds = positions_by_kind()
     assert len(oracle_positions()) >= 3000
@@ -68,6 +69,7 @@ def test_position_set_is_large_and_covers_every_phase() -> None:
     assert all(Position.from_fen(fen).is_check() for fen in kinds["check"])
 
 
+@pytest.mark.slow
 def test_legal_moves_equal_pyffish(verdicts: list[Verdict]) -> None:
     bad = [f"{v.fen}: only ours {sorted(v.ours - v.theirs)}, only pyffish {sorted(v.theirs - v.ours)}"
            for v in verdicts if v.ours != v.theirs]
@@ -75,6 +77,7 @@ def test_legal_moves_equal_pyffish(verdicts: list[Verdict]) -> None:
     assert sum(len(v.ours) for v in verdicts) > 100_000  # the comparison was not vacuous
 
 
+@pytest.mark.slow
 def test_check_verdicts_equal_pyffish(verdicts: list[Verdict]) -> None:
     bad = [f"{v.fen}: ours {v.our_check}, pyffish {v.their_check}"
            for v in verdicts if v.our_check != v.their_check]
@@ -82,6 +85,7 @@ def test_check_verdicts_equal_pyffish(verdicts: list[Verdict]) -> None:
     assert sum(v.their_check for v in verdicts) >= 1000
 
 
+@pytest.mark.slow
 def test_game_over_verdicts_equal_pyffish(verdicts: list[Verdict]) -> None:
     """No legal move: mate when in check, stalemate otherwise; pyffish scores both as a loss."""
     ended = [v for v in verdicts if not v.theirs]
@@ -117,6 +121,7 @@ def test_hand_built_endings_agree_with_pyffish(fen: str, expected: str | None) -
     assert pos.is_stalemate() == (expected == "stalemate")
 
 
+@pytest.mark.slow
 def test_is_legal_agrees_with_legal_moves(verdicts: list[Verdict]) -> None:
     """``is_legal`` (one move, no generation) gives the same answer as the generator."""
     for v in verdicts[::7]:
@@ -127,6 +132,7 @@ def test_is_legal_agrees_with_legal_moves(verdicts: list[Verdict]) -> None:
             assert pos.is_legal(Move.from_uci(text)), (v.fen, text)
 
 
+@pytest.mark.usefixtures("shared_data")
 def test_every_epd_study_is_read_or_rejected_for_a_missing_king() -> None:
     rejected = []
     for fen, name, line in epd_lines():
@@ -143,6 +149,7 @@ def to_ffish(move: str) -> str:
     return f"{move[0]}{int(move[1]) + 1}{move[2]}{int(move[3]) + 1}"
 
 
+@pytest.mark.usefixtures("shared_data")
 def test_push_pop_captures_and_keys_over_real_games() -> None:
     """Whole games: the final FEN is pyffish's, every incremental Zobrist key equals the
     key computed from scratch, the captured piece is the one that stood on the target,
@@ -167,6 +174,7 @@ def test_push_pop_captures_and_keys_over_real_games() -> None:
         assert pos.fen() == STARTING_FEN and not pos.move_stack
 
 
+@pytest.mark.usefixtures("shared_data")
 def test_zobrist_keys_are_64_bit_and_tell_positions_apart() -> None:
     fens = oracle_positions()
     keys = {Position.from_fen(fen).zobrist() for fen in fens}
@@ -231,6 +239,7 @@ def test_each_piece_moves_as_the_rules_say(rule: str, fen: str, origin: str,
     assert theirs == expected, rule
 
 
+@pytest.mark.usefixtures("shared_data")
 def test_check_after_each_move_agrees_with_a_full_scan() -> None:
     """is_check() after a move, and legality, look only at what the move changed; over
     every ply of the master games (and every legal reply) they agree with full scans."""

@@ -1,7 +1,7 @@
-"""Perft: the move generator against the published counts of ``../shared/data/perft.tsv``.
+"""Perft: the move generator against the published counts of ``tests/data/perft.tsv``.
 
 Depths 1-3 run in the regular suite; depth 4 (about 20 million nodes in all) is marked
-slow, one test per position so progress shows, and still runs by default.
+slow, one test per position so progress shows, and runs in CI (``.ci/run``).
 """
 
 from __future__ import annotations
@@ -10,10 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from datafiles import DATA
 from xqdb import Move, Position
 from xqdb.rules import divide, perft
 
-PERFT_TSV = Path(__file__).parents[1].parent / "shared" / "data" / "perft.tsv"
+PERFT_TSV = DATA / "perft.tsv"
 
 #: Depths 1-3 of the two positions whose published line only gives depth 4; the values
 #: come from Fairy-Stockfish runs (rules-and-engines.md, section 5).

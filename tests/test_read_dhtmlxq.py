@@ -9,19 +9,25 @@ from pathlib import Path
 import pyffish
 import pytest
 
+from datafiles import SAMPLE_GAMES
 from xqdb.formats import dhtmlxq, read_paths
 from xqdb.formats.record import Origin
 from xqdb.notation.coordinates import parse_dhtmlxq
 from xqdb.replay import replay
 from xqdb.rules.position import STARTING_FEN
 
-DATA = Path(__file__).parents[1].parent / "shared" / "data" / "dhtmlxq"
-BOOK = DATA / "dhtmlxq.txt"
+HTML = SAMPLE_GAMES / "wxf-championship-1997.html"
 
 
 @pytest.fixture(scope="module")
-def book():
-    return list(read_paths([str(BOOK)]))
+def book_path(shared_data: Path) -> Path:
+    """The opening book of the corpus: 1,446 branches in one DhtmlXQ block."""
+    return shared_data / "dhtmlxq" / "dhtmlxq.txt"
+
+
+@pytest.fixture(scope="module")
+def book(book_path: Path):
+    return list(read_paths([str(book_path)]))
 
 
 def _branch_tags(text: str) -> dict[int, tuple[int, int, list[str]]]:
@@ -33,8 +39,8 @@ def _branch_tags(text: str) -> dict[int, tuple[int, int, list[str]]]:
     return found
 
 
-def test_the_book_yields_one_record_per_branch_each_a_whole_line(book):
-    text = BOOK.read_text(encoding="utf-8-sig")
+def test_the_book_yields_one_record_per_branch_each_a_whole_line(book, book_path):
+    text = book_path.read_text(encoding="utf-8-sig")
     branches = _branch_tags(text)
     assert len(branches) == 1446
     assert len(book) == 1 + 1446
@@ -91,7 +97,7 @@ def _ffish(move) -> str:
 
 
 def test_the_html_page_yields_its_game():
-    records = list(read_paths([str(DATA / "wxf-championship-1997.html")]))
+    records = list(read_paths([str(HTML)]))
     assert len(records) == 1
     record = records[0]
     assert record.format == "dhtmlxq"
@@ -154,8 +160,8 @@ def test_broken_movelists_are_record_errors():
     assert "binit" in record.error
 
 
-def test_an_unclosed_move_tag_is_named_not_silently_dropped():
-    text = BOOK.read_text(encoding="utf-8-sig").replace("[/DhtmlXQ_move_0_7_1]", "[/Dhtml")
+def test_an_unclosed_move_tag_is_named_not_silently_dropped(book_path):
+    text = book_path.read_text(encoding="utf-8-sig").replace("[/DhtmlXQ_move_0_7_1]", "[/Dhtml")
     record, = dhtmlxq.parse_block(text, Origin("book.txt"))
     assert record.error == ("1 move tags are never closed (moves lost), the first "
                             "[DhtmlXQ_move_0_7_1]")

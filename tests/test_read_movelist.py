@@ -4,14 +4,13 @@ spaces, commas or no separator at all, checked against the same games in PGN."""
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 
+from datafiles import DATA
 from xqdb.formats import read_paths, sniff_format
 from xqdb.replay import replay
 
-DATA = Path(__file__).parents[1].parent / "shared" / "data"
 BINARY = DATA / "binary"
 
 
@@ -43,7 +42,7 @@ def test_fen_moves_and_result_on_one_comma_separated_line():
 @pytest.fixture(scope="module")
 def reference_games():
     """Five games of the coordinate PGN: the reference for the plain layouts."""
-    return [replay(r) for r in list(read_paths([str(DATA / "uci" / "liu-dahua-1125.pgn")]))[:5]]
+    return [replay(r) for r in list(read_paths([str(DATA / "uci" / "same-15-games-uci.pgn")]))[:5]]
 
 
 @pytest.mark.parametrize("layout", ["spaces", "commas", "concatenated", "lines"])

@@ -6,36 +6,31 @@ hand out the first game long before the end of a large file."""
 from __future__ import annotations
 
 import io
-import zipfile
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
+from datafiles import DATA, SAMPLE_GAMES, SHARED_DATA
 from xqdb.formats import dhtmlxq, epd, movelist, pgn, read_source
 from xqdb.formats.record import GameRecord, Origin
 from xqdb.formats.sources import Source
 from xqdb.replay import replay
 
-DATA = Path(__file__).parents[1].parent / "shared" / "data"
-
-
 def _samples() -> dict[str, bytes]:
-    with zipfile.ZipFile(DATA / "ccpd-dev.zip") as archive:
-        names = [i for i in archive.infolist() if not i.is_dir()]
-        ccpd = b"\n".join(archive.read(info) for info in names[::3000])
-    book = (DATA / "dhtmlxq" / "dhtmlxq.txt").read_bytes()
-    return {
-        "ccpd-big5": ccpd,
+    samples = {
+        "ccpd-big5": b"\n".join(p.read_bytes() for p in sorted(SAMPLE_GAMES.glob("ccpd-*.pgn"))),
         "ccgc-gbk": b"".join(p.read_bytes() for p in sorted((DATA / "pgn-gbk").glob("*.PGN"))[:3]),
         "wxf-utf8": (DATA / "pgn-wxf-fullwidth-15.pgn").read_bytes()[:6000],
-        "uci": (DATA / "uci" / "liu-dahua-1125.pgn").read_bytes()[:5000],
+        "uci": (DATA / "uci" / "same-15-games-uci.pgn").read_bytes()[:5000],
         "walker-pgn": (DATA / "binary" / "test2.pgn").read_bytes(),
-        "html": (DATA / "dhtmlxq" / "wxf-championship-1997.html").read_bytes(),
-        "book": book[:9000] + book[-3000:],
+        "html": (SAMPLE_GAMES / "wxf-championship-1997.html").read_bytes(),
         "moves": (DATA / "binary" / "test1_move.txt").read_bytes(),
         "epd": (DATA / "endgames" / "FUNNY.EPD").read_bytes()[:3000],
     }
+    if SHARED_DATA.is_dir():  # the opening book is too big to keep with the tests
+        book = (SHARED_DATA / "dhtmlxq" / "dhtmlxq.txt").read_bytes()
+        samples["book"] = book[:9000] + book[-3000:]
+    return samples
 
 
 SAMPLES = _samples()
@@ -139,8 +134,8 @@ class _CountingStream(io.RawIOBase):
 
 
 @pytest.mark.parametrize("reader, path", [
-    (pgn, DATA / "uci" / "liu-dahua-1125.pgn"),
-    (dhtmlxq, DATA / "dhtmlxq" / "wxf-championship-1997.html"),
+    (pgn, DATA / "uci" / "same-15-games-uci.pgn"),
+    (dhtmlxq, SAMPLE_GAMES / "wxf-championship-1997.html"),
 ])
 def test_readers_stream_instead_of_loading_the_input(reader, path):
     data = path.read_bytes()

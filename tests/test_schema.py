@@ -14,6 +14,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from datafiles import SAMPLE_GAMES, SHARED_DATA
 from import_support import DATA, all_rows, run_xqdb
 from xqdb.db.columns import TABLES
 from xqdb.db.info import database_info
@@ -25,11 +26,9 @@ from xqdb.rules.board import Move
 from xqdb import Position
 
 DOCS = Path(__file__).parents[1] / "docs" / "schema.md"
-CCPD = DATA / "ccpd-dev.zip"
+CCPD = SHARED_DATA / "ccpd-dev.zip"
 #: The last commit writing schema version 2: its code builds the database to upgrade.
 VERSION_2 = "98438a2e408f6f78960821e2c614c98c7a60c8b4"
-
-pytestmark = pytest.mark.skipif(not DATA.is_dir(), reason=f"{DATA} is not there")
 
 
 def rows(db: Path, sql: str, *args: object) -> list[tuple]:
@@ -92,13 +91,15 @@ def test_the_tables_have_the_specified_columns_and_types(tmp_path: Path) -> None
 # --- details users query by ------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
-def ccpd(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """ccpd-dev.zip imported whole: 11,791 games written in traditional script (Big5)."""
+def ccpd(tmp_path_factory: pytest.TempPathFactory, shared_data: Path) -> Path:
+    """ccpd-dev.zip imported whole: 11,791 games written in traditional script (Big5).
+    The import takes over 20 s, so the tests using it are marked slow."""
     db = tmp_path_factory.mktemp("ccpd") / "ccpd.duckdb"
     import_paths([str(CCPD)], db, jobs=2)
     return db
 
 
+@pytest.mark.slow
 def test_a_game_starting_with_black_numbers_its_moves_from_black(ccpd: Path) -> None:
     # Dataset/中局/00000013.pgn: a middle game from a FEN with Black to move, 19 plies.
     game, = rows(ccpd, "SELECT g.game_id FROM games g JOIN sources s USING (source_id)"
@@ -115,6 +116,7 @@ def test_a_game_starting_with_black_numbers_its_moves_from_black(ccpd: Path) -> 
                 ) == [(0,)]
 
 
+@pytest.mark.slow
 def test_a_year_alone_is_kept_in_year(ccpd: Path) -> None:
     assert rows(ccpd, "SELECT g.date, g.year, g.date_raw FROM games g JOIN sources s"
                       " USING (source_id) WHERE s.member = 'Dataset/中局/00000013.pgn'"
@@ -124,6 +126,7 @@ def test_a_year_alone_is_kept_in_year(ccpd: Path) -> None:
     assert info.dated > dated  # games with only a year count as dated
 
 
+@pytest.mark.slow
 def test_traditional_games_show_their_moves_as_written(ccpd: Path, tmp_path: Path) -> None:
     assert rows(ccpd, "SELECT script, count(*) FROM games GROUP BY ALL") == [("traditional", 8407)]
     game, fen = rows(ccpd, "SELECT g.game_id, g.start_fen FROM games g JOIN sources s"
@@ -147,6 +150,7 @@ def test_traditional_games_show_their_moves_as_written(ccpd: Path, tmp_path: Pat
     assert first not in simplified and "車" not in simplified.split("start:")[1]
 
 
+@pytest.mark.slow
 def test_info_counts_results_that_differ_from_the_rules(ccpd: Path) -> None:
     counted, = rows(ccpd, "SELECT count(*) FROM games WHERE status = 'valid' AND"
                           " result IN ('1-0', '0-1', '1/2-1/2') AND result <> rules_result")[0]
@@ -194,7 +198,7 @@ def test_variations_are_stored_move_by_move(tmp_path: Path) -> None:
 
 def test_position_lists_are_positions_not_games(tmp_path: Path) -> None:
     db = tmp_path / "p.duckdb"
-    epd = DATA / "endgames" / "_A.EPD"
+    epd = DATA / "endgames" / "FUNNY.EPD"
     lines = [line for line in epd.read_bytes().splitlines() if line.strip()]
     summary = import_paths([str(epd), str(DATA / "pgn-gbk")], db, jobs=1)
     assert summary.positions == len(lines) and summary.imported == 20
@@ -211,8 +215,8 @@ def test_position_lists_are_positions_not_games(tmp_path: Path) -> None:
 
 # --- upgrades ---------------------------------------------------------------------------------
 
-UPGRADE_INPUTS = [DATA / "pgn-gbk", DATA / "binary", DATA / "endgames" / "_A.EPD",
-                  DATA / "dhtmlxq", DATA / "pgn-chinese-15.pgn"]
+UPGRADE_INPUTS = [DATA / "pgn-gbk", DATA / "binary", DATA / "endgames" / "FUNNY.EPD",
+                  SAMPLE_GAMES / "wxf-championship-1997.html", DATA / "pgn-chinese-15.pgn"]
 
 
 @pytest.fixture(scope="module")
@@ -263,3 +267,19 @@ def test_an_upgrade_gives_the_rows_of_a_fresh_import(version_2: Path, tmp_path: 
     assert rows(Path(f"{db}.v2"), "SELECT value FROM meta") == [("2",)]
     twice = run_xqdb("upgrade", "--db", str(db))
     assert twice.returncode == 0 and "already at schema version" in twice.stdout
+
+
+def test_the_rules_verdict_is_stored_with_its_reason(tmp_path: Path) -> None:
+    """A user who sees a verdict that contradicts the recorded result can check it."""
+    db = tmp_path / "g.duckdb"
+    library = next((DATA / "binary").glob("1989*.CBL"))
+    import_paths([str(library)], db, jobs=1)
+    con = duckdb.connect(str(db), read_only=True)
+    row = con.execute("SELECT termination, rules_result, termination_reason FROM games"
+                      " WHERE record_index = 5").fetchone()
+    assert row == ("perpetual_chase", "1-0",
+                   "perpetual chase by Black: the chariot on f5 chases the unprotected pawn on"
+                   " f6 with every move from ply 72 to ply 80")
+    # Games the rules did not end carry no reason.
+    assert con.execute("SELECT count(*) FROM games WHERE (termination IS NULL)"
+                       " <> (termination_reason IS NULL)").fetchone() == (0,)

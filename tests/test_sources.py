@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
+from datafiles import DATA
 from xqdb.formats import read_paths
 from xqdb.formats.sources import Source, SourceError, iter_sources, walk
 
-DATA = Path(__file__).parents[1].parent / "shared" / "data"
 GBK_FILES = sorted((DATA / "pgn-gbk").glob("*.PGN"))
 
 
@@ -96,8 +96,13 @@ def _member_bytes(args: tuple[bytes]) -> bytes:
         return f.read()
 
 
-def test_sources_pickle_and_reopen_in_another_process():
-    sources = list(iter_sources([str(DATA / "ccpd-dev.zip")]))[:20:7]
+def test_sources_pickle_and_reopen_in_another_process(tmp_path):
+    archive = tmp_path / "gbk.zip"
+    with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as out:
+        for path in GBK_FILES:
+            out.write(path, f"pgn-gbk/{path.name}")
+    sources = list(iter_sources([str(archive)]))[::7]
+    assert len(sources) == 3
     with multiprocessing.get_context("spawn").Pool(1) as pool:
         remote = pool.map(_member_bytes, [(pickle.dumps(s),) for s in sources])
     assert remote == [_read_bytes(s) for s in sources]

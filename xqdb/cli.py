@@ -1,4 +1,8 @@
-"""The ``xqdb`` command line: thin Click wrappers over the library."""
+"""The ``xqdb`` command line: thin Click wrappers over the library.
+
+The library raises typed exceptions; the exit codes are decided here, and documented in
+the README.
+"""
 
 from __future__ import annotations
 
@@ -15,9 +19,21 @@ from .rules import divide, perft
 from .rules.position import STARTING_FEN
 from .db.info import database_info
 from .db.schema import DatabaseError, connect
-from .formats.sources import SourceError, walk
+from .formats.sources import Source, walk
 from .reading import SHOW_NOTATIONS
-from .importer import COMMIT_RECORDS, EXIT_DATABASE, ImportRunError, ImportSummary, UnitResult, import_paths
+from .importer import (COMMIT_RECORDS, ImportSummary, InputError, StorageError, UnitResult,
+                       import_paths)
+
+#: Exit codes of a run that failed as a whole (Click itself uses 1 for errors and 2 for
+#: usage): nothing to read or a setting that cannot be used, and a database that cannot
+#: be used.
+EXIT_INPUT = 3
+EXIT_DATABASE = 4
+#: Ctrl-C, as shells report a process ended by SIGINT.
+EXIT_INTERRUPTED = 130
+#: ``xqdb read`` exits with this when a record is invalid (and with EXIT_INPUT when the
+#: paths hold no record at all).
+EXIT_INVALID = 1
 
 
 @click.group()
@@ -76,14 +92,15 @@ def _logging(verbose: int, quiet: bool, log_file: str | None) -> list[logging.Ha
     return handlers
 
 
-def _progress_bar(paths: tuple[str, ...], enabled: bool) -> Any:
+def _progress_bar(paths: tuple[str, ...], enabled: bool, follow_links: bool) -> Any:
     """A bytes-and-games bar on stderr when it is a terminal (``None`` otherwise)."""
-    if not enabled or not click.get_text_stream("stderr").isatty():
+    if not enabled or not sys.stderr.isatty():
         return None
     total = None
     if "-" not in paths:
-        total = sum(s.size for s in walk(paths) if not isinstance(s, SourceError)) or None
-    return click.progressbar(length=total, label="importing", file=click.get_text_stream("stderr"),
+        total = sum(s.size for s in walk(paths, follow_links=follow_links)
+                    if isinstance(s, Source)) or None
+    return click.progressbar(length=total, label="importing", file=sys.stderr,
                              show_pos=False, show_percent=True, show_eta=True)
 
 
@@ -95,25 +112,35 @@ def _progress_bar(paths: tuple[str, ...], enabled: bool) -> Any:
               help="Worker processes (default: all cores).")
 @click.option("--format", "format_", default=None, help="Read every source as this format.")
 @click.option("--encoding", default=None, help="Text encoding (default: detected).")
+@click.option("--force", is_flag=True,
+              help="Read every source again, replacing the rows stored from it before.")
+@click.option("--follow-links", is_flag=True,
+              help="Follow links inside folders even where they lead out of the folder.")
+@click.option("--memory-limit", default=None, metavar="SIZE",
+              help="DuckDB's memory, as 2GB, 512MB or 10% of the RAM (default: 10%, "
+                   "at least 256MiB).")
 @click.option("--commit-every", type=click.IntRange(1), default=COMMIT_RECORDS,
               show_default=True, help="Records per transaction (at least).")
 @click.option("--log-file", type=click.Path(dir_okay=False), help="Also log to this file.")
 @click.option("-v", "--verbose", count=True, help="Say more (-vv for debug).")
 @click.option("-q", "--quiet", is_flag=True, help="Only errors; no progress bar or summary.")
 def import_command(paths: tuple[str, ...], db: str, jobs: int | None, format_: str | None,
-                   encoding: str | None, commit_every: int, log_file: str | None, verbose: int,
-                   quiet: bool) -> None:
+                   encoding: str | None, force: bool, follow_links: bool,
+                   memory_limit: str | None, commit_every: int, log_file: str | None,
+                   verbose: int, quiet: bool) -> None:
     """Import game records from files, folders and archives (PATH ... or - for stdin).
 
     \b
     xqdb import sample_games --db games.duckdb
     xqdb import big.zip more/ --db games.duckdb --jobs 2 --log-file import.log
+    xqdb import old/ --db games.duckdb --encoding big5 --force
 
     Bad records are stored as invalid games with their reason; the exit code is 0
-    whenever the import ran. Importing the same files again adds nothing.
+    whenever the import ran. Importing the same files again adds nothing, but reads
+    again the sources that could not be read; --force reads every source again.
     """
     handlers = _logging(verbose, quiet, log_file)
-    bar = _progress_bar(paths, not quiet)
+    bar = _progress_bar(paths, not quiet, follow_links)
     started = time.perf_counter()
 
     read = [0, 0]  # records and invalid records replayed so far, committed or not
@@ -127,15 +154,19 @@ def import_command(paths: tuple[str, ...], db: str, jobs: int | None, format_: s
 
     try:
         summary = import_paths(list(paths), db, jobs=jobs, format=format_, encoding=encoding,
-                               commit_records=commit_every,
+                               force=force, follow_links=follow_links,
+                               memory_limit=memory_limit, commit_records=commit_every,
                                progress=progress if bar is not None else None)
-    except ImportRunError as exc:
+    except InputError as exc:
         click.echo(f"Error: {exc}", err=True)
-        sys.exit(exc.exit_code)
+        sys.exit(EXIT_INPUT)
+    except StorageError as exc:
+        click.echo(f"Error: {exc}", err=True)
+        sys.exit(EXIT_DATABASE)
     except KeyboardInterrupt:
         click.echo("Interrupted: what was committed stays; run the same command to resume.",
                    err=True)
-        sys.exit(130)
+        sys.exit(EXIT_INTERRUPTED)
     finally:
         if bar is not None:
             bar.render_finish()
@@ -205,7 +236,8 @@ def read_command(paths: tuple[str, ...], format_: str | None, encoding: str | No
     """Summarize the game records in PATHS (files, folders, archives, - for stdin).
 
     Counts records per format and encoding, valid and invalid, by kind of failure with
-    examples naming file, record and ply. Exits with 1 when a record is invalid.
+    examples naming file, record and ply. Exits with 1 when a record is invalid, 3 when
+    there is no record to read, 2 for a bad option (--show past the last record too).
     """
     from .formats import formats
     from .formats.encoding import normalize_encoding
@@ -220,13 +252,17 @@ def read_command(paths: tuple[str, ...], format_: str | None, encoding: str | No
         except ValueError as exc:
             raise click.BadParameter(str(exc), param_hint="--encoding") from None
     if show is not None:
-        record = nth_record(paths, show, format_, encoding)
-        if record is None:
-            raise click.ClickException(f"there are fewer than {show} records")
+        try:
+            record = nth_record(paths, show, format_, encoding)
+        except LookupError as exc:
+            raise click.BadParameter(str(exc), param_hint="--show") from None
         click.echo(format_game(record, notation))
         return
     summary = summarize(paths, format_, encoding, replay_games=replay,
                         keep=None if all_errors else examples)
     click.echo(summary.report(examples=examples, all_failures=all_errors))
-    if summary.invalid or not summary.records:
-        sys.exit(1)
+    if not summary.records:
+        click.echo("Error: no records to read", err=True)
+        sys.exit(EXIT_INPUT)
+    if summary.invalid:
+        sys.exit(EXIT_INVALID)

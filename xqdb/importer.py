@@ -14,17 +14,15 @@ replayed is stored as an ``invalid`` game with its reason, ply and raw text.
 
 from __future__ import annotations
 
-import hashlib
-import io
 import logging
 import os
+import re
 import shutil
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO
 
 import duckdb
 
@@ -32,8 +30,12 @@ from .db.rows import UnitBuilder, replay_record
 from .errors import ErrorKind
 from .db.schema import DatabaseError, connect
 from .db.writer import Staged, Writer
-from .formats.sources import Source, SourceError, walk
+from .formats.encoding import normalize_encoding
+from .formats.hashing import open_hashed
+from .formats.record import GameRecord
+from .formats.sources import Skipped, Source, SourceError, walk
 from .parallel import default_jobs, ordered_map, process_pool
+from .replay import ReplayedGame
 
 log = logging.getLogger("xqdb.import")
 
@@ -44,12 +46,23 @@ UNIT_BYTES = 256 << 10
 #: A unit whose staged moves pass this many rows spills them to Parquet files, so a
 #: single huge file never has to fit in memory.
 SPILL_ROWS = 400_000
-#: Notes that travel with game collections (a README, an attribution list) and are not
-#: records: skipped by name, and counted in the summary.
-#: Memory DuckDB may use while importing (it spills to disk beyond this). Its cache fills
-#: up to this as the database grows, so the cap is what keeps a long import's memory flat;
-#: appends write their row groups straight to the file and need little of it.
-DUCKDB_MEMORY = "64MB"
+#: Share of the machine's RAM DuckDB may use while importing, by default (it spills to
+#: disk beyond this), and the least it gets: a batch of big records needs room for them.
+DUCKDB_MEMORY_SHARE = 0.1
+DUCKDB_MEMORY_FLOOR = 256 << 20
+#: The memory DuckDB works in, below that limit, until a batch does not fit (see
+#: :meth:`xqdb.db.writer.Writer.commit`). Its cache fills up to its limit as the database
+#: grows, so this is what keeps a long import's memory flat; appends write their row
+#: groups straight to the file and need little of it.
+DUCKDB_WORKING_MEMORY = 64 << 20
+#: A record bigger than this (bytes, or characters of a decoded text) is not replayed but
+#: stored as invalid, "record too large", with its first :data:`KEPT_RECORD_BYTES` (bytes
+#: or characters): game records are kilobytes, and one of many megabytes is a broken or
+#: hostile file.
+MAX_RECORD_BYTES = 16 << 20
+KEPT_RECORD_BYTES = 4096
+#: The ``error_kind`` of such a record.
+RECORD_TOO_LARGE = "record_too_large"
 #: DuckDB checkpoints (rewrites the tables' tails) each time its write-ahead log passes
 #: this; at the default 16 MB that is every few commits, and costs both time and memory
 #: spikes that grow with the database. The log stays bounded, and the run ends with one.
@@ -59,20 +72,19 @@ COMMIT_RECORDS = 4000
 
 
 class ImportRunError(Exception):
-    """The run itself failed; the message says why in one line.
-
-    ``exit_code`` is what ``xqdb import`` exits with: :data:`EXIT_INPUT` when there is
-    nothing to read, :data:`EXIT_DATABASE` when the database cannot be used.
-    """
-
-    def __init__(self, message: str, exit_code: int) -> None:
-        super().__init__(message)
-        self.exit_code = exit_code
+    """The run itself failed; the message says why in one line. Bad records and
+    unreadable sources never raise: they are stored, with their reasons."""
 
 
-#: Exit codes of a failed run (Click itself uses 1 for errors and 2 for usage).
-EXIT_INPUT = 3
-EXIT_DATABASE = 4
+class InputError(ImportRunError):
+    """Nothing to read, or a setting that cannot be used: no inputs, a missing path, an
+    unknown format or encoding, a memory limit that is not a size. Raised before anything
+    is written."""
+
+
+class StorageError(ImportRunError):
+    """The database cannot be used: not DuckDB, locked by another process, too new, or
+    writing failed (a full disk). What was committed stays."""
 
 
 @dataclass(frozen=True)
@@ -80,7 +92,8 @@ class WorkUnit:
     """Sources to read together, with what the parent already knows about them."""
 
     number: int
-    sources: tuple[Source, ...]
+    sources: tuple[Source | Skipped | SourceError, ...]
+    """Sources to read, and what the walk passed over or refused, to be stored as such."""
     known: tuple[str | None, ...]
     """sha256 already stored for a source at the same path, member and size, if any."""
     format: str | None = None
@@ -98,6 +111,7 @@ class UnitResult:
     invalid: int = 0
     skipped_sources: int = 0
     failed_sources: list[str] = field(default_factory=list)
+    passed_over: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -105,11 +119,16 @@ class ImportSummary:
     """What an import did; ``str()`` is the report ``xqdb import`` prints."""
 
     sources: int = 0
-    """Sources stored by this run."""
+    """Sources stored whole by this run."""
     skipped_sources: int = 0
     """Sources skipped because their content (sha256) was already stored."""
+    replaced_sources: int = 0
+    """Sources stored before whose rows this run replaced (failed ones, or ``force``)."""
     failed_sources: list[str] = field(default_factory=list)
-    """Sources that could not be read at all, each with its reason."""
+    """Sources that could not be read, or not to the end, each with its reason; they are
+    stored with their error and read again by the next import."""
+    passed_over: list[str] = field(default_factory=list)
+    """Files inside a folder left unread, each with why (see :class:`Skipped`)."""
     ignored_sources: int = 0
     """Files skipped by name as notes, not game records (see :attr:`Source.is_note`)."""
     bytes: int = 0
@@ -138,7 +157,10 @@ class ImportSummary:
         lines = [
             f"sources: {self.sources:,} imported, {self.skipped_sources:,} skipped "
             f"(already in the database), {len(self.failed_sources):,} unreadable"
-            + (f", {self.ignored_sources:,} notes ignored" if self.ignored_sources else ""),
+            + (f", {len(self.passed_over):,} passed over" if self.passed_over else "")
+            + (f", {self.ignored_sources:,} notes ignored" if self.ignored_sources else "")
+            + (f", {self.replaced_sources:,} stored before replaced"
+               if self.replaced_sources else ""),
             f"records: {self.records:,} read, {self.imported:,} new games, "
             f"{self.duplicates:,} duplicates linked, {self.invalid_total:,} invalid",
             f"moves: {self.moves:,}"
@@ -150,26 +172,38 @@ class ImportSummary:
             lines.append(f"  invalid {count:,}: {ErrorKind(kind).label}")
         for failure in self.failed_sources:
             lines.append(f"  unreadable: {failure}")
+        for passed in self.passed_over:
+            lines.append(f"  passed over: {passed}")
         return "\n".join(lines)
 
 
 def import_paths(paths: Sequence[str], db: str | os.PathLike[str], *, jobs: int | None = None,
                  format: str | None = None, encoding: str | None = None,
-                 commit_records: int = COMMIT_RECORDS,
+                 force: bool = False, follow_links: bool = False,
+                 memory_limit: str | None = None, commit_records: int = COMMIT_RECORDS,
                  progress: Callable[[UnitResult, ImportSummary], None] | None = None
                  ) -> ImportSummary:
     """Import every record under ``paths`` into the DuckDB file ``db``.
 
-    Raises :class:`ImportRunError` for failures of the run itself: no inputs, a path that
-    does not exist, a database that cannot be opened. Bad records never raise.
+    ``format`` and ``encoding`` override sniffing. ``force`` reads every source again
+    and replaces the rows of the sources stored under the same names (one transaction
+    per batch), for example after a wrong ``encoding``. ``follow_links`` follows links
+    inside folders wherever they lead (see :func:`xqdb.formats.sources.walk`).
+    ``memory_limit`` is the most DuckDB may use, as ``"2GB"`` or ``"10%"`` of the RAM
+    (default :func:`default_memory_limit`); it works in less while it can.
     ``commit_records`` is how many records one transaction holds at least (a killed run
     loses at most the transaction in progress; the next run redoes it).
+
+    Raises :class:`InputError` (before anything is written) or :class:`StorageError`
+    for failures of the run itself. Bad records and unreadable sources never raise.
     """
     if not paths:
-        raise ImportRunError("no inputs given", EXIT_INPUT)
+        raise InputError("no inputs given")
     for path in paths:
         if path != "-" and not os.path.exists(path):
-            raise ImportRunError(f"{path}: no such file or folder", EXIT_INPUT)
+            raise InputError(f"{path}: no such file or folder")
+    format, encoding = _checked_overrides(format, encoding)
+    memory = memory_bytes(memory_limit) if memory_limit is not None else default_memory_limit()
     jobs = jobs or default_jobs()
     summary = ImportSummary()
     start = time.perf_counter()
@@ -178,7 +212,7 @@ def import_paths(paths: Sequence[str], db: str | os.PathLike[str], *, jobs: int 
         try:
             con = connect(db)
         except DatabaseError as exc:
-            raise ImportRunError(str(exc), EXIT_DATABASE) from None
+            raise StorageError(str(exc)) from None
         # Spilled results of big sources live beside the database, so a killed run's
         # leftovers are cleared by the next run. Only the holder of the database's lock
         # touches the folder: a run refused because of the lock must leave it alone.
@@ -186,14 +220,14 @@ def import_paths(paths: Sequence[str], db: str | os.PathLike[str], *, jobs: int 
         try:
             shutil.rmtree(spool, ignore_errors=True)
             os.makedirs(spool, exist_ok=True)
-            # DuckDB would otherwise cache up to most of the RAM as the file grows; a cap
-            # keeps the import's memory flat in the size of the input. The workers own the
-            # cores: one DuckDB thread appends faster than several fighting them for CPU.
-            con.execute(f"SET memory_limit = '{DUCKDB_MEMORY}'")
+            # The workers own the cores: one DuckDB thread appends faster than several
+            # fighting them for CPU.
             con.execute(f"SET checkpoint_threshold = '{DUCKDB_CHECKPOINT}'")
             con.execute(f"SET threads = {max(1, default_jobs() - jobs)}")
-            writer = Writer(con)
-            units = plan_units(paths, writer.known_sources(), summary, format, encoding, spool)
+            writer = Writer(con, replace=force,
+                            memory=(min(memory, DUCKDB_WORKING_MEMORY), memory))
+            units = plan_units(paths, writer.known_sources(), summary, format, encoding, spool,
+                               follow_links)
             # A deep window keeps the workers busy while the writer commits; it is still a
             # fixed number of units, so memory does not grow with the input.
             results = ordered_map(pool, read_unit, units, window=8 * jobs)
@@ -202,11 +236,10 @@ def import_paths(paths: Sequence[str], db: str | os.PathLike[str], *, jobs: int 
             summary.db_seconds = writer.seconds
             summary.db_cpu_seconds = writer.cpu_seconds
         except OSError as exc:
-            raise ImportRunError(f"{spool}: {exc.strerror or exc}", EXIT_DATABASE) from None
+            raise StorageError(f"{spool}: {exc.strerror or exc}") from None
         except duckdb.Error as exc:
             # e.g. a full disk: what was committed stays, and the same command resumes.
-            raise ImportRunError(f"{db}: writing failed: {str(exc).splitlines()[0]}",
-                                 EXIT_DATABASE) from None
+            raise StorageError(f"{db}: writing failed: {str(exc).splitlines()[0]}") from None
         finally:
             con.close()
             shutil.rmtree(spool, ignore_errors=True)
@@ -214,37 +247,87 @@ def import_paths(paths: Sequence[str], db: str | os.PathLike[str], *, jobs: int 
     return summary
 
 
+def _checked_overrides(format: str | None, encoding: str | None) -> tuple[str | None, str | None]:
+    """``format`` and ``encoding`` checked, the encoding by its codec name; raises
+    :class:`InputError` for a name no reader or codec knows."""
+    if format is not None:
+        from .formats import formats  # loads the readers: only when a format is named
+
+        if format not in formats():
+            raise InputError(f"unknown format {format!r} (known: {', '.join(formats())})")
+    if encoding is not None:
+        try:
+            encoding = normalize_encoding(encoding)
+        except ValueError as exc:
+            raise InputError(str(exc)) from None
+    return format, encoding
+
+
+_SIZE = re.compile(r"\s*(\d+(?:\.\d+)?)\s*(%|[KMGT]i?B|B)?\s*", re.IGNORECASE)
+_UNITS = {"b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12,
+          "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40}
+
+
+def memory_bytes(text: str) -> int:
+    """Bytes of memory named like ``"2GB"``, ``"512MiB"``, ``"800000000"`` bytes or ``"10%"``
+    of the RAM; raises :class:`InputError` for anything else, or less than 16 MB.
+
+    >>> memory_bytes("512MB"), memory_bytes("1GiB")
+    (512000000, 1073741824)
+    """
+    match = _SIZE.fullmatch(text)
+    if match is None:
+        raise InputError(f"memory limit {text!r} is not a size like 2GB, 512MB or 10%")
+    number, unit = float(match.group(1)), (match.group(2) or "B").lower()
+    size = int(number * (physical_memory() / 100 if unit == "%" else _UNITS[unit]))
+    if size < 16 * 10**6:
+        raise InputError(f"memory limit {text!r} is too small: DuckDB needs 16MB at least")
+    return size
+
+
+def physical_memory() -> int:
+    """The machine's RAM in bytes (4 GiB where the system does not say)."""
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return 4 << 30
+
+
+def default_memory_limit() -> int:
+    """DuckDB's memory while importing: :data:`DUCKDB_MEMORY_SHARE` of the RAM, at least
+    :data:`DUCKDB_MEMORY_FLOOR`."""
+    return max(DUCKDB_MEMORY_FLOOR, int(physical_memory() * DUCKDB_MEMORY_SHARE))
+
+
 def plan_units(paths: Sequence[str], known: dict[tuple[str, str | None, int], str],
                summary: ImportSummary, format: str | None = None, encoding: str | None = None,
-               spool: str | None = None) -> Iterator[WorkUnit]:
+               spool: str | None = None, follow_links: bool = False) -> Iterator[WorkUnit]:
     """Group the sources under ``paths`` into work units, lazily, in input order.
 
-    Sources that cannot even be listed (unsafe archive members...) are logged and counted
-    in ``summary.failed_sources``; the rest go on.
+    What the walk refuses (unsafe archive members...) or passes over (a FIFO...) travels
+    in the units too, to be stored with its reason; notes are counted and left out.
     """
-    batch: list[Source] = []
+    batch: list[Source | Skipped | SourceError] = []
     size = 0
     number = 0
 
     def unit() -> WorkUnit:
-        hints = tuple(known.get((s.display_path, s.member, s.size)) for s in batch)
+        hints = tuple(known.get((s.display_path, s.member, s.size)) if isinstance(s, Source)
+                      else None for s in batch)
         return WorkUnit(number, tuple(batch), hints, format, encoding, spool)
 
-    for item in walk(paths):
-        if isinstance(item, SourceError):
-            log.error("%s", item)
-            summary.failed_sources.append(str(item))
-            continue
-        if item.is_note:
+    for item in walk(paths, follow_links=follow_links):
+        if isinstance(item, Source) and item.is_note:
             log.info("%s: not a game file, ignored", item)
             summary.ignored_sources += 1
             continue
-        if batch and (len(batch) >= UNIT_SOURCES or size + item.size > UNIT_BYTES):
+        item_size = item.size if isinstance(item, Source) else 0
+        if batch and (len(batch) >= UNIT_SOURCES or size + item_size > UNIT_BYTES):
             yield unit()
             number += 1
             batch, size = [], 0
         batch.append(item)
-        size += item.size
+        size += item_size
     if batch:
         yield unit()
 
@@ -260,8 +343,9 @@ def _write(writer: Writer, results: Iterable[UnitResult], summary: ImportSummary
         if not held:
             return
         counts = writer.commit([r.staged for r in held])
-        summary.sources += counts.sources
+        summary.sources += counts.sources - counts.failed_sources
         summary.skipped_sources += counts.skipped_sources + sum(r.skipped_sources for r in held)
+        summary.replaced_sources += counts.replaced_sources
         summary.records += counts.records + counts.positions
         summary.imported += counts.games
         summary.duplicates += counts.duplicates
@@ -277,6 +361,7 @@ def _write(writer: Writer, results: Iterable[UnitResult], summary: ImportSummary
     for result in results:
         summary.bytes += result.bytes
         summary.failed_sources.extend(result.failed_sources)
+        summary.passed_over.extend(result.passed_over)
         held.append(result)
         held_records += result.records
         if held_records >= commit_records or result.staged.files:
@@ -292,30 +377,49 @@ def read_unit(unit: WorkUnit) -> UnitResult:
     """Read and replay every source of ``unit`` (runs in a worker process).
 
     Each source's bytes are read once: hashed, then handed to the reader (see
-    :func:`_open_hashed`).
+    :func:`xqdb.formats.hashing.open_hashed`). A source no reader recognises, or that
+    cannot be opened, is stored with its error and no records; a refused or passed-over
+    one with its reason, unread.
     """
-    from .formats import read_source  # the readers are heavy; load them where they run
+    from .formats import is_source_failure, read_source  # heavy: load them where they run
 
     out = UnitBuilder(unit.number, unit.spool, SPILL_ROWS)
     result = UnitResult(unit.number, Staged())
     for seq, (source, known) in enumerate(zip(unit.sources, unit.known)):
+        if isinstance(source, Skipped):
+            result.passed_over.append(f"{source.path}: {source.reason}")
+            out.add_source(seq, source.path, None, "", 0, None, None, 0, source.error)
+            continue
+        if isinstance(source, SourceError):
+            log.error("%s", source)
+            result.failed_sources.append(str(source))
+            out.add_source(seq, source.path or "?", source.member, "", 0, None, None, 0,
+                           str(source))
+            continue
         result.bytes += source.size
         try:
-            stream, digest = _open_hashed(source, known)
+            stream, digest = open_hashed(source, known)
         except (OSError, SourceError) as exc:
             log.error("%s: cannot read: %s", source, exc)
-            result.failed_sources.append(f"{source}: {exc}")
+            result.failed_sources.append(f"{source}: cannot read: {exc}")
+            out.add_source(seq, source.display_path, source.member, "", source.size, None, None,
+                           0, f"cannot read: {exc}")
             continue
         if stream is None:
             result.skipped_sources += 1
             continue
         records = 0
-        fmt = enc = error = None
+        fmt: str | None = None
+        enc: str | None = None
+        error: str | None = None
         try:
             for record in read_source(source, format=unit.format, encoding=unit.encoding,
                                       stream=stream):
+                if is_source_failure(record):
+                    error = record.error
+                    break
                 fmt, enc = fmt or record.format, enc or record.encoding
-                game = replay_record(record)
+                game = _too_large(record) or replay_record(record)
                 out.add_game(seq, game)
                 records += 1
                 if not game.is_valid:
@@ -324,9 +428,11 @@ def read_unit(unit: WorkUnit) -> UnitResult:
                              f" at ply {game.error_ply}" if game.error_ply else "", game.error)
         except Exception as exc:  # a reader bug must not sink the batch; keep what was read
             error = f"reading stopped after {records} records: {type(exc).__name__}: {exc}"
-            log.error("%s: %s", source, error)
         finally:
             stream.close()
+        if error is not None:
+            log.error("%s: %s", source, error)
+            result.failed_sources.append(f"{source}: {error}")
         result.records += records
         result.sources += 1
         out.add_source(seq, source.display_path, source.member, digest.hexdigest(),
@@ -336,65 +442,17 @@ def read_unit(unit: WorkUnit) -> UnitResult:
     return result
 
 
-#: A source up to this size is read into memory whole, hashed, and read from there.
-KEEP_BYTES = 1 << 20
-_BLOCK = 1 << 20
-
-
-def _open_hashed(source: Source, known: str | None) -> tuple[BinaryIO | None, Any]:
-    """The source's bytes to read, and the sha256 that covers them once they are read.
-
-    A small source is read once into memory. A big one is streamed through a hashing
-    wrapper, unless its sha256 must be known before reading (a stored source with the
-    same name and size: unchanged, it is skipped unread): then it is hashed first.
-    The stream is ``None`` when the source is skipped.
-    """
-    if source.size <= KEEP_BYTES:
-        with source.open() as stream:
-            content = stream.read()
-        digest = hashlib.sha256(content)
-        if digest.hexdigest() == known:
-            return None, digest
-        return io.BytesIO(content), digest
-    if known is not None:
-        digest = hashlib.sha256()
-        with source.open() as stream:
-            for block in iter(lambda: stream.read(_BLOCK), b""):
-                digest.update(block)
-        if digest.hexdigest() == known:
-            return None, digest
-    hashing = _Hashing(source.open())
-    return hashing, hashing.digest
-
-
-class _Hashing(io.RawIOBase):
-    """A read-only stream that hashes what passes through it; closing it hashes the rest
-    (a reader may stop before the end), so the digest always covers the whole source."""
-
-    def __init__(self, stream: BinaryIO) -> None:
-        self._stream = stream
-        self.digest = hashlib.sha256()
-
-    def readable(self) -> bool:
-        return True
-
-    def read(self, size: int | None = -1) -> bytes:
-        data = self._stream.read(-1 if size is None else size)
-        self.digest.update(data)
-        return data
-
-    def readinto(self, buffer: Any) -> int:
-        data = self.read(len(buffer))
-        buffer[:len(data)] = data
-        return len(data)
-
-    def close(self) -> None:
-        if not self.closed:
-            try:
-                for block in iter(lambda: self._stream.read(_BLOCK), b""):
-                    self.digest.update(block)
-            finally:
-                self._stream.close()
-        super().close()
-
-
+def _too_large(record: GameRecord) -> ReplayedGame | None:
+    """An invalid game standing for ``record`` when it is bigger than
+    :data:`MAX_RECORD_BYTES`, keeping where it was, its format and its first
+    :data:`KEPT_RECORD_BYTES`; ``None`` for a record of a sane size."""
+    size = len(record.raw)
+    if size <= MAX_RECORD_BYTES:
+        return None
+    head = GameRecord(origin=record.origin, format=record.format, encoding=record.encoding,
+                      notation=record.notation, raw=record.raw[:KEPT_RECORD_BYTES])
+    error = f"record too large: {size} bytes (the limit is {MAX_RECORD_BYTES})"
+    game = ReplayedGame(record=head, start_fen="", status="invalid", error=error)
+    if hasattr(game, "error_kind"):  # a replayed game that names its kind of failure
+        game.error_kind = RECORD_TOO_LARGE
+    return game

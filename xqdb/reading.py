@@ -28,7 +28,7 @@ from .errors import ErrorKind
 from .formats import read_paths
 from .formats.record import GameRecord
 from .notation.chinese import to_traditional
-from .replay import ReplayedGame, replay
+from .replay import ReplayedGame, replay, shorten
 
 #: Notations a game can be shown in.
 #: ``chinese`` writes the script the record is written in (see :attr:`ReplayedGame.script`).
@@ -171,13 +171,15 @@ def summarize(paths: Iterable[str], format: str | None = None, encoding: str | N
 
 
 def nth_record(paths: Iterable[str], n: int, format: str | None = None,
-               encoding: str | None = None) -> GameRecord | None:
-    """The ``n``-th record (1-based) under ``paths``, or ``None`` if there are fewer."""
+               encoding: str | None = None) -> GameRecord:
+    """The ``n``-th record (1-based) under ``paths``; :class:`LookupError` saying how many
+    there are when there are fewer."""
     records: Iterator[GameRecord] = read_paths(paths, format, encoding)
-    for i, record in enumerate(records, start=1):
-        if i == n:
+    count = 0
+    for count, record in enumerate(records, start=1):
+        if count == n:
             return record
-    return None
+    raise LookupError(f"there {'is' if count == 1 else 'are'} only {_count(count, 'record')}")
 
 
 def format_game(record: GameRecord, notation: str = "chinese") -> str:
@@ -208,7 +210,7 @@ def format_game(record: GameRecord, notation: str = "chinese") -> str:
     if variations:
         lines.append(f"  ({variations} variations kept)")
     if not game.is_valid:
-        at = f" at ply {game.error_ply} ({game.error_text})" if game.error_ply else ""
+        at = f" at ply {game.error_ply} ({shorten(game.error_text or '')})" if game.error_ply else ""
         lines.append(f"  invalid{at}: {game.error}")
     lines.append(f"  result: {record.result or 'none'}"
                  + (f" ({game.termination})" if game.termination else ""))

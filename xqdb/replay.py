@@ -41,6 +41,30 @@ class Status(StrEnum):
     """The record could not be read, or a move of its main line failed."""
 
 
+#: Characters of a quoted input kept in a message; a longer input is cut, never the
+#: explanation around it (a record can hold megabytes where a move was due).
+QUOTE_LIMIT = 100
+
+
+def shorten(text: str, limit: int = QUOTE_LIMIT) -> str:
+    """``text`` cut to ``limit`` characters, and ``…`` when it was longer.
+
+    >>> shorten("h2e2"), shorten("Q" * 500, limit=5)
+    ('h2e2', 'QQQQQ…')
+    """
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def quote(text: str) -> str:
+    """``text`` quoted for a message, shortened by :func:`shorten`."""
+    return repr(shorten(text))
+
+
+def _quoting_short(message: str, text: str) -> str:
+    """``message`` with its quotation of the input ``text`` shortened by :func:`quote`."""
+    return message.replace(repr(text), quote(text)) if len(text) > QUOTE_LIMIT else message
+
+
 @lru_cache(maxsize=4096)
 def _start_position(fen: str) -> Position:
     """The position of ``fen``, parsed once: most records share a handful of start FENs.
@@ -148,7 +172,7 @@ def replay(record: GameRecord, move_limit: int | None = DEFAULT_MOVE_LIMIT) -> R
     try:
         start = _start_position(fen)
     except FenError as exc:
-        return _fail(game, exc.kind, f"bad FEN {fen!r}: {exc}")
+        return _fail(game, exc.kind, f"bad FEN {quote(fen)}: {exc}")
     pos = start.copy()
     game.start_fen = _normalized_fen(fen)
     game.start_key = pos.zobrist()
@@ -259,7 +283,7 @@ def _play_variation(pos: Position, moves: list[str], notation: str, first_ply: i
         try:
             move, _ = read_move(pos, text, notation)
         except MoveError as exc:
-            return f"ply {ply}: {exc}"
+            return f"ply {ply}: {_quoting_short(str(exc), text)}"
         if not pos.is_legal(move):
             return f"ply {ply}: {_illegal(pos, move, text)}"
         chinese = write_wxf_and_chinese(pos.board, move)[1]
@@ -269,13 +293,13 @@ def _play_variation(pos: Position, moves: list[str], notation: str, first_ply: i
 
 
 def _illegal(pos: Position, move: Move, text: str) -> str:
-    return f"illegal move {text!r}: {pos.explain_illegal(move)}"
+    return f"illegal move {quote(text)}: {pos.explain_illegal(move)}"
 
 
 def _fail(game: ReplayedGame, kind: ErrorKind, reason: str, ply: int | None = None,
           text: str | None = None, pos: Position | None = None) -> ReplayedGame:
     game.status = Status.INVALID
-    game.error = reason
+    game.error = reason if text is None else _quoting_short(reason, text)
     game.error_kind = kind
     game.error_ply = ply
     game.error_text = text

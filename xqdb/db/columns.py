@@ -202,6 +202,10 @@ GAME_COLUMNS: tuple[Column, ...] = (
            attrgetter("error_text")),
     Column("termination", "VARCHAR", f"how the game ended under the rules, when it did: "
            f"{', '.join(ENDING_NAMES)}", pa.string(), attrgetter("termination")),
+    Column("termination_reason", "VARCHAR", "why the rules ended the game there, in words a "
+           "player can check (`perpetual chase by Black: the chariot on d3 chases the "
+           "unprotected horse on d2 with every move from ply 58 to ply 66`)", pa.string(),
+           lambda g: g.ending.reason if g.ending is not None else None),
     Column("ecco", "VARCHAR", "the `ECCO` tag", pa.string(), _tag("ECCO")),
     Column("opening", "VARCHAR", "the `Opening` tag", pa.string(), _tag("Opening")),
     Column("variation", "VARCHAR", "the `Variation` tag", pa.string(), _tag("Variation")),

@@ -1,4 +1,5 @@
-"""What is in a database: counts, players, years, formats, positions, invalid records by kind.
+"""What is in a database: counts, players, years, formats, positions, invalid records by
+kind, and what its sources were (games, position lists, unreadable, passed over).
 
 >>> import duckdb
 >>> from xqdb.db.schema import create_schema
@@ -15,6 +16,7 @@ from dataclasses import dataclass, field
 import duckdb
 
 from ..errors import ErrorKind
+from ..formats.sources import SKIPPED_PREFIX
 
 
 @dataclass
@@ -23,6 +25,16 @@ class DatabaseInfo:
 
     path: str = ""
     sources: int = 0
+    game_sources: int = 0
+    """Sources read whole that hold games (or nothing at all)."""
+    position_sources: int = 0
+    """Sources read whole that hold position lists (EPD)."""
+    unreadable_sources: int = 0
+    """Sources no reader recognised, or that could not be read (to the end)."""
+    passed_over: int = 0
+    """Files inside a folder left unread: FIFOs, devices, links out of the folder."""
+    problem_sources: list[tuple[str, str]] = field(default_factory=list)
+    """(source, error) of the unreadable and passed-over sources, the first few."""
     records: int = 0
     games: int = 0
     valid: int = 0
@@ -55,6 +67,8 @@ class DatabaseInfo:
             f"  games:      {self.games:,} ({self.valid:,} valid, {self.invalid:,} invalid)",
             f"  records:    {self.records:,} from {self.sources:,} sources "
             f"({self.duplicates:,} duplicates linked to a kept game)",
+            f"  sources:    {self.game_sources:,} of games, {self.position_sources:,} of "
+            f"positions, {self.unreadable_sources:,} unreadable, {self.passed_over:,} passed over",
             f"  moves:      {self.moves:,}",
             *([f"  positions:  {self.positions:,} (from position lists, not games)"]
               if self.positions else []),
@@ -78,6 +92,9 @@ class DatabaseInfo:
         if self.invalid_kinds:
             lines.append("invalid by kind:")
             lines += [f"  {n:>7,}  {kind.label}" for kind, n in self.invalid_kinds]
+        if self.problem_sources:
+            lines.append("sources unreadable or passed over:")
+            lines += [f"  {source}: {error}" for source, error in self.problem_sources]
         return "\n".join(lines)
 
 
@@ -90,7 +107,16 @@ def database_info(con: duckdb.DuckDBPyConnection, top: int = 10, path: str = "")
         assert row is not None
         return row
 
-    info.sources, = one("SELECT count(*) FROM sources")
+    passed = f"starts_with(error, '{SKIPPED_PREFIX}')"
+    info.sources, info.game_sources, info.position_sources, info.unreadable_sources, \
+        info.passed_over = one(
+            "SELECT count(*), count(*) FILTER (error IS NULL AND format IS DISTINCT FROM 'epd'),"
+            " count(*) FILTER (error IS NULL AND format = 'epd'),"
+            f" count(*) FILTER (error IS NOT NULL AND NOT {passed}),"
+            f" count(*) FILTER ({passed}) FROM sources")
+    info.problem_sources = [tuple(r) for r in con.execute(
+        "SELECT path || coalesce('!' || member, ''), error FROM sources WHERE error IS NOT NULL"
+        " ORDER BY source_id LIMIT ?", [top]).fetchall()]
     info.records, = one("SELECT count(*) FROM game_records")
     info.games, info.valid, info.invalid = one(
         "SELECT count(*), count(*) FILTER (status = 'valid'), count(*) FILTER (status = 'invalid')"

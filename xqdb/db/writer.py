@@ -13,7 +13,10 @@ at a time) straight into the tables, in one transaction, so:
   run again gives exactly the ids of an uninterrupted one;
 * a source stored before under the same name with the same sha256 is skipped, and a valid game whose
   ``content_hash`` is already stored (or seen earlier in the batch) is linked to the
-  kept game in ``game_records`` instead of being stored twice.
+  kept game in ``game_records`` instead of being stored twice;
+* a source stored before with an ``error`` (it could not be read, or not to the end) is
+  not done: read again, it replaces its earlier rows in the same transaction, as every
+  source does when the writer is told to ``replace`` (``xqdb import --force``).
 """
 
 from __future__ import annotations
@@ -43,6 +46,11 @@ class Staged:
 @dataclass
 class CommitCounts:
     sources: int = 0
+    """Sources stored."""
+    failed_sources: int = 0
+    """Of them, those stored with an ``error``: to be read again by the next import."""
+    replaced_sources: int = 0
+    """Sources stored before, whose rows the new ones replace."""
     skipped_sources: int = 0
     records: int = 0
     games: int = 0
@@ -98,8 +106,17 @@ class Writer:
     tables, with no staging tables or joins.
     """
 
-    def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
+    def __init__(self, con: duckdb.DuckDBPyConnection, replace: bool = False,
+                 memory: tuple[int, int] | None = None) -> None:
         self.con = con
+        self.replace = replace
+        """Whether every staged source replaces the rows of a source stored under its
+        name, even an unchanged one (which is otherwise skipped)."""
+        self.memory = memory
+        """DuckDB's memory limits in bytes: the one it works in, and the most a batch that
+        does not fit in it may have (``None``: DuckDB's own setting)."""
+        if memory is not None:
+            con.execute(f"SET memory_limit = '{memory[0]}B'")
         self.seconds = 0.0
         """Wall time spent storing (in DuckDB, and deciding ids), for the summary."""
         self.cpu_seconds = 0.0
@@ -112,13 +129,40 @@ class Writer:
         self._registered: list[str] = []
 
     def known_sources(self) -> dict[tuple[str, str | None, int], str]:
-        """``(path, member, bytes) -> sha256`` of stored sources: lets a worker skip a source
-        it would only re-read, after checking the hash."""
-        rows = self.con.execute("SELECT path, member, bytes, sha256 FROM sources").fetchall()
+        """``(path, member, bytes) -> sha256`` of the sources stored whole: lets a worker
+        skip a source it would only re-read, after checking the hash. Empty when the
+        writer replaces every source."""
+        if self.replace:
+            return {}
+        rows = self.con.execute("SELECT path, member, bytes, sha256 FROM sources"
+                                " WHERE error IS NULL").fetchall()
         return {(p, m, b): s for p, m, b, s in rows}
 
     def commit(self, batch: Sequence[Staged]) -> CommitCounts:
-        """Store the staged results of consecutive work units in one transaction."""
+        """Store the staged results of consecutive work units in one transaction.
+
+        DuckDB's cache grows to its memory limit as the database grows, so it works in a
+        small one; a batch that does not fit (records of megabytes) is stored again with
+        the larger limit of :attr:`memory`, which is then let go.
+        """
+        try:
+            return self._commit(batch)
+        except duckdb.Error as exc:
+            if self.memory is None or self.memory[1] <= self.memory[0] or not _no_memory(exc):
+                raise
+        working, most = self.memory
+        log.info("a batch needs more than %d MiB: stored with up to %d MiB", working >> 20,
+                 most >> 20)
+        self.con.execute(f"SET memory_limit = '{most}B'")
+        try:
+            return self._commit(batch)
+        finally:
+            try:
+                self.con.execute(f"SET memory_limit = '{working}B'")
+            except duckdb.Error:  # not yet able to give the memory back: it keeps it
+                pass
+
+    def _commit(self, batch: Sequence[Staged]) -> CommitCounts:
         start, cpu = time.perf_counter(), time.process_time()
         con = self.con
         counts = CommitCounts()
@@ -193,7 +237,7 @@ class Writer:
         con = self.con
         sources = pa.concat_tables(self._whole(b, "sources") for b in batch)
         source_ids, by_row, last_source = self._source_ids(sources, counts)
-        if counts.sources:
+        if source_ids:
             column = pa.array(by_row, pa.int64())
             kept = sources.append_column("source_id", column).filter(pc.is_valid(column))
             con.execute(f"""
@@ -265,32 +309,77 @@ class Writer:
         """Ids for the staged sources to store, by ``(unit, seq)`` and row by row (``None``
         for a source not stored: the one pass serves both the records and the insert).
 
-        A source stored before under the same name with the same content (a re-import),
-        or repeated earlier in the batch, is skipped. A copy under another name is a source
-        of its own, and its records are linked to the games already kept.
+        A source stored whole before under the same name with the same content (a
+        re-import), or repeated earlier in the batch, is skipped. A copy under another name
+        is a source of its own, and its records are linked to the games already kept. The
+        rows of a source stored under the same name with an error (or any, when
+        :attr:`replace` is set) are deleted, for the new ones to take their place.
         """
         name = self._scan("sources", sources.select(["unit", "seq", "path", "member",
                                                             "sha256"]))
-        stored = set(self.con.execute(f"""
-            SELECT st.unit, st.seq FROM {name} st JOIN sources old
-            ON old.sha256 = st.sha256 AND old.path = st.path
-               AND old.member IS NOT DISTINCT FROM st.member""").fetchall())
+        # What is stored under each staged source's name: the same bytes read whole make
+        # the staged source a repeat; a failure, or anything when replacing, is replaced.
+        stored: set[tuple[int, int]] = set()
+        earlier: dict[tuple[int, int], list[int]] = {}
+        for unit, seq, old_id, same, failed in self.con.execute(f"""
+                SELECT st.unit, st.seq, old.source_id,
+                       old.sha256 = st.sha256 AND old.error IS NULL, old.error IS NOT NULL
+                FROM {name} st JOIN sources old
+                ON old.path = st.path AND old.member IS NOT DISTINCT FROM st.member""").fetchall():
+            if same and not self.replace:
+                stored.add((unit, seq))
+            if self.replace or failed:
+                earlier.setdefault((unit, seq), []).append(old_id)
         ids: dict[tuple[int, int], int] = {}
         by_row: list[int | None] = []
         seen: set[tuple[str, str | None, str]] = set()
+        replaced: set[int] = set()
         last = self._last_source
-        columns = [sources[c].to_pylist() for c in ("unit", "seq", "path", "member", "sha256")]
-        for unit, seq, path, member, sha in zip(*columns):
+        columns = [sources[c].to_pylist() for c in ("unit", "seq", "path", "member", "sha256",
+                                                    "error")]
+        for unit, seq, path, member, sha, error in zip(*columns):
             if (unit, seq) in stored or (path, member, sha) in seen:
                 counts.skipped_sources += 1
                 by_row.append(None)
                 continue
             seen.add((path, member, sha))
+            replaced.update(earlier.get((unit, seq), ()))
             last += 1
             ids[(unit, seq)] = last
             by_row.append(last)
-        counts.sources = len(ids)
+            counts.sources += 1
+            if error is not None:
+                counts.failed_sources += 1
+        if replaced:
+            self._delete_sources(sorted(replaced))
+            counts.replaced_sources = len(replaced)
         return ids, by_row, last
+
+    def _delete_sources(self, source_ids: list[int]) -> None:
+        """Remove the stored sources ``source_ids`` with their records, and the games and
+        moves that no other source's record keeps. A game kept from one of them but
+        linked from another source's record now belongs to that record."""
+        con = self.con
+        gone = self._scan("replaced", pa.table({"source_id": pa.array(source_ids, pa.int64())}))
+        for table in ("sources", "game_records", "raw_records", "positions"):
+            con.execute(f"DELETE FROM {table} WHERE source_id IN (SELECT source_id FROM {gone})")
+        orphans = f"""(SELECT game_id FROM games g
+                      WHERE g.source_id IN (SELECT source_id FROM {gone})
+                        AND NOT EXISTS (SELECT 1 FROM game_records r WHERE r.game_id = g.game_id))"""
+        for table in ("stored_moves", "variation_moves", "games"):
+            con.execute(f"DELETE FROM {table} WHERE game_id IN {orphans}")
+        con.execute(f"""
+            UPDATE games SET source_id = heir.source_id, record_index = heir.record_index
+            FROM (SELECT DISTINCT ON (game_id) game_id, source_id, record_index
+                  FROM game_records
+                  WHERE game_id IN (SELECT game_id FROM games
+                                    WHERE source_id IN (SELECT source_id FROM {gone}))
+                  ORDER BY game_id, source_id, record_index) heir
+            WHERE games.game_id = heir.game_id""")
+        con.execute("""
+            UPDATE game_records SET is_primary = true FROM games g
+            WHERE g.game_id = game_records.game_id AND g.source_id = game_records.source_id
+              AND g.record_index = game_records.record_index AND NOT game_records.is_primary""")
 
     def _game_ids(self, keys: list[pa.Table], source_ids: dict[tuple[int, int], int],
                   counts: CommitCounts) -> tuple[list[_UnitIds], int]:
@@ -355,3 +444,9 @@ class Writer:
                                 f" SELECT game_id, {names} FROM {view}"
                                 " WHERE game_id IS NOT NULL").fetchone()
         return int(done[0]) if done else 0
+
+
+def _no_memory(exc: duckdb.Error) -> bool:
+    """Whether DuckDB failed for want of memory (at COMMIT it says so in a transaction
+    error)."""
+    return isinstance(exc, duckdb.OutOfMemoryException) or "could not allocate" in str(exc)

@@ -25,7 +25,7 @@ from typing import BinaryIO, Iterable, Iterator
 from ..errors import ErrorKind
 from .encoding import rewound
 from .record import GameRecord, Origin
-from .sources import Source, SourceError, iter_sources, walk
+from .sources import Skipped, Source, SourceError, iter_sources, walk
 
 log = logging.getLogger(__name__)
 
@@ -114,21 +114,38 @@ def read_paths(paths: Iterable[str], format: str | None = None,
     for item in walk(paths):
         if isinstance(item, SourceError):
             yield _refused(item)
+        elif isinstance(item, Skipped):
+            log.warning("%s", item)
         elif item.is_note:
             log.info("%s: notes, not game records: skipped", item)
         else:
             yield from read_source(item, format, encoding)
 
 
+#: The ``format`` of a record that stands for a whole source failing (see :func:`is_source_failure`).
+SOURCE_FAILURE = "unknown"
+
+
+def is_source_failure(record: GameRecord) -> bool:
+    """Whether ``record`` is no game but says why its source, from this record on, could
+    not be read: unknown bytes, a refused member, a reader that broke down.
+
+    >>> [is_source_failure(r) for r in read_paths(["no/such/file.pgn"])]
+    [True]
+    """
+    return record.format == SOURCE_FAILURE
+
+
 def _source_error(origin: Origin, reason: str, raw: bytes = b"",
                   kind: ErrorKind = ErrorKind.UNREADABLE_SOURCE) -> GameRecord:
-    return GameRecord(origin=origin, format="unknown", error=reason, error_kind=kind, raw=raw)
+    return GameRecord(origin=origin, format=SOURCE_FAILURE, error=reason, error_kind=kind,
+                      raw=raw)
 
 
 def _refused(error: SourceError) -> GameRecord:
     return _source_error(Origin(path=error.path or "?", member=error.member), str(error))
 
 __all__ = [
-    "GameRecord", "Origin", "Source", "SourceError", "formats", "iter_sources", "read_paths",
-    "read_source", "reader_for", "readers", "sniff_format",
+    "GameRecord", "Origin", "Skipped", "Source", "SourceError", "formats", "is_source_failure",
+    "iter_sources", "read_paths", "read_source", "reader_for", "readers", "sniff_format",
 ]

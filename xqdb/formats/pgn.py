@@ -22,7 +22,7 @@ from __future__ import annotations
 import codecs
 import dataclasses
 import re
-from typing import BinaryIO, Iterator
+from typing import Any, BinaryIO, Iterator
 
 from .encoding import ascii_view, decode, detect_encoding, head_text, text_stream
 from .movetext import sniff_notation
@@ -220,37 +220,55 @@ _TAG_START_TEXT = re.compile(_TAG_START_BYTES.pattern.decode())
 
 def _split(chunks: Iterator[bytes] | Iterator[str], boundary: re.Pattern, base: int = 0
            ) -> Iterator[tuple[bytes | str, int, int]]:
-    """Cut a stream of chunks into records; yields ``(record, offset, line)`` where
-    offset counts bytes (or characters) and line is 1-based, both of its first
-    non-blank line."""
-    pending = None
-    offset, line = base, 1
+    """Cut a stream of chunks (each of whole lines but the last) into records; yields
+    ``(record, offset, line)`` where offset counts bytes (or characters) and line is
+    1-based, both of its first non-blank line."""
     is_bytes = boundary is _BOUNDARY_BYTES
+    # The text is bytes or str, as the stream is; the same all along.
+    header: Any
+    tag_start: Any
     header, tag_start = (_HEADER_BYTES, _TAG_START_BYTES) if is_bytes else (_HEADER_TEXT,
                                                                           _TAG_START_TEXT)
-    header_end, start, searched = 0, None, 0
+    newline: Any = b"\n" if is_bytes else "\n"
+    pending: Any
+    # The chunks of a record are held apart and joined once, when a record may end:
+    # adding each to the text so far would copy a record of many megabytes once per chunk.
+    parts: list[Any] = []
+    size = 0
+    start = None  # where the first header ends in the text held, once it does
+    offset, line = base, 1
+    chunk: Any
     for chunk in chunks:
-        pending = chunk if pending is None else pending + chunk
-        # A boundary needs a tag line after the first header: most files of one game
-        # have none, and are found so without running the boundary pattern. Positions
-        # already scanned are not scanned again, so a long record costs linear time.
+        at = size
+        before = parts[-1][-1:] if parts else newline[:0]
+        parts.append(chunk)
+        size += len(chunk)
         if start is None:
-            header_end = header.match(pending, header_end).end()  # type: ignore[union-attr]
-            if header_end < len(pending):
-                start = header_end
-        if start is None or tag_start.search(pending, max(start, searched - 1)) is None:
-            searched = len(pending)
+            end = header.match(chunk).end()
+            if end < len(chunk):
+                start = at + end
+        # A boundary needs a tag line after the first header: most files of one game
+        # have none, and are found so without running the boundary pattern. A tag
+        # line's newline may end the chunk before.
+        if start is None:
             continue
+        window_at = at - len(before)
+        if tag_start.search(before + chunk, max(start, at - 1) - window_at) is None:
+            continue
+        pending = newline[:0].join(parts)
         cut = 0
         for m in boundary.finditer(pending, start):
             yield from _emit(pending[cut:m.end()], offset, line)
             offset += m.end() - cut
-            line += pending.count(b"\n" if isinstance(pending, bytes) else "\n", cut, m.end())
+            line += pending.count(newline, cut, m.end())
             cut = m.end()
-        pending = pending[cut:]
-        header_end, start, searched = 0, None, 0
-    if pending:
-        yield from _emit(pending, offset, line)
+        rest = pending[cut:]
+        parts, size, start = [rest], len(rest), None
+        end = header.match(rest).end()
+        if end < len(rest):
+            start = end
+    if size:
+        yield from _emit(newline[:0].join(parts), offset, line)
 
 
 def _emit(record: bytes | str, offset: int, line: int) -> Iterator[tuple[bytes | str, int, int]]:
@@ -264,18 +282,23 @@ def _emit(record: bytes | str, offset: int, line: int) -> Iterator[tuple[bytes |
 
 def _byte_chunks(stream: BinaryIO, head: bytes) -> Iterator[bytes]:
     """The stream in large chunks, each cut after its last newline."""
-    pending = head
+    # The pieces of a line are joined once it ends: adding each to the line so far
+    # would copy a line of many megabytes (a huge comment) once per piece.
+    pieces = [head]
     while True:
         chunk = stream.read(_CHUNK)
         if not chunk:
             break
-        pending += chunk
-        cut = pending.rfind(b"\n") + 1
+        cut = chunk.rfind(b"\n") + 1
         if cut:
-            yield pending[:cut]
-            pending = pending[cut:]
-    if pending:
-        yield pending
+            pieces.append(chunk[:cut])
+            yield b"".join(pieces)
+            pieces = [chunk[cut:]]
+        else:
+            pieces.append(chunk)
+    rest = b"".join(pieces)
+    if rest:
+        yield rest
 
 
 def _byte_records(stream: BinaryIO, head: bytes, base: int = 0

@@ -7,6 +7,10 @@ in UTF-8 or GBK), ``.tar``, ``.tar.gz`` and ``-`` for standard input.
 
 Archive members that would escape a folder (``../x``, ``/etc/x``, links) or expand past
 a sane size are refused with a :class:`SourceError` naming the archive and member.
+Inside a folder, what is not a regular file (a FIFO, a device, a socket) and links that
+lead out of the folder are passed over as :class:`Skipped`: reading a FIFO waits
+forever, and a link may point anywhere (``/etc/passwd``). ``follow_links=True`` follows
+every link, as a user may ask.
 
 >>> import tempfile, os
 >>> folder = tempfile.mkdtemp()
@@ -23,6 +27,7 @@ import io
 import os
 import posixpath
 import shutil
+import stat
 import sys
 import tarfile
 import tempfile
@@ -54,6 +59,30 @@ class SourceError(Exception):
 
     def __reduce__(self) -> tuple:
         return (type(self), (str(self), self.path, self.member))
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A file inside a folder that is passed over unread, and why.
+
+    >>> str(Skipped("games/pipe", "a FIFO, not a regular file"))
+    'games/pipe: skipped, a FIFO, not a regular file'
+    """
+
+    path: str
+    reason: str
+
+    @property
+    def error(self) -> str:
+        """What an import stores as the file's error: :data:`SKIPPED_PREFIX` and why."""
+        return SKIPPED_PREFIX + self.reason
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.error}"
+
+
+#: How the error of a file passed over begins, to tell it from a file that failed.
+SKIPPED_PREFIX = "skipped, "
 
 
 #: Suffixes of files that hold notes about a collection, never game records.
@@ -111,33 +140,100 @@ class Source:
         return where if self.member is None else f"{where}!{self.member}"
 
 
-def iter_sources(paths: Iterable[str], max_member_size: int = MAX_MEMBER_SIZE) -> Iterator[Source]:
+def iter_sources(paths: Iterable[str], max_member_size: int = MAX_MEMBER_SIZE,
+                 follow_links: bool = False) -> Iterator[Source]:
     """Expand ``paths`` into sources; raises :class:`SourceError` on the first refusal.
 
-    Use :func:`walk` to go on past refused members.
+    Files passed over (see :class:`Skipped`) are left out. Use :func:`walk` to go on past
+    refused members and to hear of the files passed over.
     """
-    for item in walk(paths, max_member_size):
+    for item in walk(paths, max_member_size, follow_links):
         if isinstance(item, SourceError):
             raise item
-        yield item
+        if isinstance(item, Source):
+            yield item
 
 
-def walk(paths: Iterable[str], max_member_size: int = MAX_MEMBER_SIZE
-         ) -> Iterator[Source | SourceError]:
-    """Like :func:`iter_sources`, but yields each refusal as a :class:`SourceError`
-    and goes on with the next source."""
+def walk(paths: Iterable[str], max_member_size: int = MAX_MEMBER_SIZE,
+         follow_links: bool = False) -> Iterator[Source | SourceError | Skipped]:
+    """Like :func:`iter_sources`, but yields each refusal as a :class:`SourceError` and
+    each file passed over as a :class:`Skipped`, and goes on with the next source.
+
+    A path named in ``paths`` is read whatever it is (a user may name a FIFO on purpose);
+    what a folder holds is read only if it is a regular file inside that folder, or with
+    ``follow_links``, anywhere a link leads.
+    """
     for path in paths:
         if path == STDIN:
             yield from _stdin_sources(max_member_size)
         elif os.path.isdir(path):
-            for root, dirs, files in os.walk(path):
-                dirs.sort()
-                for name in sorted(files):
-                    yield from _file_sources(os.path.join(root, name), max_member_size)
+            yield from _folder_sources(path, max_member_size, follow_links)
         elif os.path.exists(path):
             yield from _file_sources(path, max_member_size)
         else:
             yield SourceError(f"{path}: no such file or folder", path)
+
+
+def _folder_sources(folder: str, max_member_size: int, follow_links: bool
+                    ) -> Iterator[Source | SourceError | Skipped]:
+    """The sources of a folder, walked recursively in sorted order."""
+    tree = os.path.realpath(folder)
+    seen: set[str] = set()
+    for root, dirs, files in os.walk(folder, followlinks=follow_links):
+        real = os.path.realpath(root)
+        if real in seen:  # reached again through a link: walked once is enough
+            dirs.clear()
+            continue
+        seen.add(real)
+        kept = []
+        for name in sorted(dirs):
+            path = os.path.join(root, name)
+            if not follow_links and os.path.islink(path):
+                outside = _outside(path, tree)
+                if outside is not None:
+                    yield Skipped(path, outside)
+                # A link to a folder inside the tree adds nothing: its files are walked
+                # under their own names.
+                continue
+            kept.append(name)
+        dirs[:] = kept
+        for name in sorted(files):
+            path = os.path.join(root, name)
+            why = None if follow_links else _outside(path, tree)
+            if why is None:
+                why = _not_regular(path)
+            if why is not None:
+                yield Skipped(path, why)
+            else:
+                yield from _file_sources(path, max_member_size)
+
+
+def _outside(path: str, tree: str) -> str | None:
+    """Why following the link ``path`` would leave the folder ``tree`` (a real path), or
+    ``None`` when ``path`` is no link or stays inside."""
+    if not os.path.islink(path):
+        return None
+    target = os.path.realpath(path)
+    if os.path.commonpath([tree, target]) == tree:
+        return None
+    return f"a link leading out of the folder (to {target}); --follow-links follows it"
+
+
+_SPECIAL_KINDS = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
+                  (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+
+
+def _not_regular(path: str) -> str | None:
+    """Why ``path`` is not a file to read (a FIFO would block, a device never end), or
+    ``None`` for a regular file or one that cannot be looked at (reading it says why)."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return None
+    for test, kind in _SPECIAL_KINDS:
+        if test(mode):
+            return f"{kind}, not a regular file"
+    return None
 
 
 def _file_sources(path: str, max_member_size: int, label: str | None = None

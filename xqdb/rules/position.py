@@ -575,9 +575,27 @@ def parse_fen(fen: str) -> tuple[list[Piece], Color, int, int]:
                        f"rank 10 of the FEN has {file} points, not 9")
     if text[i:i + 1] == "/":
         raise FenError("the FEN has more than 10 ranks")
+    if _last_rank_goes_on(text[i:]):
+        raise FenError("rank 10 of the FEN has more than 9 points")
     turn, clock, number = _parse_fen_rest(text[i:])
     _check_position(board, turn)
     return board, turn, clock, number
+
+
+def _last_rank_goes_on(rest: str) -> bool:
+    """Whether the text after nine points of the last rank is more of that rank rather
+    than the side to move glued to it (``...RNBAKABNRw``).
+
+    >>> [_last_rank_goes_on(r) for r in ("R w - - 0 1", "1 w", "c", "w", "b - - 0 1", " w")]
+    [True, True, True, False, False, False]
+    """
+    if not rest or rest[0].isspace():
+        return False
+    if rest[0].lower() not in "wrb":
+        return rest[0].isdigit() or rest[0].upper() in LETTER_TO_TYPE
+    # r and b are pieces too: one is a piece when the side to move still follows it.
+    following = rest[1:].replace("-", " ").split()
+    return bool(following) and following[0].lower() in ("w", "r", "b")
 
 
 def _parse_fen_rest(rest: str) -> tuple[Color, int, int]:

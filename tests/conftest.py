@@ -1,0 +1,26 @@
+"""Fixtures every test module may use."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from datafiles import SHARED_DATA
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    """The corpus folder ``../shared/data``; the test is skipped, naming it, when it is absent.
+
+    CI (``CI=true``, as ``.ci/run`` is run) has the corpus, so there its absence fails the
+    test instead of hiding it behind a skip.
+    """
+    if not SHARED_DATA.is_dir():
+        reason = (f"needs the corpus folder {SHARED_DATA} (../shared/data beside the "
+                  "repository), which is absent")
+        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+            pytest.fail(reason)
+        pytest.skip(reason)
+    return SHARED_DATA
