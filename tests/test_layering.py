@@ -24,10 +24,12 @@ LAYERS: list[set[str]] = [
     {"xqdb.formats"},
     {"xqdb.replay"},
     # Reading without a database: records read and replayed, summed up.
-    {"xqdb.openings", "xqdb.engine", "xqdb.reading"},
+    # Player names are canonicalised from the names alone, before any database.
+    {"xqdb.openings", "xqdb.engine", "xqdb.reading", "xqdb.players"},
     {"xqdb.db"},
-    {"xqdb.parallel", "xqdb.importer"},
-    {"xqdb.cli"},
+    # The opening tree and the HTML report read a database the import wrote.
+    {"xqdb.parallel", "xqdb.importer", "xqdb.tree", "xqdb.report"},
+    {"xqdb.cli", "xqdb.cli_reports"},
 ]
 
 

@@ -266,3 +266,13 @@ def read_command(paths: tuple[str, ...], format_: str | None, encoding: str | No
         sys.exit(EXIT_INPUT)
     if summary.invalid:
         sys.exit(EXIT_INVALID)
+
+
+def _add_report_commands() -> None:
+    from .cli_reports import COMMANDS
+
+    for command in COMMANDS:
+        cli.add_command(command)
+
+
+_add_report_commands()

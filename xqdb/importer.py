@@ -26,6 +26,7 @@ from pathlib import Path
 
 import duckdb
 
+from .db.players import link_players
 from .db.rows import UnitBuilder, replay_record
 from .errors import ErrorKind
 from .db.schema import DatabaseError, connect
@@ -232,6 +233,7 @@ def import_paths(paths: Sequence[str], db: str | os.PathLike[str], *, jobs: int 
             # fixed number of units, so memory does not grow with the input.
             results = ordered_map(pool, read_unit, units, window=8 * jobs)
             _write(writer, results, summary, progress, commit_records)
+            link_players(con)
             writer.checkpoint()
             summary.db_seconds = writer.seconds
             summary.db_cpu_seconds = writer.cpu_seconds

@@ -353,12 +353,39 @@ _IS_PRIMARY = Column("is_primary", "BOOLEAN", "true for the record the game row 
 _RECORD_GAME = Column("game_id", "BIGINT", "the game this record is (its own, or the one kept "
                       "before)", not_null=True)
 
+_PLAYER_ID = Column("player_id", "BIGINT", "the player (`players.player_id`)", not_null=True)
+
+#: Columns of ``games`` filled after the rows are stored, over the whole database.
+_GAME_LINKS: tuple[Column, ...] = (
+    Column("red_player_id", "BIGINT", "the player of Red (`players.player_id`): the `red` tag "
+           "under its canonical name; NULL without a `red` tag"),
+    Column("black_player_id", "BIGINT", "the player of Black (`players.player_id`), as "
+           "`red_player_id`"),
+    Column("opening_names", "VARCHAR[]", "the traditional opening names that apply (`中炮`, "
+           "`屏风马`, `两头蛇`...); NULL until the game is classified"),
+)
+
+_PLAYERS = (
+    Column("player_id", "BIGINT", "1, 2, 3... in the order players first appear",
+           primary_key=True),
+    Column("name", "VARCHAR", "the canonical name (see `xqdb players`); a consultation pair is "
+           "its members joined with `+`", not_null=True),
+    Column("is_pair", "BOOLEAN", "true for a consultation pair", not_null=True),
+)
+
+_PLAYER_NAMES = (
+    Column("spelling", "VARCHAR", "a `Red` or `Black` tag as written", primary_key=True),
+    _PLAYER_ID,
+    Column("decided_by", "VARCHAR", "`rules`, or `alias` when set by `xqdb players alias` "
+           "(kept when the rules run again)", not_null=True),
+)
+
 #: Every table and view, in the order they are created.
 TABLES: dict[str, Table] = {t.name: t for t in (
     Table("meta", (Column("key", "VARCHAR", "`schema_version`", primary_key=True),
                    Column("value", "VARCHAR", "its value")),),
     Table("sources", _SOURCES),
-    Table("games", (_GAME_ID, _SOURCE_ID, _RECORD_INDEX, *GAME_COLUMNS)),
+    Table("games", (_GAME_ID, _SOURCE_ID, _RECORD_INDEX, *GAME_COLUMNS, *_GAME_LINKS)),
     Table("game_records", (_RECORD_GAME, _SOURCE_ID, _RECORD_INDEX, _IS_PRIMARY, _LINE, _OFFSET,
                            _FORMAT, _NOTATION, _ENCODING, _STATUS, _ERROR_KIND, _TAGS)),
     Table("stored_moves", (_GAME_ID, *MOVE_COLUMNS)),
@@ -366,6 +393,8 @@ TABLES: dict[str, Table] = {t.name: t for t in (
     Table("variation_moves", (_GAME_ID, *VARIATION_COLUMNS)),
     Table("raw_records", (_RECORD_GAME, _SOURCE_ID, _RECORD_INDEX, _TEXT, _DATA)),
     Table("positions", (_SOURCE_ID, *POSITION_COLUMNS)),
+    Table("players", _PLAYERS),
+    Table("player_names", _PLAYER_NAMES),
 )}
 
 #: Staging columns of a source or record: its work unit (in input order) and its place there.

@@ -125,14 +125,14 @@ def database_info(con: duckdb.DuckDBPyConnection, top: int = 10, path: str = "")
     info.duplicates, = one("SELECT count(*) FROM game_records WHERE NOT is_primary")
     info.moves, = one("SELECT count(*) FROM moves")
     info.positions, = one("SELECT count(*) FROM positions")
-    info.players, = one("SELECT count(DISTINCT name) FROM (SELECT red AS name FROM games"
-                        " UNION ALL SELECT black FROM games) WHERE name <> ''")
+    # Players under their canonical names (xqdb players): one player's spellings count once.
+    info.players, = one("SELECT count(*) FROM players")
     info.first_year, info.last_year, info.dated = one(
         "SELECT min(year), max(year), count(year) FROM games")
     info.top_players = [tuple(r) for r in con.execute(
-        "SELECT name, count(*) AS n FROM (SELECT red AS name FROM games UNION ALL"
-        " SELECT black FROM games) WHERE name <> '' GROUP BY name ORDER BY n DESC, name"
-        " LIMIT ?", [top]).fetchall()]
+        "SELECT p.name, count(*) AS n FROM (SELECT red_player_id AS player_id FROM games"
+        " UNION ALL SELECT black_player_id FROM games) JOIN players p USING (player_id)"
+        " GROUP BY p.name ORDER BY n DESC, p.name LIMIT ?", [top]).fetchall()]
     info.formats = [tuple(r) for r in con.execute(
         "SELECT coalesce(format, '?'), coalesce(encoding, '-'), count(*) AS n"
         " FROM game_records GROUP BY ALL ORDER BY n DESC, 1, 2").fetchall()]

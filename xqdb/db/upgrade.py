@@ -25,6 +25,7 @@ import pyarrow as pa
 
 from ..formats import reader_for
 from ..formats.record import GameRecord, Origin
+from .players import PlayerError, link_players, merge
 from .rows import UnitBuilder, replay_record
 from .schema import SCHEMA_VERSION, DatabaseError, connect, schema_version
 from .writer import Writer
@@ -80,6 +81,8 @@ def upgrade(path: str | os.PathLike[str]) -> UpgradeSummary:
         new = connect(fresh)
         try:
             _rebuild(old, Writer(new), summary)
+            _carry_aliases(old, new)
+            link_players(new)
             new.execute("CHECKPOINT")
         finally:
             new.close()
@@ -119,6 +122,21 @@ def _rebuild(old: duckdb.DuckDBPyConnection, writer: Writer, summary: UpgradeSum
     writer.con.execute("UPDATE sources SET imported_at = o.imported_at FROM old_stamps o"
                        " WHERE sources.source_id = o.source_id")
     writer.con.unregister("old_stamps")
+
+
+def _carry_aliases(old: duckdb.DuckDBPyConnection, new: duckdb.DuckDBPyConnection) -> None:
+    """Bring over the corrections users made to player names (``xqdb players alias``)."""
+    if not old.execute("SELECT 1 FROM information_schema.tables"
+                       " WHERE table_name = 'player_names'").fetchall():
+        return
+    link_players(new)
+    for spelling, name in old.execute("""
+            SELECT n.spelling, p.name FROM player_names n JOIN players p USING (player_id)
+            WHERE n.decided_by = 'alias' ORDER BY n.spelling""").fetchall():
+        try:
+            merge(new, [spelling], name)
+        except PlayerError:  # a spelling no record of this version gives any more
+            continue
 
 
 def _commit(writer: Writer, builder: UnitBuilder, summary: UpgradeSummary) -> None:

@@ -1,0 +1,343 @@
+"""Players, named reports and the report commands, on ccpd-dev.zip imported for real.
+
+Every report figure is checked against SQL written here by hand over the same database.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import duckdb
+import pyarrow.parquet as pq
+import pytest
+
+from import_support import DATA, run_xqdb
+from xqdb.db.queries import list_queries, run_query
+from xqdb.db.schema import connect
+from xqdb.importer import import_paths
+from xqdb.players import fold
+from xqdb.tree import position_key
+
+
+#: The spellings of 胡榮華 alone in ccpd-dev.zip, and those of his consultation pairs.
+HU_ALONE = ["胡榮華", "上海胡榮華", "上海 胡榮華", "中國胡榮華", "上海  胡榮華", "中國 胡榮華",
+            "盧灣胡榮華", "上  海 胡榮華", "上海棋院 胡榮華", "海上海胡榮華", "上海八建胡榮華",
+            "上海\u3000胡榮華", "南方隊胡榮華"]
+HU_PAIRS = {"伍霞+胡榮華": "伍霞+胡荣华", "伍霞胡榮華": "伍霞+胡荣华",
+            "歐陽琦琳／胡榮華": "欧阳琦琳+胡荣华"}
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory: pytest.TempPathFactory, shared_data: Path) -> Path:
+    path = tmp_path_factory.mktemp("reports") / "ccpd.duckdb"
+    import_paths([str(shared_data / "ccpd-dev.zip")], path, jobs=2)
+    return path
+
+
+@pytest.fixture()
+def con(db: Path):
+    connection = connect(db, read_only=True)
+    yield connection
+    connection.close()
+
+
+def player_of(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
+    return dict(con.execute("SELECT n.spelling, p.name FROM player_names n"
+                            " JOIN players p USING (player_id)").fetchall())
+
+
+def test_hu_ronghua_s_spellings_are_one_player_and_his_pairs_stay_pairs(con) -> None:
+    names = player_of(con)
+    assert {names[s] for s in HU_ALONE} == {"胡荣华"}
+    assert {s: names[s] for s in HU_PAIRS} == HU_PAIRS
+    games = con.execute("""
+        SELECT count(*) FROM games g JOIN players p ON p.player_id IN (g.red_player_id,
+        g.black_player_id) WHERE p.name = '胡荣华'""").fetchall()[0][0]
+    alone = con.execute("SELECT count(*) FROM games WHERE red IN $s OR black IN $s",
+                        {"s": HU_ALONE}).fetchall()[0][0]
+    assert games == alone == 801
+
+
+def test_no_player_is_merged_into_a_name_it_does_not_end_with(con) -> None:
+    # Players who share a surname or a given name (李来群 and 李群, 胡荣华 and 胡明) are told
+    # apart because a spelling is only ever cut down to a whole name at its end.
+    names = player_of(con)
+    for spelling, name in names.items():
+        if "+" not in name and not re.search("[A-Za-z]", name):
+            assert fold(spelling).replace(" ", "").endswith(name), (spelling, name)
+    people = {names[s] for s in ("李來群", "李群", "胡明", "胡慶陽", "徐天紅", "徐天利",
+                                 "王斌", "王琳娜", "趙國榮", "趙鑫鑫")}
+    assert len(people) == 10
+
+
+def test_top_players_of_info_count_canonical_players(db: Path) -> None:
+    result = run_xqdb("info", "--db", str(db), "--top", "3")
+    assert result.returncode == 0, result.stderr
+    assert "      801  胡荣华" in result.stdout
+    assert "上海胡榮華" not in result.stdout
+
+
+def _red_score(won: int, drawn: int, lost: int) -> float:
+    return round(100.0 * (won + 0.5 * drawn) / (won + drawn + lost), 1)
+
+
+def test_opening_families_equal_hand_written_sql(con) -> None:
+    report = {r["opening"]: r for r in run_query(con, "openings", by="family").records()}
+    hand = con.execute("""
+        SELECT left(ecco, 1), count(*), count(*) FILTER (result = '1-0'),
+               count(*) FILTER (result = '1/2-1/2'), count(*) FILTER (result = '0-1'),
+               min(year), max(year)
+        FROM games WHERE status = 'valid' AND ecco IS NOT NULL GROUP BY 1""").fetchall()
+    total = sum(row[1] for row in hand)
+    assert sorted(report) == ["A", "B", "C", "D", "E"]
+    for family, games, won, drawn, lost, first, last in hand:
+        row = report[family]
+        assert (row["games"], row["first_year"], row["last_year"]) == (games, first, last)
+        assert row["share"] == round(100.0 * games / total, 1)
+        assert row["red_score"] == _red_score(won, drawn, lost)
+        assert row["red_win"] == round(100.0 * won / (won + drawn + lost), 1)
+
+
+def test_openings_filtered_by_player_year_and_minimum(con) -> None:
+    rows = run_query(con, "openings", player="吕钦", side="red", from_year="1990",
+                     to_year="1999", min_games="5", sort="score").records()
+    hand = dict(con.execute("""
+        SELECT g.ecco, count(*) FROM games g JOIN players p ON p.player_id = g.red_player_id
+        WHERE p.name = '吕钦' AND g.status = 'valid' AND g.year BETWEEN 1990 AND 1999
+          AND g.ecco IS NOT NULL GROUP BY 1 HAVING count(*) >= 5""").fetchall())
+    assert {r["opening"]: r["games"] for r in rows} == hand
+    scores = [r["red_score"] for r in rows]
+    assert scores == sorted(scores, reverse=True)
+
+
+def test_repertoire_scores_for_the_player(con) -> None:
+    rows = run_query(con, "repertoire", player="胡荣华", by="family").records()
+    hand = con.execute("""
+        SELECT left(g.ecco, 1), count(*),
+               count(*) FILTER (result = '0-1'), count(*) FILTER (result = '1/2-1/2'),
+               count(*) FILTER (result = '1-0')
+        FROM games g JOIN players p ON p.player_id = g.black_player_id
+        WHERE p.name = '胡荣华' AND g.status = 'valid' AND g.ecco IS NOT NULL
+        GROUP BY 1""").fetchall()
+    as_black = {r["opening"]: r for r in rows if r["side"] == "black"}
+    for family, games, won, drawn, lost in hand:
+        assert as_black[family]["games"] == games
+        assert as_black[family]["score"] == _red_score(won, drawn, lost)
+    assert {r["side"] for r in rows} == {"red", "black"}
+
+
+def test_tree_merges_move_orders_and_equals_hand_written_sql(con) -> None:
+    key = position_key("炮二平五 马8进7 兵七进一")
+    assert key == position_key("兵七进一 马8进7 炮二平五")
+    rows = run_query(con, "tree", key=str(key), notation="uci").records()
+    hand = dict(con.execute("""
+        SELECT m.uci, count(DISTINCT m.game_id) FROM moves m JOIN games g USING (game_id)
+        WHERE m.key_before = $k AND g.status = 'valid' GROUP BY 1""", {"k": key}).fetchall())
+    assert {r["move"]: r["games"] for r in rows} == hand
+    assert sum(r["games"] for r in rows) > 0
+    start = run_query(con, "tree", key=str(position_key(""))).records()
+    assert start[0]["move"] == "炮二平五"
+
+
+def test_query_list_names_every_report_without_a_database() -> None:
+    listed = run_xqdb("query", "--list")
+    assert listed.returncode == 0
+    for query in list_queries():
+        assert f"{query.name}: {query.description}" in listed.stdout
+    assert {q.name for q in list_queries()} == {"openings", "repertoire", "tree", "players",
+                                                "family_years", "lines"}
+    assert "    key (required): Zobrist key" in listed.stdout
+    no_db = run_xqdb("query", "tree", "-p", "key=1")
+    assert no_db.returncode == 2 and "Missing option '--db'" in no_db.stderr
+
+
+def test_query_command_outputs(db: Path, tmp_path: Path) -> None:
+    csv = run_xqdb("query", "openings", "--db", str(db), "--param", "by=family",
+                   "--format", "csv")
+    assert csv.returncode == 0, csv.stderr
+    lines = csv.stdout.splitlines()
+    assert lines[0].startswith("opening,name,games,share")
+    assert [line[0] for line in lines[1:]] == ["C", "A", "E", "B", "D"]
+    out = tmp_path / "families.parquet"
+    written = run_xqdb("query", "openings", "--db", str(db), "-p", "by=family", "-o", str(out))
+    assert written.returncode == 0 and pq.read_table(out).num_rows == 5
+    unknown = run_xqdb("query", "nothing", "--db", str(db))
+    assert unknown.returncode == 2 and "no query named 'nothing'" in unknown.stderr
+    missing = run_xqdb("query", "tree", "--db", str(db))
+    assert missing.returncode == 2 and "needs --param key=VALUE" in missing.stderr
+    wrong = run_xqdb("query", "tree", "--db", str(db), "-p", "colour=red")
+    assert wrong.returncode == 2 and "takes no parameter colour" in wrong.stderr
+    no_db = run_xqdb("query", "players", "--db", str(tmp_path / "none.duckdb"))
+    assert no_db.returncode == 4 and "no such database" in no_db.stderr
+
+
+def test_sql_command_runs_any_sql(db: Path) -> None:
+    result = run_xqdb("sql", "SELECT status, count(*) AS n FROM games GROUP BY 1 ORDER BY 1",
+                      "--db", str(db), "--format", "json")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == [{"status": "invalid", "n": 3},
+                                         {"status": "valid", "n": 8404}]
+    bad = run_xqdb("sql", "SELECT nothing FROM games", "--db", str(db))
+    assert bad.returncode == 2 and bad.stderr.startswith("Error: ") and \
+        len(bad.stderr.splitlines()) == 1
+
+
+def test_table_output_aligns_chinese_by_display_width(db: Path) -> None:
+    result = run_xqdb("players", "--db", str(db), "--search", "榮華", "--limit", "3")
+    assert result.returncode == 0, result.stderr
+    from wcwidth import wcswidth
+    header, rule, *rows = result.stdout.splitlines()
+    games_end = wcswidth(header[:header.index("games") + len("games")])
+    for row in rows:  # the games column ends at the same display column on every row
+        cut = row.split()
+        assert wcswidth(row[:row.index(" " + cut[2] + " ") + len(cut[2]) + 1]) == games_end
+    assert "胡荣华" in rows[0] and "上海胡榮華 318" in rows[0]
+
+
+def test_openings_and_tree_commands(db: Path) -> None:
+    openings = run_xqdb("openings", "--db", str(db), "--by", "family", "--format", "json")
+    assert openings.returncode == 0, openings.stderr
+    assert [r["opening"] for r in json.loads(openings.stdout)] == ["C", "A", "E", "B", "D"]
+    repertoire = run_xqdb("openings", "--db", str(db), "--player", "胡荣华", "--format", "csv")
+    assert repertoire.returncode == 0 and repertoire.stdout.startswith("side,opening")
+    tree = run_xqdb("tree", "--db", str(db), "--moves", "C2.5 H8+7", "--notation", "wxf",
+                    "--format", "csv")
+    assert tree.returncode == 0, tree.stderr
+    assert tree.stdout.splitlines()[1].startswith("H2+3,3084,")
+    bad = run_xqdb("tree", "--db", str(db), "--moves", "炮二平五 车一进九")
+    assert bad.returncode == 2 and "move 2, '车一进九'" in bad.stderr
+
+
+def test_players_alias_merges_and_splits_and_survives_relinking(db: Path,
+                                                                tmp_path: Path) -> None:
+    copy = tmp_path / "copy.duckdb"
+    shutil.copy(db, copy)
+    con = duckdb.connect(str(copy), read_only=True)
+    hand = con.execute("""SELECT count(*) FROM games g JOIN players p
+                          ON p.player_id IN (g.red_player_id, g.black_player_id)
+                          WHERE p.name IN ('杨官璘', '杨官麟')""").fetchall()[0][0]
+    con.close()
+    merged = run_xqdb("players", "--db", str(copy), "alias", "杨官麟", "杨官璘", "--as", "杨官璘")
+    assert merged.returncode == 0, merged.stderr
+    split = run_xqdb("players", "--db", str(copy), "alias", "--split", "伍霞胡榮華")
+    assert split.returncode == 0, split.stderr
+    from xqdb.db.players import link_players
+    con = duckdb.connect(str(copy))
+    link_players(con)  # as the next import does: the corrections stay
+    names = player_of(con)
+    assert names["楊官麟"] == names["廣東楊官麟"] == names["楊官璘"] == "杨官璘"
+    assert names["伍霞胡榮華"] == "伍霞胡荣华" and names["伍霞+胡榮華"] == "伍霞+胡荣华"
+    games = con.execute("""SELECT count(*) FROM games g JOIN players p
+                           ON p.player_id IN (g.red_player_id, g.black_player_id)
+                           WHERE p.name = '杨官璘'""").fetchall()[0][0]
+    con.close()
+    assert games == hand
+    unknown = run_xqdb("players", "--db", str(copy), "alias", "無此人", "--as", "x")
+    assert unknown.returncode == 2 and "neither a spelling nor a player" in unknown.stderr
+
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+#: Flags for a headless chromium that contacts nothing but the page it is given.
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                  "--no-first-run", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync"]
+
+
+def chromium(page: Path, profile: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([CHROMIUM or "chromium", *CHROMIUM_FLAGS, f"--user-data-dir={profile}",
+                           "--virtual-time-budget=15000", *args, page.as_uri()],
+                          capture_output=True, text=True, timeout=180)
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (.ci/run installs it)")
+def test_report_renders_in_a_real_browser(db: Path, tmp_path: Path, con) -> None:
+    page = tmp_path / "report.html"
+    written = run_xqdb("report", "--db", str(db), "--out", str(page))
+    assert written.returncode == 0, written.stderr
+    text = page.read_text(encoding="utf-8")
+    # Self-contained: no script or style sheet is loaded from anywhere else.
+    assert not re.search(r"<(script|link)[^>]+(src|href)=", text)
+    top_code = con.execute("SELECT ecco FROM games WHERE status = 'valid' AND ecco IS NOT NULL"
+                           " GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 1").fetchall()[0][0]
+    dom = chromium(page, tmp_path / "profile", "--dump-dom").stdout
+    try:
+        assert '<pre id="page-errors"></pre>' in dom, "the page reported errors"
+        for chart in ("families-by-year", "results-by-family"):
+            drawn = re.search(rf'id="{chart}"[^>]*>.*?class="main-svg"', dom, re.S)
+            assert drawn, f"{chart} was not drawn"
+        first_row = re.search(r'<table id="openings">.*?</tr><tr><td>(\w+)</td>', dom, re.S)
+        assert first_row and first_row[1] == top_code
+    except AssertionError:
+        shot = tmp_path / "report.png"
+        chromium(page, tmp_path / "profile-shot", f"--screenshot={shot}",
+                 "--window-size=1280,3000")
+        print(f"screenshot of the failing page: {shot}")
+        raise
+
+
+def test_a_player_s_report_counts_their_games(con) -> None:
+    from xqdb.report import build_report
+
+    page = build_report(con, player="胡荣华")
+    hand = con.execute("""
+        SELECT count(*) FROM games g JOIN players p
+        ON p.player_id IN (g.red_player_id, g.black_player_id)
+        WHERE p.name = '胡荣华' AND g.status = 'valid' AND g.ecco IS NOT NULL""").fetchall()[0][0]
+    assert "<h1>Openings of 胡荣华</h1>" in page
+    assert f"<p>{hand:,} classified games.</p>" in page
+
+
+def test_most_played_lines_equal_hand_written_sql(con) -> None:
+    rows = run_query(con, "lines", plies="2", limit="3").records()
+    hand = con.execute("""
+        SELECT line, count(*) FROM (
+            SELECT game_id, string_agg(chinese, ' ' ORDER BY ply) AS line FROM moves
+            WHERE ply <= 2 AND game_id IN (SELECT game_id FROM games WHERE status = 'valid'
+                AND plies >= 2 AND start_fen LIKE 'rnbakabnr/9/1c5c1/%/RNBAKABNR w%')
+            GROUP BY game_id)
+        GROUP BY line ORDER BY 2 DESC, 1 LIMIT 3""").fetchall()
+    assert [(r["line"], r["games"]) for r in rows] == hand
+
+
+def test_openings_by_traditional_name_count_a_game_under_each_name(db: Path,
+                                                                   tmp_path: Path) -> None:
+    copy = tmp_path / "named.duckdb"
+    shutil.copy(db, copy)
+    con = duckdb.connect(str(copy))
+    # What the classifier will store: here, names given by hand to a known set of games.
+    con.execute("""UPDATE games SET opening_names = CASE WHEN ecco LIKE 'C%'
+                   THEN ['中炮', '屏风马'] ELSE ['中炮'] END WHERE ecco SIMILAR TO '[BCD].*'""")
+    hand = dict(con.execute("SELECT left(ecco, 1), count(*) FROM games WHERE status = 'valid'"
+                            " AND ecco SIMILAR TO '[BCD].*' GROUP BY 1").fetchall())
+    rows = {r["opening"]: r for r in run_query(con, "openings", by="name").records()}
+    con.close()
+    assert rows["中炮"]["games"] == hand["B"] + hand["C"] + hand["D"]
+    assert rows["屏风马"]["games"] == hand["C"]
+    assert rows["中炮"]["share"] == 100.0
+
+
+def test_upgrade_keeps_the_corrections_made_to_player_names(tmp_path: Path) -> None:
+    from xqdb.db.players import merge
+    from xqdb.db.upgrade import upgrade
+
+    path = tmp_path / "small.duckdb"
+    import_paths([str(DATA / "pgn-gbk"), str(DATA / "pgn-chinese-15.pgn")], path, jobs=1)
+    con = duckdb.connect(str(path))
+    spelling = con.execute("SELECT red FROM games WHERE red IS NOT NULL ORDER BY game_id"
+                           " LIMIT 1").fetchall()[0][0]
+    merge(con, [spelling], "改过的名字")
+    # As if written by the version before: upgrade reads every record again.
+    con.execute("UPDATE meta SET value = '3' WHERE key = 'schema_version'")
+    con.close()
+    assert upgrade(path).kept is not None
+    con = duckdb.connect(str(path), read_only=True)
+    assert player_of(con)[spelling] == "改过的名字"
+    linked = con.execute("SELECT count(*) FROM games g JOIN players p ON p.player_id ="
+                         " g.red_player_id WHERE p.name = '改过的名字'").fetchall()[0][0]
+    assert linked == con.execute("SELECT count(*) FROM games WHERE red = ?",
+                                 [spelling]).fetchall()[0][0] > 0
+    con.close()

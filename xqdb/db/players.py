@@ -1,0 +1,145 @@
+"""The ``players`` table: each ``red``/``black`` spelling linked to one player.
+
+:func:`link_players` runs the naming rules of :mod:`xqdb.players` over every spelling of
+the database (the rules look at all of them together) and points ``games.red_player_id``
+and ``black_player_id`` at the result; corrections made with :func:`merge` and
+:func:`split` (``xqdb players alias``) are stored in ``player_names`` as ``alias`` and kept
+whenever the rules run again.
+
+>>> import duckdb
+>>> from xqdb.db.schema import create_schema
+>>> con = duckdb.connect()
+>>> create_schema(con)
+>>> _ = con.execute("INSERT INTO games (game_id, source_id, record_index, plies, status,"
+...     " red, black) VALUES (1, 1, 0, 0, 'valid', '上海 胡榮華', '呂欽'),"
+...     " (2, 1, 1, 0, 'valid', '胡榮華', '廣東呂欽')")
+>>> link_players(con)
+2
+>>> con.execute("SELECT red_player_id, black_player_id FROM games ORDER BY game_id").fetchall()
+[(2, 1), (2, 1)]
+"""
+
+from __future__ import annotations
+
+import duckdb
+import pyarrow as pa
+
+from ..players import canonical_names, fold
+
+
+class PlayerError(ValueError):
+    """A correction names no spelling or player of the database."""
+
+
+def link_players(con: duckdb.DuckDBPyConnection) -> int:
+    """Name every spelling of the database by the rules (aliases kept), add the players
+    that are new, and link each game to its players; returns how many players there are."""
+    firsts = con.execute("""
+        SELECT name, min(game_id) FROM (SELECT red AS name, game_id FROM games
+                                        UNION ALL SELECT black, game_id FROM games)
+        WHERE name IS NOT NULL GROUP BY name""").fetchall()
+    first_game = dict(firsts)
+    aliases = dict(con.execute("""
+        SELECT n.spelling, p.name FROM player_names n JOIN players p USING (player_id)
+        WHERE n.decided_by = 'alias'""").fetchall())
+    names = canonical_names(first_game)
+    names.update(aliases)
+    _add_players(con, names, first_game)
+    con.execute("DELETE FROM player_names WHERE decided_by = 'rules'")
+    rules = [s for s in names if s not in aliases]
+    con.register("new_player_names", pa.table({"spelling": rules,
+                                               "name": [names[s] for s in rules]}))
+    try:
+        con.execute("""
+            INSERT INTO player_names
+            SELECT n.spelling, p.player_id, 'rules' FROM new_player_names n
+            JOIN players p USING (name)""")
+    finally:
+        con.unregister("new_player_names")
+    return _relink(con)
+
+
+def _add_players(con: duckdb.DuckDBPyConnection, names: dict[str, str],
+                 first_game: dict[str, int]) -> None:
+    """Add the canonical names not yet in ``players``, numbered in the order of their
+    first game, so that the same games give the same ids."""
+    known = {name for name, in con.execute("SELECT name FROM players").fetchall()}
+    first: dict[str, int] = {}
+    for spelling, name in names.items():
+        if name not in known:
+            game = first_game.get(spelling, 0)
+            first[name] = min(first.get(name, game), game)
+    new = sorted(first, key=lambda n: (first[n], n))
+    start = _scalar(con, "SELECT coalesce(max(player_id), 0) FROM players")
+    con.register("new_players", pa.table({
+        "player_id": pa.array(range(start + 1, start + 1 + len(new)), pa.int64()),
+        "name": new, "is_pair": ["+" in n for n in new]}))
+    try:
+        con.execute("INSERT INTO players SELECT player_id, name, is_pair FROM new_players")
+    finally:
+        con.unregister("new_players")
+
+
+def _relink(con: duckdb.DuckDBPyConnection) -> int:
+    """Point every game at its players and drop players no spelling names any more."""
+    for side in ("red", "black"):
+        con.execute(f"""
+            UPDATE games SET {side}_player_id = n.player_id FROM player_names n
+            WHERE games.{side} = n.spelling
+              AND games.{side}_player_id IS DISTINCT FROM n.player_id""")
+    con.execute("DELETE FROM players WHERE player_id NOT IN (SELECT player_id FROM player_names)")
+    return _scalar(con, "SELECT count(*) FROM players")
+
+
+def _scalar(con: duckdb.DuckDBPyConnection, sql: str, params: list[object] | None = None
+            ) -> int:
+    """The one number ``sql`` gives (0 for no row)."""
+    rows = con.execute(sql, params or []).fetchall()
+    return int(rows[0][0]) if rows and rows[0][0] is not None else 0
+
+
+def _player_id(con: duckdb.DuckDBPyConnection, name: str) -> int:
+    """The id of the player called ``name``, added when there is none."""
+    found = _scalar(con, "SELECT player_id FROM players WHERE name = ?", [name])
+    if found:
+        return found
+    con.execute("INSERT INTO players SELECT coalesce(max(player_id), 0) + 1, ?, ? FROM players",
+                [name, "+" in name])
+    return _player_id(con, name)
+
+
+def _spellings(con: duckdb.DuckDBPyConnection, texts: list[str]) -> list[str]:
+    """The spellings ``texts`` name: each text is a spelling or a player's name (all of
+    its spellings)."""
+    found: list[str] = []
+    for text in texts:
+        rows = con.execute("""
+            SELECT spelling FROM player_names WHERE spelling = $t
+            UNION SELECT n.spelling FROM player_names n JOIN players p USING (player_id)
+            WHERE p.name = $t ORDER BY 1""", {"t": text}).fetchall()
+        if not rows:
+            raise PlayerError(f"{text!r} is neither a spelling nor a player of the database")
+        found += [r[0] for r in rows if r[0] not in found]
+    return found
+
+
+def merge(con: duckdb.DuckDBPyConnection, texts: list[str], name: str) -> list[str]:
+    """Make every spelling of ``texts`` (spellings or players' names) the player ``name``;
+    returns the spellings moved. Kept when the rules run again."""
+    spellings = _spellings(con, texts)
+    player = _player_id(con, name)
+    for spelling in spellings:
+        con.execute("UPDATE player_names SET player_id = ?, decided_by = 'alias'"
+                    " WHERE spelling = ?", [player, spelling])
+    _relink(con)
+    return spellings
+
+
+def split(con: duckdb.DuckDBPyConnection, spelling: str, name: str | None = None) -> str:
+    """Give the spelling ``spelling`` a player of its own, ``name`` (by default the spelling
+    folded, with nothing taken off); returns that name."""
+    if not _scalar(con, "SELECT count(*) FROM player_names WHERE spelling = ?", [spelling]):
+        raise PlayerError(f"{spelling!r} is not a spelling of the database")
+    name = name or fold(spelling)
+    merge(con, [spelling], name)
+    return name

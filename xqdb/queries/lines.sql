@@ -1,0 +1,32 @@
+-- The most played lines: the games' first moves, as played, most common first.
+--
+-- One row per sequence of the first `plies` moves (in Chinese): games that began with
+-- it, share of the games counted, and Red's score (a win 1, a draw 1/2) over those with a
+-- result. Only valid games from the standard start with at least `plies` moves count.
+-- @param plies=6         how many moves make a line
+-- @param limit=20        at most this many lines
+-- @param player=         only the games of this player (canonical name, see `xqdb players`)
+-- @param side=either     with player: the games where they had red, black or either
+-- @param from_year=      only games of this year or later
+-- @param to_year=        only games of this year or earlier
+-- @param event=          only games whose event contains this text
+WITH picked AS (
+    SELECT game_id, result FROM picked_games($player, $side, $from_year, $to_year, $event)
+    WHERE start_fen LIKE 'rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w%'
+      AND plies >= CAST($plies AS INTEGER)
+),
+line AS (
+    SELECT m.game_id, any_value(p.result) AS result,
+           string_agg(m.chinese, ' ' ORDER BY m.ply) AS line
+    FROM moves m JOIN picked p USING (game_id)
+    WHERE m.ply <= CAST($plies AS INTEGER)
+    GROUP BY m.game_id
+)
+SELECT line, count(*) AS games,
+       round(100.0 * count(*) / (SELECT count(*) FROM line), 1) AS share,
+       round(100.0 * (count(*) FILTER (result = '1-0') + 0.5 * count(*) FILTER (result = '1/2-1/2'))
+             / nullif(count(*) FILTER (result IN ('1-0', '0-1', '1/2-1/2')), 0), 1) AS red_score
+FROM line
+GROUP BY line
+ORDER BY games DESC, line
+LIMIT CAST($limit AS INTEGER)
