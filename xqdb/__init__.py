@@ -12,12 +12,11 @@ from .errors import (
     NotationError, UnknownNotationError,
 )
 from .position import Move, Position
-from .replay import Status
 from .rules.board import BLACK, COLORS, RED, Color, Piece, PieceType, Square
 from .rules.outcome import Outcome, Termination
 
 __all__ = [
     "Position", "Move", "Color", "Square", "Piece", "PieceType", "RED", "BLACK", "COLORS",
-    "Outcome", "Termination", "Status", "ErrorKind", "MoveError", "InvalidMoveError",
+    "Outcome", "Termination", "ErrorKind", "MoveError", "InvalidMoveError",
     "IllegalMoveError", "AmbiguousMoveError", "UnknownNotationError", "NotationError", "FenError",
 ]
