@@ -2,7 +2,7 @@
 
 Run: ``python bench/bench_notation.py [--repeat 3]``. Prints figures; asserts nothing.
 
-Input: the 1,125 master games of ``uci/liu-dahua-1125.pgn`` (their Chinese and WXF texts
+Input: the 1,125 master games of ``uci/liu-dahua-1125.pgn`` (their Chinese, WXF and SAN texts
 are written once by the tool itself, then read back as a file would be), and the 20 xqbase
 games of ``pgn-gbk/`` in their own Chinese text. Each figure is the best of ``--repeat``
 runs; "write" and "parse" figures are net of the cost of making the moves.
@@ -126,19 +126,22 @@ def main() -> None:
     games = coordinate_games(DATA / "uci" / "liu-dahua-1125.pgn")
     chinese = in_notation(games, "chinese")
     wxf = in_notation(games, "wxf")
+    san = in_notation(games, "san")
+    san_fsf = in_notation(games, "san-fsf")
     xqbase = gbk_games(DATA / "pgn-gbk")
     print(f"{len(games):,} games, {sum(map(len, games)):,} plies (liu-dahua-1125); "
           f"{len(xqbase)} xqbase games, {sum(map(len, xqbase)):,} plies (pgn-gbk)")
 
     base, plies = best_of(repeat, lambda: push_only(games))
     print(f"make moves only:            {plies / base:12,.0f} plies/s")
-    for notation in ("chinese", "chinese-traditional", "wxf", "iccs"):
+    for notation in ("chinese", "chinese-traditional", "wxf", "iccs", "san", "san-fsf"):
         elapsed, plies = best_of(repeat, lambda: push_and_write(games, notation))
         net = max(elapsed - base, 1e-9)
         print(f"write {notation:<20} {plies / net:12,.0f} plies/s  "
               f"({net / plies * 1e6:.2f} us/ply)")
     for label, texts, notation in (("chinese", chinese, "chinese"), ("wxf", wxf, "wxf"),
                                    ("chinese (auto)", chinese, "auto"),
+                                   ("san", san, "san"), ("san-fsf", san_fsf, "san-fsf"),
                                    ("xqbase chinese", xqbase, "chinese")):
         elapsed, plies = best_of(repeat, lambda: parse_and_push(texts, notation))
         net = max(elapsed - base * (plies / sum(map(len, games))), 1e-9)
@@ -150,6 +153,9 @@ def main() -> None:
     print(f"replay() with Chinese text, writing uci/iccs/wxf/chinese: "
           f"{plies / elapsed:,.0f} plies/s "
           f"= {len(games) / elapsed:,.0f} games/s ({plies / len(games):.0f} plies/game)")
+    elapsed, plies = best_of(repeat, lambda: full_replay(san, "san"))
+    print(f"replay() with WinBoard SAN text, dialect settled by replaying both: "
+          f"{plies / elapsed:,.0f} plies/s = {len(games) / elapsed:,.0f} games/s")
 
 
 if __name__ == "__main__":

@@ -37,7 +37,7 @@ CHARIOTS = "4k4/9/9/9/7R1/9/9/9/9/3K3R1 w"
     ("4k4/9/9/9/9/9/9/9/4C4/4K4 w", "炮五平四", "chinese", IllegalMoveError),  # kings facing
     (CHARIOTS, "车二进一", "chinese", AmbiguousMoveError),
     (CHARIOTS, "R2.5", "wxf", AmbiguousMoveError),
-    (START, "Nf3", "san", UnknownNotationError),
+    (START, "Nf3", "klingon", UnknownNotationError),
 ])
 def test_each_failure_of_a_move_text_has_its_own_exception(
         fen: str, text: str, notation: str, error: type[MoveError]) -> None:
@@ -69,7 +69,7 @@ def _record(moves: list[str], notation: str = "auto", fen: str | None = None) ->
     (_record(["车二进一"], "chinese", CHARIOTS), ErrorKind.AMBIGUOUS_MOVE, 1, "车二进一"),
     (_record(["h2e2"], "uci", "rnbakabnr/9/9/9/9/9/9/9/9/RNBA1ABNR w"), ErrorKind.BAD_FEN,
      None, None),
-    (_record(["Nf3"], "san"), ErrorKind.UNKNOWN_NOTATION, None, None),
+    (_record(["Nf3"], "klingon"), ErrorKind.UNKNOWN_NOTATION, None, None),
 ])
 def test_replay_reports_the_kind_ply_and_text_of_a_failure(
         record: GameRecord, kind: ErrorKind, ply: int | None, text: str | None) -> None:

@@ -11,7 +11,7 @@ import pytest
 
 from positions import oracle_positions
 from xqdb import Move, NotationError, Position
-from xqdb.notation import AmbiguousMoveError, read_move, sniff, write_move
+from xqdb.notation import AmbiguousMoveError, read_move, write_move
 from xqdb.notation.coordinates import write_uci10
 from xqdb import rules
 
@@ -253,20 +253,6 @@ def test_errors_name_the_text_and_why(fen: str, text: str, notation: str, words:
 def test_ambiguity_has_its_own_error_type() -> None:
     with pytest.raises(AmbiguousMoveError):
         read_move(Position.from_fen(CHARIOTS), "车二进一", "chinese")
-
-
-def test_sniff() -> None:
-    texts = {"炮二平五": "chinese", "前九平八": "chinese", "二7平6": "chinese",
-             "C2.5": "wxf", "＋Ｐ＋１": "wxf", "3+.4": "wxf", "H2-E2": "iccs", "h2e2": "uci",
-             "H2E2": "uci", "h10g8": "uci10", "7747": "dhtmlxq"}
-    assert {text: sniff(text) for text in texts} == texts
-
-
-def test_unknown_notation_is_an_error() -> None:
-    with pytest.raises(NotationError, match="notation 'san'"):
-        read_move(Position(), "h2e2", "san")
-    with pytest.raises(NotationError, match="cannot be written"):
-        write_move(Position(), Move.from_uci("h2e2"), "auto")
 
 
 def test_public_position_api() -> None:

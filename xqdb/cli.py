@@ -19,8 +19,9 @@ from .rules import divide, perft
 from .rules.position import STARTING_FEN
 from .db.info import database_info
 from .db.schema import DatabaseError, connect
+from .formats import formats
 from .formats.sources import Source, walk
-from .reading import SHOW_NOTATIONS
+from .reading import SHOW_NOTATIONS, format_game, nth_record, summarize
 from .importer import (COMMIT_RECORDS, ImportSummary, InputError, StorageError, UnitResult,
                        import_paths)
 
@@ -217,8 +218,7 @@ def upgrade_command(db: str) -> None:
 @cli.command("read")
 @click.argument("paths", nargs=-1, required=True)
 @click.option("--format", "format_", default=None,
-              help="Read every source as this format (pgn, dhtmlxq, movelist, epd, xqf, cbr, "
-                   "cbf).")
+              help="Read every source as this format (one of: " + ", ".join(formats()) + ").")
 @click.option("--encoding", default=None, help="Text encoding (default: detected per file).")
 @click.option("--show", type=click.IntRange(1), default=None, metavar="N",
               help="Print the N-th record (1-based) with its moves instead of the summary.")
@@ -239,9 +239,7 @@ def read_command(paths: tuple[str, ...], format_: str | None, encoding: str | No
     examples naming file, record and ply. Exits with 1 when a record is invalid, 3 when
     there is no record to read, 2 for a bad option (--show past the last record too).
     """
-    from .formats import formats
     from .formats.encoding import normalize_encoding
-    from .reading import format_game, nth_record, summarize
 
     if format_ is not None and format_ not in formats():
         raise click.BadParameter(f"{format_!r} is not one of {', '.join(formats())}",

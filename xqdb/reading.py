@@ -27,13 +27,15 @@ from typing import Iterable, Iterator
 from .errors import ErrorKind
 from .formats import read_paths
 from .formats.record import GameRecord
+from .notation import WRITTEN_NOTATIONS, write_move
 from .notation.chinese import to_traditional
 from .replay import ReplayedGame, replay, shorten
+from .position import Position
 
-#: Notations a game can be shown in.
-#: ``chinese`` writes the script the record is written in (see :attr:`ReplayedGame.script`).
-SHOW_NOTATIONS = ("chinese", "chinese-simplified", "chinese-traditional", "wxf", "iccs", "uci",
-                  "source")
+#: Notations a game can be shown in: every written one, ``chinese-simplified`` and ``source``
+#: (the texts as written). ``chinese`` writes the script the record is written in (see
+#: :attr:`ReplayedGame.script`).
+SHOW_NOTATIONS = (*WRITTEN_NOTATIONS, "chinese-simplified", "source")
 
 
 @dataclass(slots=True)
@@ -202,7 +204,7 @@ def format_game(record: GameRecord, notation: str = "chinese") -> str:
     elif notation.startswith("chinese"):
         texts = list(game.chinese)
     else:
-        texts = list(getattr(game, notation))
+        texts = _texts(game, notation)
     first_black = game.start_fen.split()[1:2] == ["b"]
     lines.append("")
     lines += _numbered(texts, first_black)
@@ -219,6 +221,16 @@ def format_game(record: GameRecord, notation: str = "chinese") -> str:
         ending = game.ending
         lines.append(f"  ending: {ending.result} at ply {ending.ply}, {ending.reason}")
     return "\n".join(lines)
+
+
+def _texts(game: ReplayedGame, notation: str) -> list[str]:
+    """The replayed moves of ``game`` written in ``notation``."""
+    pos = Position.from_fen(game.start_fen)
+    texts = []
+    for move in game.moves:
+        texts.append(write_move(pos, move, notation))
+        pos.push(move)
+    return texts
 
 
 def _numbered(texts: list[str], first_black: bool) -> list[str]:

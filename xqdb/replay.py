@@ -23,8 +23,9 @@ from functools import lru_cache
 
 from .errors import ErrorKind, FenError, IllegalMoveError, MoveError, UnknownNotationError
 from .formats.record import GameRecord, Line
-from .notation import PIECE_NOTATIONS, read_move, reader_for, write_wxf_and_chinese
+from .notation import REGISTRY, read_move, reader_for, write_wxf_and_chinese
 from .notation.chinese import script_of
+from .notation.registry import DialectError, settle_by_replay
 from .notation.coordinates import write_iccs
 from .position import Position
 from .rules.board import Move, Piece
@@ -178,6 +179,14 @@ def replay(record: GameRecord, move_limit: int | None = DEFAULT_MOVE_LIMIT) -> R
     game.start_key = pos.zobrist()
     board = pos.board
     notation = record.notation
+    entry = REGISTRY.get(notation)
+    if entry is not None and entry.twin is not None:
+        # Dialects whose texts look alike (WinBoard and Fairy-Stockfish algebraic): the one
+        # the game replays in is the one it was written in. The record says so afterwards.
+        try:
+            notation = record.notation = settle_by_replay(notation, pos, record.moves)
+        except DialectError as exc:
+            return _fail(game, str(exc), exc.ply, exc.text)
     # Bound once: this loop runs for every ply of every imported game. Coordinate texts
     # are not written here: the move itself is kept, and its texts follow from it alone.
     moves, wxf, chinese = game.moves.append, game.wxf.append, game.chinese.append
@@ -187,7 +196,7 @@ def replay(record: GameRecord, move_limit: int | None = DEFAULT_MOVE_LIMIT) -> R
     is_legal, push, zobrist, is_check = pos.is_legal, pos.push, pos.zobrist, pos.is_check
     write_texts = write_wxf_and_chinese
     # Chinese and WXF texts name a piece, so reading them already finds the legal move.
-    resolves_legal = notation in PIECE_NOTATIONS
+    resolves_legal = notation in REGISTRY and REGISTRY[notation].names_pieces
     try:
         read = reader_for(notation)
     except UnknownNotationError as exc:
@@ -216,7 +225,7 @@ def replay(record: GameRecord, move_limit: int | None = DEFAULT_MOVE_LIMIT) -> R
     if record.mainline.variations:
         game.variations = record.mainline.count_variations()
         game.variation_errors, game.variation_moves = replay_variations(
-            fen, record.mainline, record.notation)
+            fen, record.mainline, notation)
     return game
 
 

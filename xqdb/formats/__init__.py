@@ -15,51 +15,65 @@ error record, so a batch always goes on and every problem is listed.
 
 from __future__ import annotations
 
-import functools
-import importlib
 import io
 import logging
-from types import ModuleType
-from typing import BinaryIO, Iterable, Iterator
+from typing import BinaryIO, Iterable, Iterator, Protocol, runtime_checkable
 
 from ..errors import ErrorKind
+from . import cbf, cbr, dhtmlxq, epd, movelist, pgn, xqf
 from .encoding import rewound
 from .record import GameRecord, Origin
 from .sources import Skipped, Source, SourceError, iter_sources, walk
 
 log = logging.getLogger(__name__)
 
-#: Format modules in sniffing order: binary magic numbers first, then text formats
-#: from the most to the least specific.
-_FORMAT_MODULES = ("xqf", "cbr", "cbf", "dhtmlxq", "pgn", "epd", "movelist")
 _HEAD = 4096
 
 
-@functools.cache
-def readers() -> tuple[ModuleType, ...]:
-    """The format modules, in sniffing order (imported on first use: a process that
-    only walks sources does not load them)."""
-    return tuple(importlib.import_module(f"{__name__}.{name}") for name in _FORMAT_MODULES)
+@runtime_checkable
+class Reader(Protocol):
+    """What a format module provides: its name, a sniffer and a record stream.
+
+    The seam for a new format: a module with these three names, added to :data:`READERS`.
+    ``read`` never raises for bad content; a record it cannot read comes out with
+    ``error`` set.
+    """
+
+    FORMAT: str
+    """The format's name (``--format``, ``GameRecord.format``)."""
+
+    def sniff(self, head: bytes, name: str) -> bool:
+        """Whether a stream whose first 4096 bytes are ``head`` and whose file is called
+        ``name`` is in this format."""
+
+    def read(self, stream: BinaryIO, origin: Origin, encoding: str | None = None
+             ) -> Iterator[GameRecord]:
+        """Yield the records of ``stream`` one at a time (``encoding``: overrides detection)."""
+
+
+#: The format readers, in sniffing order: binary magic numbers first, then text formats
+#: from the most to the least specific.
+READERS: tuple[Reader, ...] = (xqf, cbr, cbf, dhtmlxq, pgn, epd, movelist)
 
 
 def formats() -> list[str]:
     """Names of the formats that can be read (for ``--format``)."""
-    return [module.FORMAT for module in readers()]
+    return [reader.FORMAT for reader in READERS]
 
 
-def reader_for(format: str) -> ModuleType:
-    """The module reading ``format``; raises ``ValueError`` for an unknown name."""
-    for module in readers():
-        if module.FORMAT == format:
-            return module
+def reader_for(format: str) -> Reader:
+    """The reader of ``format``; raises ``ValueError`` for an unknown name."""
+    for reader in READERS:
+        if reader.FORMAT == format:
+            return reader
     raise ValueError(f"unknown format {format!r} (known: {', '.join(formats())})")
 
 
 def sniff_format(head: bytes, name: str) -> str | None:
     """The format of a stream from its first 4096 bytes and its name, or ``None``."""
-    for module in readers():
-        if module.sniff(head, name):
-            return module.FORMAT
+    for reader in READERS:
+        if reader.sniff(head, name):
+            return reader.FORMAT
     return None
 
 
@@ -81,11 +95,10 @@ def read_source(source: Source, format: str | None = None, encoding: str | None 
         head = stream.read(_HEAD)
         fmt = format or sniff_format(head, source.name)
         if fmt is None:
-            yield _source_error(origin, "unknown format: not a PGN, DhtmlXQ, XQF, CBR/CBL, CBF, "
-                                "EPD or move-list file (use --format to say which)", head,
-                                ErrorKind.UNKNOWN_FORMAT)
+            yield _source_error(origin, f"unknown format: not a {', '.join(formats())} file "
+                                "(use --format to say which)", head, ErrorKind.UNKNOWN_FORMAT)
             return
-        module = reader_for(fmt)
+        reader = reader_for(fmt)
         if isinstance(stream, io.BytesIO):
             # Bytes in memory rewind for free; an archive member could only rewind by
             # inflating again, so it replays its head through a wrapper instead.
@@ -94,7 +107,7 @@ def read_source(source: Source, format: str | None = None, encoding: str | None 
             stream = rewound(stream, head)
         count = 0
         try:
-            for record in module.read(stream, origin, encoding):
+            for record in reader.read(stream, origin, encoding):
                 count += 1
                 yield record
         except Exception as exc:  # a reader bug must not end the user's batch
@@ -146,6 +159,7 @@ def _refused(error: SourceError) -> GameRecord:
     return _source_error(Origin(path=error.path or "?", member=error.member), str(error))
 
 __all__ = [
-    "GameRecord", "Origin", "Skipped", "Source", "SourceError", "formats", "is_source_failure",
-    "iter_sources", "read_paths", "read_source", "reader_for", "readers", "sniff_format",
+    "READERS", "Reader", "GameRecord", "Origin", "Skipped", "Source", "SourceError", "formats",
+    "is_source_failure", "iter_sources", "read_paths", "read_source", "reader_for",
+    "sniff_format",
 ]

@@ -22,8 +22,9 @@ import re
 from typing import BinaryIO, Iterator
 
 from .encoding import decode, detect_encoding, head_text, text_stream
-from .movetext import notation_of, sniff_notation, split_coordinates
 from ..errors import ErrorKind
+from ..notation import sniff as notation_of, sniff_moves
+from .movetext import split_coordinates
 from .record import GameRecord, Origin
 from .tags import normalize_result
 
@@ -128,7 +129,7 @@ def parse_game(text: str, origin: Origin, encoding: str | None = None) -> GameRe
             moves.extend(split)
         else:
             moves.append(token)
-    record.notation = sniff_notation(moves)
+    record.notation = sniff_moves(moves)
     if not moves and record.fen is None:
         record.error = "no moves and no FEN found"
         record.error_kind = ErrorKind.NOT_A_GAME

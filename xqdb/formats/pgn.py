@@ -25,8 +25,8 @@ import re
 from typing import Any, BinaryIO, Iterator
 
 from .encoding import ascii_view, decode, detect_encoding, head_text, text_stream
-from .movetext import sniff_notation
 from ..errors import ErrorKind
+from ..notation import from_tag, sniff_moves
 from .record import GameRecord, Line, Origin
 from .tags import normalize_result
 
@@ -63,7 +63,6 @@ _LEADS = frozenset("0123456789０１２３４５６７８９=＝-_*.．")
 _TERMINATORS = frozenset(("1-0", "0-1", "1/2-1/2", "½-½", "*"))
 _MARKS = re.compile(r"([!?！？]{1,2})$")
 _MARK_NAGS = {"!": 1, "?": 2, "!!": 3, "??": 4, "!?": 5, "?!": 6}
-_FORMATS = {"chinese": "chinese", "wxf": "wxf", "iccs": "iccs", "uci": "uci", "ucci": "uci"}
 
 
 def sniff(head: bytes, name: str) -> bool:
@@ -111,8 +110,7 @@ def parse_record(text: str, origin: Origin, encoding: str | None = None) -> Game
         record.error = result.reason
         result = None
     record.result = normalize_result(tags.get("Result")) or result
-    fmt = tags.get("Format", "").strip().lower()
-    record.notation = _FORMATS.get(fmt) or sniff_notation(record.mainline.moves)
+    record.notation = from_tag(tags.get("Format", "")) or sniff_moves(record.mainline.moves)
     if not tags and not record.mainline.moves and record.error is None:
         snippet = " ".join(text.split())[:60]
         record.error = f"no tags and no moves: {snippet!r} is not a game"

@@ -15,9 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..errors import ErrorKind
-
-#: Notation names a record's move texts can be in. ``auto`` means "sniff each text".
-NOTATIONS = ("chinese", "wxf", "iccs", "uci", "uci10", "dhtmlxq", "auto")
+from .engine_comments import EngineComment, parse_engine_comment
 
 #: Results as stored, PGN style.
 RESULTS = ("1-0", "0-1", "1/2-1/2", "*")
@@ -81,7 +79,8 @@ class GameRecord:
     fen: str | None = None
     """Start position as written in the source; ``None`` means the standard start."""
     notation: str = "auto"
-    """Notation of the move texts, one of :data:`NOTATIONS`."""
+    """Notation of the move texts: a name of :data:`xqdb.notation.NOTATIONS` (``auto``:
+    sniff each text)."""
     mainline: Line = field(default_factory=Line)
     result: str | None = None
     """``1-0``, ``0-1``, ``1/2-1/2``, ``*`` or ``None`` when the source has none."""
@@ -101,3 +100,21 @@ class GameRecord:
     @property
     def is_error(self) -> bool:
         return self.error is not None
+
+    @property
+    def engine_comments(self) -> dict[int, EngineComment]:
+        """The engine comments of the main line by 1-based ply (``{+0,10/7 4}``, see
+        :mod:`xqdb.formats.engine_comments`); the comment texts stay in ``comments``.
+
+        >>> rec = GameRecord(origin=Origin("a.pgn"), format="pgn")
+        >>> rec.mainline.comments.update({1: "+0,10/7", 2: "book"})
+        >>> rec.engine_comments
+        {1: EngineComment(score=10, depth=7, seconds=None)}
+        """
+        found = {}
+        for ply, text in self.mainline.comments.items():
+            # Comments after one move are joined by newlines; the engine's comes first.
+            said = parse_engine_comment(text.split("\n", 1)[0])
+            if said is not None:
+                found[ply] = said
+        return found

@@ -11,6 +11,8 @@ from __future__ import annotations
 import datetime
 import re
 
+from ..notation.tables import FULLWIDTH
+
 _RESULTS = {
     "1-0": "1-0", "0-1": "0-1", "1/2-1/2": "1/2-1/2", "*": "*",
     "½-½": "1/2-1/2", "0.5-0.5": "1/2-1/2", "1/2": "1/2-1/2",
@@ -19,14 +21,13 @@ _RESULTS = {
     "和局": "1/2-1/2", "和棋": "1/2-1/2", "和": "1/2-1/2", "红先和": "1/2-1/2", "紅先和": "1/2-1/2",
     "未知": "*", "": None,
 }
-_FULLWIDTH = {c: c - 0xFEE0 for c in range(0xFF01, 0xFF5F)}
 
 
 def normalize_result(text: str | None) -> str | None:
     """``1-0``, ``0-1``, ``1/2-1/2`` or ``*`` for a result as written, else ``None``."""
     if text is None:
         return None
-    return _RESULTS.get(text.strip().translate(_FULLWIDTH).replace(" ", ""))
+    return _RESULTS.get(text.strip().translate(FULLWIDTH).replace(" ", ""))
 
 
 _SEP = r"\s*[-./:·。、年\s]\s*"
@@ -54,7 +55,7 @@ def parse_date(raw: str | None) -> datetime.date | None:
     """
     if not raw:
         return None
-    text = raw.strip().translate(_FULLWIDTH)
+    text = raw.strip().translate(FULLWIDTH)
     m = _YMD.match(text)
     if m:
         return _date(int(m[1]), int(m[2]), int(m[3]))
@@ -90,7 +91,7 @@ def parse_year(raw: str | None) -> int | None:
     full = parse_date(raw)
     if full is not None:
         return full.year
-    m = _YEAR.search(raw.translate(_FULLWIDTH))
+    m = _YEAR.search(raw.translate(FULLWIDTH))
     return int(m[1]) if m else None
 
 

@@ -23,35 +23,25 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ..rules.board import (
-    ADVISOR, BLACK, CANNON, CHARIOT, ELEPHANT, HORSE, KING, PAWN, RED, Color, Move, Piece,
+    ADVISOR, BLACK, CANNON, CHARIOT, ELEPHANT, HORSE, KING, PAWN, RED, Move,
 )
 from ..rules.position import BasePosition
+from .coordinates import NotationError
+from .tables import CHINESE_NUMERALS, NUMERALS, PIECE_GLYPHS, SIDE_NUMERALS
 from .describe import (
     BACKWARD, FORWARD, FRONT, MIDDLE, NTH, REAR, SIDEWAYS, Description, DescriptionReader,
     FILE_OF, Order, file_number, locate, motion,
 )
 
-PIECE_GLYPHS: dict[str, int] = {
-    "帅": KING, "帥": KING, "将": KING, "將": KING,
-    "仕": ADVISOR, "士": ADVISOR,
-    "相": ELEPHANT, "象": ELEPHANT,
-    "马": HORSE, "馬": HORSE, "傌": HORSE,
-    "车": CHARIOT, "車": CHARIOT, "俥": CHARIOT, "硨": CHARIOT,
-    "炮": CANNON, "砲": CANNON, "包": CANNON,
-    "兵": PAWN, "卒": PAWN,
-}
 DIRECTION_GLYPHS: dict[str, int] = {
     "进": FORWARD, "進": FORWARD, "上": FORWARD,
     "退": BACKWARD, "下": BACKWARD,
     "平": SIDEWAYS,
 }
-NUMERALS: dict[str, int] = {}
-for _n, (_cn, _ascii, _wide) in enumerate(zip("一二三四五六七八九", "123456789", "１２３４５６７８９"), 1):
-    NUMERALS[_cn] = NUMERALS[_ascii] = NUMERALS[_wide] = _n
 #: Words in front of a piece (or of a file, for pawns doubled on two files).
 ORDER_GLYPHS: dict[str, Order] = {
     "前": FRONT, "后": REAR, "後": REAR, "中": MIDDLE,
-    **{cn: NTH[k] for k, cn in enumerate("一二三四五")},
+    **{cn: NTH[k] for k, cn in enumerate(CHINESE_NUMERALS[:5])},
 }
 
 
@@ -59,13 +49,13 @@ class _Style:
     """The glyphs one written form uses, with its lookup tables."""
 
     def __init__(self, pieces: dict[int, str], directions: str, words: str) -> None:
-        numerals = {RED: "一二三四五六七八九", BLACK: "１２３４５６７８９"}
+        numerals = SIDE_NUMERALS
         self.numerals = numerals
         self.pieces = pieces
         self.directions = {FORWARD: directions[0], BACKWARD: directions[1], SIDEWAYS: directions[2]}
-        front, middle, rear = words[0], words[1], words[2]
+        front, middle, rear = words
         #: words[n] = the words for n same pieces on a file, front first.
-        self.words: tuple[tuple[str, ...], ...] = ((), (), (front, rear), (front, middle, rear),
+        self.words = (None, None, (front, rear), (front, middle, rear),
                       (front, "二", "三", "四"), (front, "二", "三", "四", "五"))
         #: heads[piece][square] = piece glyph and file number (``炮二``).
         self.heads: dict[int, tuple[str, ...]] = {}
@@ -79,7 +69,7 @@ class _Style:
         #: It depends on nothing else, so each is written once, on first use.
         self.plain: dict[int, dict[int, str]] = {piece: {} for piece in self.heads}
 
-    def tail(self, color: Color, move: Move) -> str:
+    def tail(self, color: int, move: Move) -> str:
         key = move.code
         text = self.tails[color][key]
         if text is None:
@@ -88,7 +78,7 @@ class _Style:
             self.tails[color][key] = text
         return text
 
-    def plain_text(self, piece: Piece, move: Move) -> str:
+    def plain_text(self, piece: int, move: Move) -> str:
         key = move.code
         text = self.plain[piece].get(key)
         if text is None:
@@ -111,7 +101,7 @@ _TRADITIONAL = _Style(
 SIMPLIFIED_PLAIN = _SIMPLIFIED.plain
 
 
-def write_chinese(board: list[Piece], move: Move, traditional: bool = False) -> str:
+def write_chinese(board: list[int], move: Move, traditional: bool = False) -> str:
     """The Chinese text of the legal ``move`` on ``board``.
 
     >>> from xqdb.rules import BasePosition

@@ -16,11 +16,19 @@ import re
 
 from ..errors import InvalidMoveError, NotationError
 from ..rules.board import FILE_NAMES, Move
+from .tables import fold
+
+
 
 
 _UCI10 = re.compile(r"([a-i])(10|[1-9])([a-i])(10|[1-9])")
 _ICCS = re.compile(r"([A-Ia-i])([0-9])-?([A-Ia-i])([0-9])")
 _DHTMLXQ = re.compile(r"([0-8])([0-9])([0-8])([0-9])")
+
+
+def _match(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
+    """``pattern`` on ``text``, or on ``text`` folded to ASCII (``ｈ２ｅ２``, blanks)."""
+    return pattern.fullmatch(text) or pattern.fullmatch(fold(text))
 
 
 def _move(f1: str, r1: int, f2: str, r2: int) -> Move:
@@ -31,8 +39,8 @@ def parse_uci(text: str) -> Move:
     """``h2e2``: files a-i, ranks 0-9 (Pikafish, UCCI, ElephantEye)."""
     move = _UCI_MOVES.get(text)
     if move is None:
-        m = _ICCS.fullmatch(text)
-        if not m or "-" in text:
+        m = _match(_ICCS, text)
+        if not m or "-" in m[0]:
             raise InvalidMoveError(f"{text!r} is not a coordinate move like h2e2")
         move = _move(m[1], int(m[2]), m[3], int(m[4]))
     return move
@@ -40,7 +48,7 @@ def parse_uci(text: str) -> Move:
 
 def parse_iccs(text: str) -> Move:
     """``H2-E2`` (the hyphen and the case are optional)."""
-    m = _ICCS.fullmatch(text)
+    m = _match(_ICCS, text)
     if not m:
         raise InvalidMoveError(f"{text!r} is not an ICCS move like H2-E2")
     return _move(m[1], int(m[2]), m[3], int(m[4]))
@@ -48,7 +56,7 @@ def parse_iccs(text: str) -> Move:
 
 def parse_uci10(text: str) -> Move:
     """``h3e3``, ``h10g8``: ranks 1-10, as Fairy-Stockfish writes in UCI mode."""
-    m = _UCI10.fullmatch(text)
+    m = _match(_UCI10, text)
     if not m:
         raise InvalidMoveError(f"{text!r} is not a coordinate move with ranks 1-10 like h3e3")
     return _move(m[1], int(m[2]) - 1, m[3], int(m[4]) - 1)
@@ -56,7 +64,7 @@ def parse_uci10(text: str) -> Move:
 
 def parse_dhtmlxq(text: str) -> Move:
     """``7747``: x from Red's left (0-8), y from Black's back rank (0-9), twice."""
-    m = _DHTMLXQ.fullmatch(text)
+    m = _match(_DHTMLXQ, text)
     if not m:
         raise InvalidMoveError(f"{text!r} is not a DhtmlXQ move like 7747")
     x1, y1, x2, y2 = (int(g) for g in m.groups())

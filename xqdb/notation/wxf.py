@@ -17,34 +17,27 @@ Writing is official WXF.
 from __future__ import annotations
 
 from ..rules.board import (
-    ADVISOR, BLACK, CANNON, CHARIOT, ELEPHANT, HORSE, KING, PAWN, RED, Color, Move, Piece,
+    ADVISOR, BLACK, CANNON, CHARIOT, ELEPHANT, HORSE, KING, PAWN, RED, Move,
 )
 from ..rules.position import BasePosition
+from .coordinates import NotationError
+from .tables import DIGITS, LETTER_TYPES, WRITTEN_LETTERS, fold
 from .describe import (
     BACKWARD, FORWARD, FRONT, MIDDLE, NTH, REAR, SIDEWAYS, WXF_FIRST, WXF_LAST, WXF_MINUS,
     WXF_PLUS, Description, DescriptionReader, FILE_OF, Order, file_number, locate, motion,
 )
 
-LETTERS: dict[str, int] = {
-    "K": KING, "A": ADVISOR, "E": ELEPHANT, "B": ELEPHANT, "H": HORSE, "N": HORSE,
-    "R": CHARIOT, "C": CANNON, "P": PAWN,
-}
 OPERATORS: dict[str, int] = {"+": FORWARD, "-": BACKWARD, ".": SIDEWAYS, "=": SIDEWAYS}
-_DIGITS = {str(n): n for n in range(1, 10)}
 _SUFFIX_ORDERS: dict[str, Order] = {"+": WXF_PLUS, "-": WXF_MINUS, ".": MIDDLE,
                                     **{c: NTH[k] for k, c in enumerate("ABCDE")}}
 _PREFIX_ORDERS: dict[str, Order] = {"+": FRONT, "-": REAR}
-#: Full-width ASCII (U+FF01..FF5E) and the ideographic space, folded to ASCII.
-_FOLD = {c: c - 0xFEE0 for c in range(0xFF01, 0xFF5F)} | {0x3000: 0x20}
-
-_WRITE_LETTERS = " KAEHRCP"
 _WRITE_OPERATORS = {FORWARD: "+", BACKWARD: "-", SIDEWAYS: "."}
 #: Official place markers for n pawns on one file, front first (``None``: the file digit).
-_PLACES: tuple[tuple[str | None, ...], ...] = (
-    (), (), ("+", "-"), ("+", None, "-"), ("++", "+", "-", "--"),
+_PLACES: tuple[tuple[str | None, ...] | None, ...] = (
+    None, None, ("+", "-"), ("+", None, "-"), ("++", "+", "-", "--"),
     ("++", "+", None, "-", "--"))
 
-_HEADS = {piece: tuple(_WRITE_LETTERS[abs(piece)] + str(file_number(color, sq % 9))
+_HEADS = {piece: tuple(WRITTEN_LETTERS[abs(piece)] + str(file_number(color, sq % 9))
                        for sq in range(90))
           for color in (RED, BLACK) for piece in (color * t for t in range(1, 8))}
 _TAILS: dict[int, list[str | None]] = {RED: [None] * 8100, BLACK: [None] * 8100}
@@ -55,7 +48,7 @@ _TAILS: dict[int, list[str | None]] = {RED: [None] * 8100, BLACK: [None] * 8100}
 WXF_PLAIN: dict[int, dict[int, str]] = {piece: {} for piece in _HEADS}
 
 
-def _plain(piece: Piece, move: Move) -> str:
+def _plain(piece: int, move: Move) -> str:
     key = move.code
     text = WXF_PLAIN[piece].get(key)
     if text is None:
@@ -64,7 +57,7 @@ def _plain(piece: Piece, move: Move) -> str:
     return text
 
 
-def _tail(color: Color, move: Move) -> str:
+def _tail(color: int, move: Move) -> str:
     key = move.code
     text = _TAILS[color][key]
     if text is None:
@@ -73,7 +66,7 @@ def _tail(color: Color, move: Move) -> str:
     return text
 
 
-def write_wxf(board: list[Piece], move: Move) -> str:
+def write_wxf(board: list[int], move: Move) -> str:
     """The official WXF text of the legal ``move`` on ``board``.
 
     >>> from xqdb.rules import BasePosition
@@ -99,7 +92,7 @@ def write_wxf(board: list[Piece], move: Move) -> str:
         mark = places[loc.place] if places else None
         return number + (mark or number) + tail
     mark = _PLACES[loc.peers][loc.place]
-    letter = _WRITE_LETTERS[abs(piece)]
+    letter = WRITTEN_LETTERS[abs(piece)]
     if mark is None:
         return letter + number + tail
     if len(mark) == 2:
@@ -110,49 +103,49 @@ def write_wxf(board: list[Piece], move: Move) -> str:
 def _describe(text: str) -> Description | None:
     """The description a (folded) WXF text gives, or ``None`` if it is not one."""
     n = len(text)
-    if n == 3 and text[1] in _DIGITS and text[2] in _DIGITS:
+    if n == 3 and text[1] in DIGITS and text[2] in DIGITS:
         text = text[:2] + "." + text[2]  # C25: no operator, a sideways move
         n = 4
     if n != 4:
         return None
     a, b, op, last = text[0], text[1], text[2], text[3]
     direction = OPERATORS.get(op)
-    target = _DIGITS.get(last)
+    target = DIGITS.get(last)
     if direction is None or target is None:
         return None
-    ptype = LETTERS.get(a.upper())
+    ptype = LETTER_TYPES.get(a.upper())
     if ptype is not None:
-        if b in _DIGITS:
-            return Description(ptype, _DIGITS[b], None, direction, target, ptype == PAWN)
+        if b in DIGITS:
+            return Description(ptype, DIGITS[b], None, direction, target, ptype == PAWN)
         order = _SUFFIX_ORDERS.get(b.upper())
         if order is None:
             return None
         return Description(ptype, None, order, direction, target)
     if a in "+-":
-        ptype = LETTERS.get(b.upper())
+        ptype = LETTER_TYPES.get(b.upper())
         if ptype is not None:
             return Description(ptype, None, _PREFIX_ORDERS[a], direction, target)
         if b == a:
             return Description(PAWN, None, WXF_FIRST if a == "+" else WXF_LAST, direction, target)
         return None
-    if a in _DIGITS:
+    if a in DIGITS:
         # Pawns doubled on two files: the file digit in place of the letter.
         if b == a:
-            return Description(PAWN, _DIGITS[a], MIDDLE, direction, target)
+            return Description(PAWN, DIGITS[a], MIDDLE, direction, target)
         order = _PREFIX_ORDERS.get(b)
         if order is None:
             return None
-        return Description(PAWN, _DIGITS[a], order, direction, target)
+        return Description(PAWN, DIGITS[a], order, direction, target)
     return None
 
 
-def fold(text: str) -> str:
-    """``text`` with full-width ASCII folded to ASCII and outer blanks removed.
+def describes_wxf(text: str) -> bool:
+    """Whether a (folded) text has the form of a WXF move, whatever the position.
 
-    >>> fold(" ＋Ｐ＋１ ")
-    '+P+1'
+    >>> describes_wxf("C25"), describes_wxf("+P+1"), describes_wxf("Che2")
+    (True, True, False)
     """
-    return text.translate(_FOLD).strip()
+    return _describe(text) is not None
 
 
 def parse_wxf(pos: BasePosition, text: str) -> tuple[Move, bool]:
@@ -168,4 +161,4 @@ def parse_wxf(pos: BasePosition, text: str) -> tuple[Move, bool]:
 _read = DescriptionReader(lambda text: _describe(fold(text)), "a WXF move like C2.5")
 
 
-__all__ = ["parse_wxf", "write_wxf", "fold", "LETTERS", "OPERATORS"]
+__all__ = ["parse_wxf", "write_wxf", "describes_wxf", "OPERATORS"]

@@ -1,0 +1,231 @@
+"""Algebraic notation: ``Che2``, ``Hc7``, ``Rxi5``, ``g5``, and long algebraic ``Ch2-e2``.
+
+Two dialects name the same move differently:
+
+* ``san``: WinBoard/XBoard, the usual GUI of computer Xiangqi tournaments. Ranks 0-9 (the
+  central cannon is ``Che2``), pawns written without a letter (``g5``), and a pawn that
+  captures or steps sideways names its file (``ixi5``, ``gf3``).
+* ``san-fsf``: Fairy-Stockfish (``pyffish.get_san``) and the sites built on it. Ranks 1-10
+  (``Che3``), pawns written with ``P`` (``Pc5``, ``Pxc6``).
+
+Both read the letters K A E H R C P and the N and B some sources use for horse and
+elephant, the marks ``x``, ``+``, ``#``, ``!`` and ``?``, disambiguation by file, rank or
+square (``Cbc3``, ``R1b2``), long algebraic (``Ch2-e2``, ``Ch2xe6``) and full-width
+characters. Writing follows each dialect's program: a piece is told apart from its twins
+(the other pieces of its kind that can legally make a move to the same point) by its file,
+else its rank, else both; ``x`` marks a capture, ``+`` a check and ``#`` a mate.
+
+Which dialect a game is in shows in its texts only when a rank 0 or 10 does: otherwise
+:func:`xqdb.notation.registry.settle_by_replay` decides by which reading replays.
+
+>>> from xqdb.rules import BasePosition
+>>> pos = BasePosition()
+>>> move, loose = parse_san(pos, "Che2")
+>>> str(move), write_san(pos, move), write_san_fsf(pos, move)
+('h2e2', 'Che2', 'Che3')
+>>> str(parse_san_fsf(pos, "Ch3-e3")[0]), str(parse_san(pos, "Ｃｈｅ２")[0])
+('h2e2', 'h2e2')
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import NamedTuple
+
+from ..rules.board import COLOR_NAMES, FILE_NAMES, PAWN, PIECE_NAMES, SQUARE_NAMES, Move
+from ..rules.position import BasePosition
+from .coordinates import NotationError
+from .describe import AmbiguousMoveError
+from .tables import LETTER_TYPES, WRITTEN_LETTERS, fold
+
+
+class Dialect(NamedTuple):
+    """How one family of programs writes algebraic moves."""
+
+    name: str
+    first_rank: int
+    """The number of Red's back rank: 0 (WinBoard) or 1 (Fairy-Stockfish)."""
+    pawn_letter: bool
+    """Whether pawns are written with ``P``."""
+
+
+WINBOARD = Dialect("san", 0, False)
+FAIRY_STOCKFISH = Dialect("san-fsf", 1, True)
+
+#: Piece letter, origin file, origin rank, capture or hyphen, destination file and rank.
+_SAN = re.compile(f"([{''.join(LETTER_TYPES)}])?([a-i])?(10|[0-9])?([-x:])?([a-i])(10|[0-9])")
+_MARKS = "+#!?"
+
+
+class _Text(NamedTuple):
+    """What an algebraic text says, before it is matched against a position."""
+
+    piece: int
+    """Piece type (``PAWN`` when no letter is written)."""
+    file: int | None
+    rank: int | None
+    to_square: int
+
+
+def fits_san(text: str) -> bool:
+    """Whether a (folded) text has the form of an algebraic move, in either dialect.
+
+    >>> [fits_san(t) for t in ("Che2", "g5", "ixi5", "Ch2-e2", "Rxd9#", "C2.5", "h2e2")]
+    [True, True, True, True, True, False, True]
+    """
+    return _SAN.fullmatch(text.rstrip(_MARKS)) is not None
+
+
+def _rank(text: str, dialect: Dialect, whole: str) -> int:
+    rank = int(text) - dialect.first_rank
+    if not 0 <= rank <= 9:
+        first = dialect.first_rank
+        raise NotationError(f"{whole!r} has no rank {text} in ranks {first}-{first + 9} "
+                            f"({dialect.name})")
+    return rank
+
+
+class _Reader:
+    """Reads the texts of one dialect, remembering the texts it has read."""
+
+    LIMIT = 200_000
+
+    def __init__(self, dialect: Dialect) -> None:
+        self.dialect = dialect
+        self._seen: dict[str, _Text] = {}
+
+    def describe(self, text: str) -> _Text:
+        said = self._seen.get(text)
+        if said is None:
+            said = self._describe(text)
+            if len(self._seen) < self.LIMIT:
+                self._seen[text] = said
+        return said
+
+    def _describe(self, text: str) -> _Text:
+        folded = fold(text)
+        m = _SAN.fullmatch(folded.rstrip(_MARKS))
+        if m is None:
+            raise NotationError(f"{text!r} is not an algebraic move like Che2")
+        letter, file, rank, _, to_file, to_rank = m.groups()
+        if letter is None and file is None:
+            # A pawn written as its destination alone steps forward: WinBoard names the
+            # file of a pawn that captures or steps sideways.
+            file = to_file
+        dialect = self.dialect
+        return _Text(
+            LETTER_TYPES[letter] if letter else PAWN,
+            None if file is None else FILE_NAMES.index(file),
+            None if rank is None else _rank(rank, dialect, text),
+            _rank(to_rank, dialect, text) * 9 + FILE_NAMES.index(to_file),
+        )
+
+    def __call__(self, pos: BasePosition, text: str) -> tuple[Move, bool]:
+        """The one legal move ``text`` names in ``pos`` (never loose)."""
+        piece, file, rank, to = self.describe(text)
+        color = pos.turn
+        board = pos.board
+        signed = piece * color
+        squares = range(90) if file is None else range(file, 90, 9)
+        fits = [sq for sq in squares if board[sq] == signed and (rank is None or sq // 9 == rank)]
+        legal = [Move.of(sq, to) for sq in fits if pos.is_legal(Move.of(sq, to))]
+        if len(legal) == 1:
+            return legal[0], False
+        name = f"{COLOR_NAMES[color]} {PIECE_NAMES[piece]}"
+        if legal:
+            which = ", ".join(SQUARE_NAMES[m.from_square] for m in legal)
+            raise AmbiguousMoveError(f"{text!r} is ambiguous: the {PIECE_NAMES[piece]}s on "
+                                     f"{which} can all move to {SQUARE_NAMES[to]}")
+        if len(fits) == 1:
+            raise NotationError(f"{text!r}: {pos.explain_illegal(Move.of(fits[0], to))}")
+        where = f" on {', '.join(SQUARE_NAMES[sq] for sq in fits)}" if fits else ""
+        raise NotationError(f"{text!r}: no {name}{where} can move to {SQUARE_NAMES[to]}")
+
+
+def _rank_text(sq: int, dialect: Dialect) -> str:
+    return str(sq // 9 + dialect.first_rank)
+
+
+def _square_text(sq: int, dialect: Dialect) -> str:
+    return FILE_NAMES[sq % 9] + _rank_text(sq, dialect)
+
+
+def write(pos: BasePosition, move: Move, dialect: Dialect) -> str:
+    """The text of the legal ``move`` of ``pos`` in ``dialect``.
+
+    >>> from xqdb.rules import BasePosition
+    >>> pos = BasePosition()
+    >>> [write(pos, Move.from_uci(m), FAIRY_STOCKFISH) for m in ("b2c2", "d0e1", "g3g4")]
+    ['Cbc3', 'Ade2', 'Pg5']
+    >>> [write(pos, Move.from_uci(m), WINBOARD) for m in ("b2c2", "d0e1", "g3g4")]
+    ['Cbc2', 'Ade1', 'g4']
+    """
+    board = pos.board
+    f, t = move.from_square, move.to_square
+    piece = board[f]
+    ptype = abs(piece)
+    capture = "x" if board[t] else ""
+    if ptype == PAWN and not dialect.pawn_letter:
+        # WinBoard names a pawn's file when it captures or steps sideways, never its rank.
+        head = FILE_NAMES[f % 9] if capture or f // 9 == t // 9 else ""
+    else:
+        head = WRITTEN_LETTERS[ptype] + _disambiguation(pos, move, piece, dialect)
+    text = head + capture + _square_text(t, dialect)
+    pos.push(move)
+    try:
+        if pos.is_check():
+            text += "+" if pos.has_legal_moves() else "#"
+    finally:
+        pos.pop()
+    return text
+
+
+def _disambiguation(pos: BasePosition, move: Move, piece: int, dialect: Dialect) -> str:
+    """File, rank or square of the mover when a twin could legally move to the same point."""
+    f, t = move.from_square, move.to_square
+    twins = [sq for sq in pos.pieces(piece) if sq != f and pos.is_legal(Move.of(sq, t))]
+    if not twins:
+        return ""
+    if all(sq % 9 != f % 9 for sq in twins):
+        return FILE_NAMES[f % 9]
+    if all(sq // 9 != f // 9 for sq in twins):
+        return _rank_text(f, dialect)
+    return _square_text(f, dialect)
+
+
+parse_san = _Reader(WINBOARD)
+parse_san_fsf = _Reader(FAIRY_STOCKFISH)
+
+
+def write_san(pos: BasePosition, move: Move) -> str:
+    """The WinBoard text of the legal ``move`` of ``pos`` (ranks 0-9, ``g5``)."""
+    return write(pos, move, WINBOARD)
+
+
+def write_san_fsf(pos: BasePosition, move: Move) -> str:
+    """The Fairy-Stockfish text of the legal ``move`` of ``pos`` (ranks 1-10, ``Pg6``)."""
+    return write(pos, move, FAIRY_STOCKFISH)
+
+
+def dialect_of(texts: Sequence[str]) -> str:
+    """The dialect a game's texts show: ``san-fsf`` when a rank 10 or a ``P`` does, else
+    ``san`` (a hint only: the replay decides, see :func:`xqdb.notation.registry.settle_by_replay`).
+
+    >>> dialect_of(["Che3", "Ra10"]), dialect_of(["Che2", "Rb0"]), dialect_of(["Pc5"])
+    ('san-fsf', 'san', 'san-fsf')
+    >>> dialect_of(["Che3", "Hg8"])  # either: the replay will tell
+    'san'
+
+    """
+    for text in texts:
+        folded = fold(text).rstrip(_MARKS)
+        if folded.endswith("0") and not folded.endswith("10"):
+            return WINBOARD.name
+        if folded.endswith("10") or folded.startswith("P"):
+            return FAIRY_STOCKFISH.name
+    return WINBOARD.name
+
+
+__all__ = ["Dialect", "WINBOARD", "FAIRY_STOCKFISH", "fits_san", "parse_san", "parse_san_fsf",
+           "write", "write_san", "write_san_fsf", "dialect_of"]
