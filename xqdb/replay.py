@@ -186,7 +186,7 @@ def replay(record: GameRecord, move_limit: int | None = DEFAULT_MOVE_LIMIT) -> R
         try:
             notation = record.notation = settle_by_replay(notation, pos, record.moves)
         except DialectError as exc:
-            return _fail(game, str(exc), exc.ply, exc.text)
+            return _fail(game, exc.kind, str(exc), exc.ply, exc.text)
     # Bound once: this loop runs for every ply of every imported game. Coordinate texts
     # are not written here: the move itself is kept, and its texts follow from it alone.
     moves, wxf, chinese = game.moves.append, game.wxf.append, game.chinese.append
