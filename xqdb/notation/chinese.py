@@ -53,9 +53,9 @@ class _Style:
         self.numerals = numerals
         self.pieces = pieces
         self.directions = {FORWARD: directions[0], BACKWARD: directions[1], SIDEWAYS: directions[2]}
-        front, middle, rear = words
+        front, middle, rear = words[0], words[1], words[2]
         #: words[n] = the words for n same pieces on a file, front first.
-        self.words = (None, None, (front, rear), (front, middle, rear),
+        self.words: tuple[tuple[str, ...], ...] = ((), (), (front, rear), (front, middle, rear),
                       (front, "二", "三", "四"), (front, "二", "三", "四", "五"))
         #: heads[piece][square] = piece glyph and file number (``炮二``).
         self.heads: dict[int, tuple[str, ...]] = {}

@@ -33,8 +33,8 @@ _SUFFIX_ORDERS: dict[str, Order] = {"+": WXF_PLUS, "-": WXF_MINUS, ".": MIDDLE,
 _PREFIX_ORDERS: dict[str, Order] = {"+": FRONT, "-": REAR}
 _WRITE_OPERATORS = {FORWARD: "+", BACKWARD: "-", SIDEWAYS: "."}
 #: Official place markers for n pawns on one file, front first (``None``: the file digit).
-_PLACES: tuple[tuple[str | None, ...] | None, ...] = (
-    None, None, ("+", "-"), ("+", None, "-"), ("++", "+", "-", "--"),
+_PLACES: tuple[tuple[str | None, ...], ...] = (
+    (), (), ("+", "-"), ("+", None, "-"), ("++", "+", "-", "--"),
     ("++", "+", None, "-", "--"))
 
 _HEADS = {piece: tuple(WRITTEN_LETTERS[abs(piece)] + str(file_number(color, sq % 9))
