@@ -197,7 +197,7 @@ def _text(value: object) -> str | None:
     return None if value is None else str(value)
 
 
-@click.command("openings")
+@click.group("openings", invoke_without_command=True)
 @_db_option
 @click.option("--player", default=None, help="A player's canonical name: with --as, only "
               "their games; alone, their repertoire.")
@@ -205,7 +205,9 @@ def _text(value: object) -> str | None:
               help="With --player: the opening table of their games with this colour "
                    "(instead of the repertoire).")
 @_output_options
-def openings_command(db: str, player: str | None, side: str | None, from_year: int | None,
+@click.pass_context
+def openings_command(ctx: click.Context, db: str, player: str | None, side: str | None,
+                     from_year: int | None,
                      to_year: int | None, event: str | None, min_games: int, sort: str,
                      by: str, format_: str | None, output: str | None) -> None:
     """How often each opening was played and how it scored (per ECCO code, family A-E or
@@ -215,7 +217,12 @@ def openings_command(db: str, player: str | None, side: str | None, from_year: i
     xqdb openings --db games.duckdb --by family
     xqdb openings --db games.duckdb --from 1990 --to 1999 --min-games 20 --sort score
     xqdb openings --db games.duckdb --player 胡荣华
+    xqdb openings --db games.duckdb classify
+    xqdb openings --db games.duckdb explain 42
     """
+    ctx.obj = db
+    if ctx.invoked_subcommand is not None:
+        return
     common = dict(by=by, from_year=_text(from_year), to_year=_text(to_year), event=event,
                   min_games=str(min_games), sort=sort)
     with _database(db) as con:
@@ -228,6 +235,33 @@ def openings_command(db: str, player: str | None, side: str | None, from_year: i
 
 for _option in reversed(_filters):
     openings_command = _option(openings_command)
+
+
+@openings_command.command("classify")
+@click.pass_obj
+def classify_command(db: str) -> None:
+    """Classify every game of the database again (after a better classifier): its ECCO
+    code, opening, variation and traditional names."""
+    from .openings.store import classify_database
+
+    with _database(db, write=True) as con:
+        changed = classify_database(con)
+    click.echo(f"{changed:,} games changed their opening classification")
+
+
+@openings_command.command("explain")
+@click.argument("game", type=int)
+@click.pass_obj
+def explain_command(db: str, game: int) -> None:
+    """Say which moves gave game GAME (its games.game_id) its ECCO code."""
+    from .openings.store import explain_game
+
+    with _database(db) as con:
+        try:
+            click.echo(explain_game(con, game))
+        except KeyError:
+            click.echo(f"Error: no game {game} in {db}", err=True)
+            sys.exit(EXIT_QUERY)
 
 
 @click.command("tree")

@@ -25,6 +25,7 @@ import pyarrow as pa
 from ..errors import ErrorKind
 from ..formats.tags import parse_date, parse_year
 from ..notation.chinese import TRADITIONAL_GLYPHS
+from ..openings.store import classify_game, stored_values
 from ..replay import ReplayedGame
 from ..rules.adjudication import ENDING_NAMES
 from ..rules.board import piece_symbol
@@ -132,6 +133,20 @@ def _raw(kind: type) -> Take:
     return take
 
 
+def _per_game(compute: Callable[[ReplayedGame], Any]) -> Take:
+    """``compute`` run once per game, however many columns take a part of its value: the
+    row builder takes a game's columns one after the other."""
+    last: list[Any] = [None, None]  # the game last seen (kept alive, so never an id reused)
+
+    def take(game: ReplayedGame) -> Any:
+        if last[0] is not game:
+            last[0], last[1] = game, compute(game)
+        return last[1]
+    return take
+
+
+#: ``(ecco, opening, variation, opening_names)`` of a game, classified once.
+_opening = _per_game(lambda g: stored_values(classify_game(g)))
 _CODE = attrgetter("code")
 _date_raw = _tag("Date")
 
@@ -206,9 +221,16 @@ GAME_COLUMNS: tuple[Column, ...] = (
            "player can check (`perpetual chase by Black: the chariot on d3 chases the "
            "unprotected horse on d2 with every move from ply 58 to ply 66`)", pa.string(),
            lambda g: g.ending.reason if g.ending is not None else None),
-    Column("ecco", "VARCHAR", "the `ECCO` tag", pa.string(), _tag("ECCO")),
-    Column("opening", "VARCHAR", "the `Opening` tag", pa.string(), _tag("Opening")),
-    Column("variation", "VARCHAR", "the `Variation` tag", pa.string(), _tag("Variation")),
+    Column("ecco", "VARCHAR", "the ECCO code xqdb gives the opening (`C45`); NULL for an "
+           "invalid game or one from a set-up position (the record's own tag: `tags->>'ECCO'`)",
+           pa.string(), lambda g: _opening(g)[0]),
+    Column("opening", "VARCHAR", "the name of the opening of `ecco` (`中炮过河车对屏风马`)",
+           pa.string(), lambda g: _opening(g)[1]),
+    Column("variation", "VARCHAR", "the name of the variation of `ecco`, NULL when the code has "
+           "none", pa.string(), lambda g: _opening(g)[2]),
+    Column("opening_names", "VARCHAR[]", "the traditional opening names that apply (`中炮`, "
+           "`屏风马`, `两头蛇`...); NULL when `ecco` is", pa.list_(pa.string()),
+           lambda g: _opening(g)[3]),
     Column("final_fen", "VARCHAR", "position after the last stored move", pa.string(),
            attrgetter("final_fen")),
     Column("final_key", "UBIGINT", "Zobrist key of `final_fen`", pa.uint64(), _final_key),
@@ -361,8 +383,6 @@ _GAME_LINKS: tuple[Column, ...] = (
            "under its canonical name; NULL without a `red` tag"),
     Column("black_player_id", "BIGINT", "the player of Black (`players.player_id`), as "
            "`red_player_id`"),
-    Column("opening_names", "VARCHAR[]", "the traditional opening names that apply (`中炮`, "
-           "`屏风马`, `两头蛇`...); NULL until the game is classified"),
 )
 
 _PLAYERS = (

@@ -17,7 +17,7 @@ import duckdb
 from .columns import ddl
 
 #: Bumped whenever a table changes shape; stored in ``meta``.
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 #: The SQL creating every missing table and view (see :mod:`xqdb.db.columns`).
 SCHEMA = ddl()
