@@ -25,7 +25,7 @@ import pyffish
 
 from xqdb.formats import read_paths
 from xqdb.replay import ReplayedGame, replay
-from xqdb.rules import Position
+from xqdb import Position
 from xqdb.rules.adjudication import Ending, judge_history
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"

@@ -14,7 +14,8 @@ import re
 import time
 from pathlib import Path
 
-from xqdb.rules import Move, Position, perft
+from xqdb import Move, Position
+from xqdb.rules import perft
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 _MOVE = re.compile(r"\b[a-i][0-9][a-i][0-9]\b")

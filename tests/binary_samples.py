@@ -16,7 +16,7 @@ import pyffish
 
 from datafiles import DATA
 from xqdb.formats.record import GameRecord, Line, Origin
-from xqdb.rules import Move, Position
+from xqdb import Move, Position
 
 BINARY = DATA / "binary"
 

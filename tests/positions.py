@@ -28,7 +28,7 @@ from functools import cache
 from pathlib import Path
 
 from datafiles import SHARED_DATA
-from xqdb.rules import FenError, Move, Position
+from xqdb import FenError, Move, Position
 
 LIU_DAHUA = SHARED_DATA / "uci" / "liu-dahua-1125.pgn"
 ENDGAMES = SHARED_DATA / "endgames"

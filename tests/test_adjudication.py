@@ -21,7 +21,8 @@ from positions import coordinate_games
 from xqdb.formats import pgn, read_paths
 from xqdb.formats.record import Origin
 from xqdb.replay import replay
-from xqdb.rules import BLACK, RED, IllegalMoveError, Move, Position, STARTING_FEN, square_name
+from xqdb import IllegalMoveError, Move, Position
+from xqdb.rules import BLACK, RED, STARTING_FEN, square_name
 from xqdb.rules.adjudication import Adjudicator, Ending, adjudicate, chasing_sides, threatened
 
 MATE = pyffish.VALUE_MATE

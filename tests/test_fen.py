@@ -15,7 +15,8 @@ import pytest
 
 from datafiles import DATA
 from positions import epd_lines, oracle_positions
-from xqdb.rules import BLACK, CANNON, HORSE, RED, FenError, Position, STARTING_FEN, parse_fen
+from xqdb import FenError, Position
+from xqdb.rules import BLACK, CANNON, HORSE, RED, STARTING_FEN, parse_fen
 
 START_BOARD = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR"
 

@@ -11,7 +11,6 @@ import duckdb
 import pytest
 
 from import_support import DATA, SAME_15, all_rows, count
-from xqdb.db.columns import reason_class
 from xqdb.db.dedupe import content_hash
 from xqdb.db.rows import POSITION_FORMATS
 from xqdb.formats import is_source_failure, read_paths
@@ -19,7 +18,8 @@ from xqdb.formats.sources import iter_sources
 from xqdb.importer import import_paths
 from xqdb.replay import replay
 from xqdb.rules.board import piece_symbol
-from xqdb.rules.position import STARTING_FEN, Position
+from xqdb import Position
+from xqdb.rules.position import STARTING_FEN
 
 
 def test_same_games_in_three_notations_are_16_games_with_45_records(tmp_path: Path) -> None:
@@ -118,7 +118,7 @@ def test_invalid_games_are_stored_with_moves_reason_and_raw_text(tmp_path: Path)
     con = duckdb.connect(str(db), read_only=True)
     rows = con.execute("""SELECT g.red, g.status, g.error_ply, g.error, g.plies,
                                  (SELECT count(*) FROM moves m WHERE m.game_id = g.game_id),
-                                 r.text, r.data
+                                 r.text, r.data, g.error_kind
                           FROM games g JOIN raw_records r USING (game_id)
                           ORDER BY g.game_id""").fetchall()
     a, c, xqf = rows
@@ -128,7 +128,9 @@ def test_invalid_games_are_stored_with_moves_reason_and_raw_text(tmp_path: Path)
     assert c[1] == "valid" and c[4] == c[5] == 2 and c[3] is None
     assert xqf[1:3] == ("invalid", 10) and xqf[4] == xqf[5] == 9
     assert xqf[7] is not None and xqf[6] is None  # a binary record keeps its bytes
-    assert sum(summary.invalid.values()) == 2
+    # The kind of failure is stored next to the message, and the summary counts by it.
+    assert a[8] == xqf[8] == "illegal_move" and c[8] is None
+    assert summary.invalid == {"illegal_move": 2}
     con.close()
 
 
@@ -147,11 +149,6 @@ def test_every_game_of_a_cbl_library_keeps_its_own_record_bytes(tmp_path: Path) 
     assert all(raw is not None and raw.startswith(b"CCBridge Record")
                and data[offset:offset + len(raw)] == raw and len(raw) < len(data) // 10
                for raw, offset in rows)
-
-
-def test_reason_classes_blank_the_particulars() -> None:
-    assert reason_class("illegal move 'e1f0': there is no piece on e1") == \
-        reason_class("illegal move 'a0a1': there is no piece on e1")
 
 
 def test_worker_log_records_reach_the_parents_handlers(tmp_path: Path) -> None:

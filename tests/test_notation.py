@@ -257,7 +257,7 @@ def test_ambiguity_has_its_own_error_type() -> None:
 
 def test_public_position_api() -> None:
     pos = Position()
-    assert isinstance(pos, rules.Position)
+    assert isinstance(pos, rules.BasePosition)
     assert pos.fen() == "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1"
     assert len(pos.legal_moves()) == 44
     move = pos.parse_move("炮二平五")

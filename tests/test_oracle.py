@@ -13,7 +13,8 @@ import pyffish
 import pytest
 
 from positions import coordinate_games, epd_lines, oracle_positions, positions_by_kind
-from xqdb.rules import STARTING_FEN, FenError, Move, Position
+from xqdb import FenError, Move, Outcome, Position, Termination
+from xqdb.rules import STARTING_FEN
 from xqdb.rules.zobrist import board_key
 
 _FFISH_MOVE = re.compile(r"([a-i])(10|[1-9])([a-i])(10|[1-9])")
@@ -90,8 +91,9 @@ def test_game_over_verdicts_equal_pyffish(verdicts: list[Verdict]) -> None:
     ended = [v for v in verdicts if not v.theirs]
     assert ended, "the set should hold some finished games"
     for v in ended:
-        expected = "checkmate" if v.their_check else "stalemate"
-        assert Position.from_fen(v.fen).outcome() == expected, v.fen
+        pos = Position.from_fen(v.fen)
+        expected = Termination.CHECKMATE if v.their_check else Termination.STALEMATE
+        assert pos.outcome() == Outcome(expected, -pos.turn), v.fen
         assert pyffish.game_result("xiangqi", v.fen, []) == -pyffish.VALUE_MATE, v.fen
     for v in verdicts:
         if v.theirs:
@@ -108,7 +110,10 @@ def test_game_over_verdicts_equal_pyffish(verdicts: list[Verdict]) -> None:
 ])
 def test_hand_built_endings_agree_with_pyffish(fen: str, expected: str | None) -> None:
     pos = Position.from_fen(fen)
-    assert pos.outcome() == expected
+    outcome = pos.outcome()
+    assert (outcome and outcome.termination) == expected
+    if outcome is not None:  # the side to move has lost: red won when black is to move
+        assert outcome.result() == ("1-0" if " b " in fen else "0-1")
     theirs = pyffish.legal_moves("xiangqi", fen, [])
     assert (not theirs) == (expected is not None)
     assert pos.is_check() == pyffish.gives_check("xiangqi", fen, [])

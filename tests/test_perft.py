@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from datafiles import DATA
-from xqdb.rules import Move, Position, divide, perft
+from xqdb import Move, Position
+from xqdb.rules import divide, perft
 
 PERFT_TSV = DATA / "perft.tsv"
 

@@ -19,7 +19,8 @@ from binary_samples import BINARY, ffish_rejects, read_bytes, read_file, walk
 from xqdb.formats import xqf
 from xqdb.formats.record import Origin
 from xqdb.notation import read_move
-from xqdb.rules import CANNON, PAWN, Move, Position
+from xqdb import Move, Position
+from xqdb.rules import CANNON, PAWN
 
 #: name: (version, main-line moves, variations, moves over the whole tree, result)
 GOOD = {

@@ -23,7 +23,7 @@ from xqdb.importer import import_paths
 from xqdb.notation import write_move
 from xqdb.rules.adjudication import ENDING_NAMES
 from xqdb.rules.board import Move
-from xqdb.rules.position import Position
+from xqdb import Position
 
 DOCS = Path(__file__).parents[1] / "docs" / "schema.md"
 CCPD = SHARED_DATA / "ccpd-dev.zip"

@@ -13,8 +13,10 @@ from typing import Any
 
 import click
 
-from .rules import Position, divide, perft
-from .rules.position import FenError, STARTING_FEN
+from .errors import FenError
+from .position import Position
+from .rules import divide, perft
+from .rules.position import STARTING_FEN
 from .db.info import database_info
 from .db.schema import DatabaseError, connect
 from .formats import formats
@@ -180,7 +182,7 @@ def import_command(paths: tuple[str, ...], db: str, jobs: int | None, format_: s
 @click.option("--db", "db", required=True, envvar="XQDB_DB", type=click.Path(dir_okay=False),
               help="DuckDB file to describe (env XQDB_DB).")
 @click.option("--top", type=click.IntRange(1), default=10, show_default=True,
-              help="How many players and reasons to list.")
+              help="How many players to list.")
 def info_command(db: str, top: int) -> None:
     """What is in a database: games, players, years, formats, invalid records."""
     try:
@@ -226,14 +228,14 @@ def upgrade_command(db: str) -> None:
 @click.option("--replay/--no-replay", default=True, show_default=True,
               help="Replay every game to tell valid from invalid.")
 @click.option("--examples", type=click.IntRange(0), default=3, show_default=True,
-              help="Failures shown per reason.")
+              help="Failures shown per kind of failure.")
 @click.option("--all-errors", is_flag=True, help="List every invalid record.")
 def read_command(paths: tuple[str, ...], format_: str | None, encoding: str | None,
                  show: int | None, notation: str, replay: bool, examples: int,
                  all_errors: bool) -> None:
     """Summarize the game records in PATHS (files, folders, archives, - for stdin).
 
-    Counts records per format and encoding, valid and invalid, with the reasons and
+    Counts records per format and encoding, valid and invalid, by kind of failure with
     examples naming file, record and ply. Exits with 1 when a record is invalid, 3 when
     there is no record to read, 2 for a bad option (--show past the last record too).
     """

@@ -28,6 +28,7 @@ import duckdb
 
 from .db.players import link_players
 from .db.rows import UnitBuilder, replay_record
+from .errors import ErrorKind
 from .db.schema import DatabaseError, connect
 from .db.writer import Staged, Writer
 from .formats.encoding import normalize_encoding
@@ -141,7 +142,7 @@ class ImportSummary:
     positions: int = 0
     """Positions stored from position lists (EPD files): records, but not games."""
     invalid: Counter[str] = field(default_factory=Counter)
-    """Invalid records by reason."""
+    """Invalid records by kind of failure (an :class:`~xqdb.errors.ErrorKind` value)."""
     seconds: float = 0.0
     db_seconds: float = 0.0
     """Wall time spent storing (see :attr:`xqdb.db.writer.Writer.seconds`)."""
@@ -168,8 +169,8 @@ class ImportSummary:
             f"time: {self.seconds:.1f} s, {rate:,.0f} games/s "
             f"(database {self.db_seconds:.1f} s)",
         ]
-        for reason, count in self.invalid.most_common():
-            lines.append(f"  invalid {count:,}: {reason}")
+        for kind, count in self.invalid.most_common():
+            lines.append(f"  invalid {count:,}: {ErrorKind(kind).label}")
         for failure in self.failed_sources:
             lines.append(f"  unreadable: {failure}")
         for passed in self.passed_over:

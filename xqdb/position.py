@@ -1,4 +1,4 @@
-"""The public position: the rules' :class:`~xqdb.rules.Position` plus move notation.
+"""The public position: the rules' :class:`~xqdb.rules.BasePosition` plus move notation.
 
 In the spirit of python-chess: parse a move text in any notation, write a move in any.
 
@@ -15,17 +15,18 @@ In the spirit of python-chess: parse a move text in any notation, write a move i
 from __future__ import annotations
 
 from . import notation as _notation
+from .errors import IllegalMoveError
 from .rules.board import Move
-from .rules.position import Position as _RulesPosition
+from .rules.position import BasePosition
 
 
-class Position(_RulesPosition):
+class Position(BasePosition):
     """A Xiangqi position that reads and writes move texts.
 
     >>> Position.from_fen("4k4/9/9/9/9/9/9/9/4C4/4K4 w").parse_move("炮五平四")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    xqdb.notation.coordinates.NotationError: '炮五平四': e1-f1 would leave the kings facing ...
+    xqdb.errors.IllegalMoveError: '炮五平四': e1-f1 would leave the kings facing ...
     """
 
     __slots__ = ()
@@ -33,12 +34,13 @@ class Position(_RulesPosition):
     def read_move(self, text: str, notation: str = "auto") -> tuple[Move, bool]:
         """``(move, loose)`` for ``text``: the legal move it names, and whether it was loose.
 
-        Raises :class:`~xqdb.notation.NotationError` when the text names no legal move
-        (for coordinate texts too) or several.
+        Raises :class:`~xqdb.errors.InvalidMoveError` for a text that is not a move,
+        :class:`~xqdb.errors.IllegalMoveError` when it names no legal move (for coordinate
+        texts too) and :class:`~xqdb.errors.AmbiguousMoveError` when it names several.
         """
         move, loose = _notation.read_move(self, text, notation)
         if not self.is_legal(move):
-            raise _notation.NotationError(f"{text!r}: {self.explain_illegal(move)}")
+            raise IllegalMoveError(f"{text!r}: {self.explain_illegal(move)}")
         return move, loose
 
     def parse_move(self, text: str, notation: str = "auto") -> Move:

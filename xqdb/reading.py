@@ -1,9 +1,10 @@
 """What a pile of files holds, without a database: the library behind ``xqdb read``.
 
 :func:`summarize` reads (and by default replays) every record under some paths and
-counts them per format and encoding, valid and invalid, grouping the failures by reason
-with examples that name the file, record and ply. :func:`format_game` prints one game
-with its moves in a chosen notation.
+counts them per format and encoding, valid and invalid, grouping the failures by their
+:class:`~xqdb.errors.ErrorKind` (as ``xqdb info`` groups the stored games) with examples
+that name the file, record and ply. :func:`format_game` prints one game with its moves in
+a chosen notation.
 
 >>> import tempfile, os
 >>> path = os.path.join(tempfile.mkdtemp(), "g.pgn")
@@ -12,18 +13,18 @@ with its moves in a chosen notation.
 >>> summary = summarize([path])
 >>> summary.records, summary.valid, summary.invalid
 (2, 1, 1)
->>> summary.failures[0].ply, summary.failures[0].reason
+>>> summary.failures[0].ply, summary.failures[0].kind.label
 (2, 'illegal move')
 """
 
 from __future__ import annotations
 
-import re
 import time
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator
 
+from .errors import ErrorKind
 from .formats import read_paths
 from .formats.record import GameRecord
 from .notation import WRITTEN_NOTATIONS, write_move
@@ -36,8 +37,6 @@ from .position import Position
 #: :attr:`ReplayedGame.script`).
 SHOW_NOTATIONS = (*WRITTEN_NOTATIONS, "chinese-simplified", "source")
 
-_SPECIFICS = re.compile(r"'[^']*'|\"[^\"]*\"|\b[a-i]\d-?[a-i]\d\b|\d[\d,]*")
-
 
 @dataclass(slots=True)
 class Failure:
@@ -46,30 +45,14 @@ class Failure:
     where: str
     """File, archive member and record number (and line or offset)."""
     error: str
+    kind: ErrorKind
     ply: int | None = None
     text: str | None = None
     """The move text that failed."""
 
-    @property
-    def reason(self) -> str:
-        """The kind of failure, without the specifics (``illegal move``, ``bad FEN``...)."""
-        return reason_of(self.error)
-
     def __str__(self) -> str:
         at = f", ply {self.ply}" if self.ply is not None else ""
         return f"{self.where}{at}: {self.error}"
-
-
-def reason_of(error: str) -> str:
-    """The kind of an error message: its text before the first colon, specifics removed.
-
-    >>> reason_of("illegal move '4765': e2-g4 would leave red's king in check")
-    'illegal move'
-    >>> reason_of("bad FEN 'rnbakabnr/9/...': red has no king")
-    'bad FEN'
-    """
-    head = _SPECIFICS.sub("", error.split(": ", 1)[0])
-    return " ".join(head.split()) or error[:60]
 
 
 @dataclass(slots=True)
@@ -86,11 +69,12 @@ class ReadSummary:
     replayed: bool = True
     sources: set[str] = field(default_factory=set)
     by_kind: dict[tuple[str, str], Tally] = field(default_factory=dict)
-    reasons: Counter[str] = field(default_factory=Counter)
+    kinds: Counter[ErrorKind] = field(default_factory=Counter)
+    """Invalid records by kind of failure."""
     failures: list[Failure] = field(default_factory=list)
-    """The failures kept, in reading order: every one, or the first few per reason."""
+    """The failures kept, in reading order: every one, or the first few per kind."""
     keep: int | None = None
-    """How many failures to keep per reason (``None``: all of them)."""
+    """How many failures to keep per kind (``None``: all of them)."""
     plies: int = 0
     seconds: float = 0.0
 
@@ -116,17 +100,17 @@ class ReadSummary:
         if game is not None:
             self.plies += game.plies
             if not game.is_valid:
-                failure = Failure(str(record.origin), game.error or "invalid", game.error_ply,
+                failure = Failure(str(record.origin), game.error or "invalid",
+                                  game.error_kind or record.error_kind, game.error_ply,
                                   game.error_text)
         elif record.error is not None:
-            failure = Failure(str(record.origin), record.error)
+            failure = Failure(str(record.origin), record.error, record.error_kind)
         if failure is None:
             tally.valid += 1
             return
         tally.invalid += 1
-        reason = failure.reason
-        self.reasons[reason] += 1
-        if self.keep is None or self.reasons[reason] <= self.keep:
+        self.kinds[failure.kind] += 1
+        if self.keep is None or self.kinds[failure.kind] <= self.keep:
             self.failures.append(failure)
 
     def report(self, examples: int = 3, all_failures: bool = False) -> str:
@@ -155,17 +139,16 @@ class ReadSummary:
         if all_failures and len(self.failures) == self.invalid:
             lines += [f"  {f}" for f in self.failures]
             return "\n".join(lines)
-        shown: Counter[str] = Counter()
-        by_reason: dict[str, list[Failure]] = {}
+        by_kind: dict[ErrorKind, list[Failure]] = {}
         for failure in self.failures:
-            if shown[failure.reason] < examples:
-                shown[failure.reason] += 1
-                by_reason.setdefault(failure.reason, []).append(failure)
-        for reason, count in self.reasons.most_common():
-            lines.append(f"  {count:>6,}  {reason}")
-            for failure in by_reason.get(reason, []):
+            shown = by_kind.setdefault(failure.kind, [])
+            if len(shown) < examples:
+                shown.append(failure)
+        for kind, count in self.kinds.most_common():
+            lines.append(f"  {count:>6,}  {kind.label}")
+            for failure in by_kind.get(kind, []):
                 lines.append(f"            {failure}")
-        if any(count > examples for count in self.reasons.values()):
+        if any(count > examples for count in self.kinds.values()):
             lines.append("  (--all-errors lists every one)")
         return "\n".join(lines)
 
@@ -180,7 +163,7 @@ def _count(n: int, noun: str) -> str:
 def summarize(paths: Iterable[str], format: str | None = None, encoding: str | None = None,
               replay_games: bool = True, keep: int | None = None) -> ReadSummary:
     """Read (and replay) every record under ``paths`` and count what was found; keeps
-    ``keep`` failures per reason (all when ``None``), so memory stays flat."""
+    ``keep`` failures per kind (all when ``None``), so memory stays flat."""
     summary = ReadSummary(replayed=replay_games, keep=keep)
     start = time.perf_counter()
     for record in read_paths(paths, format, encoding):

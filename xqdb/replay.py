@@ -8,22 +8,38 @@ stored: as Arrow columns.
 >>> rec.moves.extend(["h2e2", "h9g7", "h0g2"])
 >>> game = replay(rec)
 >>> game.status, game.plies, game.iccs[0]
-('valid', 3, 'H2-E2')
+(<Status.VALID: 'valid'>, 3, 'H2-E2')
+>>> rec.moves.append("h2h9")
+>>> game = replay(rec)
+>>> game.error_kind, game.error_ply, game.error_text
+(<ErrorKind.ILLEGAL_MOVE: 'illegal_move'>, 4, 'h2h9')
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 from functools import lru_cache
 
+from .errors import ErrorKind, FenError, IllegalMoveError, MoveError, UnknownNotationError
 from .formats.record import GameRecord, Line
-from .notation import REGISTRY, NotationError, read_move, reader_for, write_wxf_and_chinese
+from .notation import REGISTRY, read_move, reader_for, write_wxf_and_chinese
 from .notation.chinese import script_of
 from .notation.registry import DialectError, settle_by_replay
 from .notation.coordinates import write_iccs
-from .rules.board import Move
+from .position import Position
+from .rules.board import Move, Piece
 from .rules.adjudication import DEFAULT_MOVE_LIMIT, Ending, judge_history
-from .rules.position import FenError, Position, STARTING_FEN
+from .rules.outcome import Termination
+from .rules.position import STARTING_FEN
+
+
+class Status(StrEnum):
+    """Whether a record replayed to the end (``games.status``)."""
+
+    VALID = "valid"
+    INVALID = "invalid"
+    """The record could not be read, or a move of its main line failed."""
 
 
 #: Characters of a quoted input kept in a message; a longer input is cut, never the
@@ -78,9 +94,9 @@ class ReplayedGame:
     """The validated moves of the main line (see :attr:`uci` and :attr:`iccs` for texts)."""
     wxf: list[str] = field(default_factory=list)
     chinese: list[str] = field(default_factory=list)
-    pieces: list[int] = field(default_factory=list)
+    pieces: list[Piece] = field(default_factory=list)
     """Signed code of the piece that moved, per ply (see :mod:`xqdb.rules.board`)."""
-    captures: list[int] = field(default_factory=list)
+    captures: list[Piece] = field(default_factory=list)
     """Signed code of the piece captured, per ply (0 for none)."""
     checks: list[bool] = field(default_factory=list)
     keys: list[int] = field(default_factory=list)
@@ -88,9 +104,11 @@ class ReplayedGame:
     loose: list[int] = field(default_factory=list)
     """0-based plies whose text fit several pieces but only one legal move."""
     final_fen: str | None = None
-    status: str = "valid"
-    """``valid`` or ``invalid`` (the record could not be read or a move failed)."""
+    status: Status = Status.VALID
     error: str | None = None
+    """Why the record is invalid, in words a user can check against the record."""
+    error_kind: ErrorKind | None = None
+    """What kind of failure :attr:`error` describes (the value stored in ``games.error_kind``)."""
     error_ply: int | None = None
     """1-based ply of the move that failed (``None`` when the record itself failed)."""
     error_text: str | None = None
@@ -107,7 +125,7 @@ class ReplayedGame:
     :func:`replay_variations`)."""
 
     @property
-    def termination(self) -> str | None:
+    def termination(self) -> Termination | None:
         """The ending's name: ``checkmate``, ``stalemate``, ``perpetual_check``..."""
         return self.ending.name if self.ending is not None else None
 
@@ -140,7 +158,7 @@ class ReplayedGame:
 
     @property
     def is_valid(self) -> bool:
-        return self.status == "valid"
+        return self.status == Status.VALID
 
 
 def replay(record: GameRecord, move_limit: int | None = DEFAULT_MOVE_LIMIT) -> ReplayedGame:
@@ -151,11 +169,11 @@ def replay(record: GameRecord, move_limit: int | None = DEFAULT_MOVE_LIMIT) -> R
     fen = record.fen or STARTING_FEN
     game = ReplayedGame(record=record, start_fen=fen)
     if record.error is not None:
-        return _fail(game, record.error)
+        return _fail(game, record.error_kind, record.error)
     try:
         start = _start_position(fen)
     except FenError as exc:
-        return _fail(game, f"bad FEN {quote(fen)}: {exc}")
+        return _fail(game, exc.kind, f"bad FEN {quote(fen)}: {exc}")
     pos = start.copy()
     game.start_fen = _normalized_fen(fen)
     game.start_key = pos.zobrist()
@@ -168,7 +186,7 @@ def replay(record: GameRecord, move_limit: int | None = DEFAULT_MOVE_LIMIT) -> R
         try:
             notation = record.notation = settle_by_replay(notation, pos, record.moves)
         except DialectError as exc:
-            return _fail(game, str(exc), exc.ply, exc.text)
+            return _fail(game, exc.kind, str(exc), exc.ply, exc.text)
     # Bound once: this loop runs for every ply of every imported game. Coordinate texts
     # are not written here: the move itself is kept, and its texts follow from it alone.
     moves, wxf, chinese = game.moves.append, game.wxf.append, game.chinese.append
@@ -181,15 +199,15 @@ def replay(record: GameRecord, move_limit: int | None = DEFAULT_MOVE_LIMIT) -> R
     resolves_legal = notation in REGISTRY and REGISTRY[notation].names_pieces
     try:
         read = reader_for(notation)
-    except NotationError as exc:
-        return _fail(game, str(exc))
+    except UnknownNotationError as exc:
+        return _fail(game, exc.kind, str(exc))
     for ply, text in enumerate(record.moves, start=1):
         try:
             move, loose = read(pos, text)
-        except NotationError as exc:
-            return _fail(game, str(exc), ply, text, pos)
+        except MoveError as exc:
+            return _fail(game, exc.kind, str(exc), ply, text, pos)
         if not resolves_legal and not is_legal(move):
-            return _fail(game, f"illegal move {quote(text)}: {pos.explain_illegal(move)}", ply, text, pos)
+            return _fail(game, IllegalMoveError.kind, _illegal(pos, move, text), ply, text, pos)
         if loose:
             game.loose.append(ply - 1)
         captured = board[move.to_square]
@@ -251,7 +269,7 @@ def replay_variations(fen: str, line: Line, notation: str
                 break
             try:
                 move, _ = read_move(pos, current.moves[index], notation)
-            except NotationError:
+            except MoveError:
                 break  # the line itself fails here; its own check reports it
             if not pos.is_legal(move):
                 break
@@ -273,20 +291,25 @@ def _play_variation(pos: Position, moves: list[str], notation: str, first_ply: i
         ply = first_ply + offset + 1
         try:
             move, _ = read_move(pos, text, notation)
-        except NotationError as exc:
+        except MoveError as exc:
             return f"ply {ply}: {_quoting_short(str(exc), text)}"
         if not pos.is_legal(move):
-            return f"ply {ply}: illegal move {quote(text)}: {pos.explain_illegal(move)}"
+            return f"ply {ply}: {_illegal(pos, move, text)}"
         chinese = write_wxf_and_chinese(pos.board, move)[1]
         pos.push(move)
         played.append((*which, ply, move.code, chinese, pos.zobrist()))
     return None
 
 
-def _fail(game: ReplayedGame, reason: str, ply: int | None = None, text: str | None = None,
-          pos: Position | None = None) -> ReplayedGame:
-    game.status = "invalid"
+def _illegal(pos: Position, move: Move, text: str) -> str:
+    return f"illegal move {quote(text)}: {pos.explain_illegal(move)}"
+
+
+def _fail(game: ReplayedGame, kind: ErrorKind, reason: str, ply: int | None = None,
+          text: str | None = None, pos: Position | None = None) -> ReplayedGame:
+    game.status = Status.INVALID
     game.error = reason if text is None else _quoting_short(reason, text)
+    game.error_kind = kind
     game.error_ply = ply
     game.error_text = text
     if pos is not None:

@@ -22,6 +22,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from ..errors import ErrorKind
 from ..formats.tags import parse_date, parse_year
 from ..notation.chinese import TRADITIONAL_GLYPHS
 from ..openings.store import classify_game, stored_values
@@ -132,17 +133,6 @@ def _raw(kind: type) -> Take:
     return take
 
 
-def _error_kind(game: ReplayedGame) -> str | None:
-    # ``error_kind`` (an ErrorKind) is new in ReplayedGame: read with a default so that
-    # either side of that change stores what it has.
-    kind = getattr(game, "error_kind", None)
-    return None if kind is None else str(getattr(kind, "value", kind))
-
-
-def _reason(game: ReplayedGame) -> str | None:
-    return reason_class(game.error) if game.error else None
-
-
 def _per_game(compute: Callable[[ReplayedGame], Any]) -> Take:
     """``compute`` run once per game, however many columns take a part of its value: the
     row builder takes a game's columns one after the other."""
@@ -159,17 +149,6 @@ def _per_game(compute: Callable[[ReplayedGame], Any]) -> Take:
 _opening = _per_game(lambda g: stored_values(classify_game(g)))
 _CODE = attrgetter("code")
 _date_raw = _tag("Date")
-_QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"|\b\d+\b")
-
-
-def reason_class(error: str) -> str:
-    """An error message with its particulars (quoted texts, numbers) blanked, to count
-    invalid records by kind.
-
-    >>> reason_class("illegal move 'h2h9': blocked at ply 12")
-    "illegal move '…': blocked at ply …"
-    """
-    return _QUOTED.sub(lambda m: "'…'" if m.group().startswith(("'", '"')) else "…", error)[:120]
 
 
 # --- the columns ---------------------------------------------------------------------------
@@ -192,9 +171,9 @@ _ENCODING = Column("encoding", "VARCHAR", "text encoding of the record (`gb18030
                    "`utf-8`...)", pa.string(), attrgetter("record.encoding"))
 _STATUS = Column("status", "VARCHAR", "`valid`, or `invalid` when the record could not be read "
                  "or a move failed", pa.string(), attrgetter("status"), not_null=True)
-_ERROR_KIND = Column("error_kind", "VARCHAR", "what kind of failure made it invalid (one "
-                     "word per kind: bad syntax, illegal move, ambiguous move...)",
-                     pa.string(), _error_kind)
+_ERROR_KIND = Column("error_kind", "VARCHAR", "what kind of failure made it invalid: "
+                     f"{', '.join(ErrorKind)} (`xqdb.errors.ErrorKind`)",
+                     pa.string(), attrgetter("error_kind"))
 _TAGS = Column("tags", "JSON", "every tag as read, as one JSON object: `tags->>'ECCO'` gives a "
                "tag's text (NULL when absent)", pa.string(),
                lambda g: json.dumps(g.record.tags, ensure_ascii=False))
@@ -367,12 +346,9 @@ POSITION_COLUMNS: tuple[Column, ...] = (
     _TAGS, _TEXT,
 )
 
-#: What a worker stages per game record: where it was read, the game's columns, the raw
-#: record, and ``reason`` (the error with its particulars blanked) for the summary.
-RECORD_COLUMNS: tuple[Column, ...] = (
-    _RECORD_INDEX, _LINE, _OFFSET, *GAME_COLUMNS, _TEXT, _DATA,
-    Column("reason", "VARCHAR", "", pa.string(), _reason),
-)
+#: What a worker stages per game record: where it was read, the game's columns and the
+#: raw record.
+RECORD_COLUMNS: tuple[Column, ...] = (_RECORD_INDEX, _LINE, _OFFSET, *GAME_COLUMNS, _TEXT, _DATA)
 
 _SOURCES = (
     Column("source_id", "BIGINT", "1, 2, 3... in input order", not_null=True),

@@ -1,5 +1,5 @@
 """What is in a database: counts, players, years, formats, positions, invalid records by
-reason, and what its sources were (games, position lists, unreadable, passed over).
+kind, and what its sources were (games, position lists, unreadable, passed over).
 
 >>> import duckdb
 >>> from xqdb.db.schema import create_schema
@@ -15,12 +15,8 @@ from dataclasses import dataclass, field
 
 import duckdb
 
+from ..errors import ErrorKind
 from ..formats.sources import SKIPPED_PREFIX
-
-#: Blanks the particulars of an error message (quoted texts, numbers) to group by kind;
-#: the same rule as :func:`xqdb.db.columns.reason_class`.
-_REASON_SQL = r"""left(regexp_replace(regexp_replace(error, '''[^'']*''|"[^"]*"', '''…''', 'g'),
-                          '\b\d+\b', '…', 'g'), 120)"""
 
 
 @dataclass
@@ -60,7 +56,8 @@ class DatabaseInfo:
     disagreements: int = 0
     """Valid games whose recorded result (``1-0``, ``0-1``, ``1/2-1/2``) is not the result
     the rules give for how they ended (``rules_result``)."""
-    invalid_reasons: list[tuple[str, int]] = field(default_factory=list)
+    invalid_kinds: list[tuple[ErrorKind, int]] = field(default_factory=list)
+    """Invalid games by kind of failure (``games.error_kind``), the groups of ``xqdb read``."""
 
     def __str__(self) -> str:
         years = (f"{self.first_year}-{self.last_year} ({self.dated:,} games dated)"
@@ -92,9 +89,9 @@ class DatabaseInfo:
         if self.formats:
             lines.append("formats (records):")
             lines += [f"  {n:>7,}  {fmt} {enc}" for fmt, enc, n in self.formats]
-        if self.invalid_reasons:
-            lines.append("invalid by reason:")
-            lines += [f"  {n:>7,}  {reason}" for reason, n in self.invalid_reasons]
+        if self.invalid_kinds:
+            lines.append("invalid by kind:")
+            lines += [f"  {n:>7,}  {kind.label}" for kind, n in self.invalid_kinds]
         if self.problem_sources:
             lines.append("sources unreadable or passed over:")
             lines += [f"  {source}: {error}" for source, error in self.problem_sources]
@@ -148,7 +145,7 @@ def database_info(con: duckdb.DuckDBPyConnection, top: int = 10, path: str = "")
     info.disagreements, = one(
         "SELECT count(*) FROM games WHERE status = 'valid' AND result IN ('1-0', '0-1', '1/2-1/2')"
         " AND result <> rules_result")
-    info.invalid_reasons = [tuple(r) for r in con.execute(
-        f"SELECT {_REASON_SQL} AS reason, count(*) AS n FROM games WHERE status = 'invalid'"
-        " GROUP BY reason ORDER BY n DESC, reason LIMIT ?", [top]).fetchall()]
+    info.invalid_kinds = [(ErrorKind(kind), n) for kind, n in con.execute(
+        "SELECT error_kind, count(*) AS n FROM games WHERE status = 'invalid'"
+        " GROUP BY error_kind ORDER BY n DESC, error_kind").fetchall()]
     return info

@@ -21,7 +21,8 @@ import pyarrow.parquet as pq
 
 from ..formats import epd
 from ..formats.record import GameRecord
-from ..replay import ReplayedGame, replay
+from ..errors import ErrorKind
+from ..replay import ReplayedGame, Status, replay
 from .columns import MOVE_COLUMNS, POSITION_COLUMNS, RECORD_COLUMNS, STAGES, Take, takes
 from .writer import Staged
 
@@ -159,6 +160,6 @@ def replay_record(record: GameRecord) -> ReplayedGame:
     try:
         return replay(record)
     except Exception as exc:  # a replay bug is stored as the record's reason, not raised
-        game = ReplayedGame(record=record, start_fen=record.fen or "")
-        game.status, game.error = "invalid", f"replay failed: {type(exc).__name__}: {exc}"
-        return game
+        return ReplayedGame(record=record, start_fen=record.fen or "", status=Status.INVALID,
+                            error=f"replay failed: {type(exc).__name__}: {exc}",
+                            error_kind=ErrorKind.REPLAY_FAILED)

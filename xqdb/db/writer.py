@@ -58,7 +58,7 @@ class CommitCounts:
     moves: int = 0
     positions: int = 0
     invalid: dict[str, int] = field(default_factory=dict)
-    """Invalid records stored, by reason (the ``reason`` staging column)."""
+    """Invalid records stored, by kind of failure (``error_kind``)."""
     seconds: float = 0.0
 
 
@@ -74,7 +74,7 @@ _RECORD_NAMES = _names(TABLES["game_records"].names)
 _RAW_NAMES = _names(TABLES["raw_records"].names)
 _POSITION_NAMES = _names(TABLES["positions"].names)
 #: What the writer reads of every staged record to decide its ids.
-_DECIDING = ["unit", "seq", "status", "content_hash", "reason"]
+_DECIDING = ["unit", "seq", "status", "content_hash", "error_kind"]
 
 
 @dataclass
@@ -398,7 +398,7 @@ class Writer:
         for table in keys:
             unit_ids = _UnitIds()
             columns = [table[c].to_pylist() for c in _DECIDING]
-            for unit, seq, status, content, reason in zip(*columns):
+            for unit, seq, status, content, kind in zip(*columns):
                 source_id = source_ids.get((unit, seq))
                 unit_ids.source_ids.append(source_id)
                 if source_id is None:
@@ -416,7 +416,7 @@ class Writer:
                     if valid:
                         first[content] = game_id
                     else:
-                        invalid[reason] = invalid.get(reason, 0) + 1
+                        invalid[kind] = invalid.get(kind, 0) + 1
                 unit_ids.game_ids.append(game_id)
                 unit_ids.primary.append(new)
             out.append(unit_ids)

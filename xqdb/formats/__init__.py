@@ -19,6 +19,7 @@ import io
 import logging
 from typing import BinaryIO, Iterable, Iterator, Protocol, runtime_checkable
 
+from ..errors import ErrorKind
 from . import cbf, cbr, dhtmlxq, epd, movelist, pgn, xqf
 from .encoding import rewound
 from .record import GameRecord, Origin
@@ -95,7 +96,7 @@ def read_source(source: Source, format: str | None = None, encoding: str | None 
         fmt = format or sniff_format(head, source.name)
         if fmt is None:
             yield _source_error(origin, f"unknown format: not a {', '.join(formats())} file "
-                                "(use --format to say which)", head)
+                                "(use --format to say which)", head, ErrorKind.UNKNOWN_FORMAT)
             return
         reader = reader_for(fmt)
         if isinstance(stream, io.BytesIO):
@@ -148,8 +149,10 @@ def is_source_failure(record: GameRecord) -> bool:
     return record.format == SOURCE_FAILURE
 
 
-def _source_error(origin: Origin, reason: str, raw: bytes = b"") -> GameRecord:
-    return GameRecord(origin=origin, format=SOURCE_FAILURE, error=reason, raw=raw)
+def _source_error(origin: Origin, reason: str, raw: bytes = b"",
+                  kind: ErrorKind = ErrorKind.UNREADABLE_SOURCE) -> GameRecord:
+    return GameRecord(origin=origin, format=SOURCE_FAILURE, error=reason, error_kind=kind,
+                      raw=raw)
 
 
 def _refused(error: SourceError) -> GameRecord:

@@ -24,7 +24,8 @@ False
 from __future__ import annotations
 
 from ..rules.board import BLACK, NUM_SQUARES, RED, Move
-from ..rules.position import STARTING_FEN, Position
+from ..position import Position
+from ..rules.position import STARTING_FEN
 from .record import Line
 
 #: Result codes shared by XQF and CBR headers: 0 unknown, 1 Red wins, 2 Black wins, 3 draw.

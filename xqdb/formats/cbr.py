@@ -32,6 +32,7 @@ from ..rules.board import (
     ADVISOR, BLACK, CANNON, CHARIOT, ELEPHANT, HORSE, KING, NUM_SQUARES, PAWN, RED,
 )
 from .binary_board import TreeBuilder, board_fen, result_from_code, side_of_first_move, uci
+from ..errors import ErrorKind
 from .record import GameRecord, Origin
 
 FORMAT = "cbr"
@@ -186,6 +187,7 @@ def parse(data: bytes, origin: Origin) -> GameRecord:
     first_from, error = _read_tree(data, record)
     if not any(board):
         # Libraries use such records as section headings between the games.
+        record.error_kind = ErrorKind.NOT_A_GAME
         return _fail(record, data, "no game: the board is empty"
                      + (f" (a heading titled {record.tags['Title']!r})" if "Title" in record.tags else ""))
     turn = side_of_first_move(board, first_from, BLACK if data[_SIDE] == 2 else RED)

@@ -30,6 +30,7 @@ import re
 from typing import BinaryIO, Iterator
 
 from .encoding import ascii_view, decode, detect_encoding
+from ..errors import ErrorKind
 from .record import GameRecord, Line, Origin
 from .tags import normalize_result
 
@@ -193,6 +194,8 @@ def parse_block(block: str, origin: Origin, encoding: str | None = None,
     try:
         template.fen = _start_fen(values, main_moves)
     except ValueError as exc:
+        if not errors:
+            template.error_kind = ErrorKind.BAD_FEN
         errors.append(str(exc))
     orphans = [b for b, br in branches.items() if b and br.parent not in branches]
     if orphans:

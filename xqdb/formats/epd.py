@@ -20,6 +20,7 @@ import re
 from typing import BinaryIO, Iterator
 
 from .encoding import decode, detect_encoding
+from ..errors import ErrorKind
 from .record import GameRecord, Origin
 
 FORMAT = "epd"
@@ -71,6 +72,7 @@ def parse_line(line: bytes, origin: Origin, encoding: str, fallback: bool = True
     m = _FEN_LINE.match(line)
     if m is None:
         record.error = f"not a FEN line: {' '.join(text.split())[:60]!r}"
+        record.error_kind = ErrorKind.BAD_FEN
         return record
     record.fen = m[1].decode("ascii").strip()
     if m[2] and m[2].strip():

@@ -22,6 +22,7 @@ import re
 from typing import BinaryIO, Iterator
 
 from .encoding import decode, detect_encoding, head_text, text_stream
+from ..errors import ErrorKind
 from ..notation import sniff as notation_of, sniff_moves
 from .movetext import split_coordinates
 from .record import GameRecord, Origin
@@ -131,4 +132,5 @@ def parse_game(text: str, origin: Origin, encoding: str | None = None) -> GameRe
     record.notation = sniff_moves(moves)
     if not moves and record.fen is None:
         record.error = "no moves and no FEN found"
+        record.error_kind = ErrorKind.NOT_A_GAME
     return record

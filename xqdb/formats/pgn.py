@@ -25,6 +25,7 @@ import re
 from typing import Any, BinaryIO, Iterator
 
 from .encoding import ascii_view, decode, detect_encoding, head_text, text_stream
+from ..errors import ErrorKind
 from ..notation import from_tag, sniff_moves
 from .record import GameRecord, Line, Origin
 from .tags import normalize_result
@@ -113,6 +114,7 @@ def parse_record(text: str, origin: Origin, encoding: str | None = None) -> Game
     if not tags and not record.mainline.moves and record.error is None:
         snippet = " ".join(text.split())[:60]
         record.error = f"no tags and no moves: {snippet!r} is not a game"
+        record.error_kind = ErrorKind.NOT_A_GAME
     return record
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..errors import ErrorKind
 from .engine_comments import EngineComment, parse_engine_comment
 
 #: Results as stored, PGN style.
@@ -87,6 +88,9 @@ class GameRecord:
     """The record as read (text for text formats, bytes for binary ones)."""
     error: str | None = None
     """Set when the reader could not read this record; the message says why."""
+    error_kind: ErrorKind = ErrorKind.UNREADABLE_RECORD
+    """What kind of failure :attr:`error` is, when it is set; readers name a more precise
+    kind where they know one (a record that holds no game, an unknown format...)."""
 
     @property
     def moves(self) -> list[str]:

@@ -33,6 +33,7 @@ from ..rules.board import (
     square_name,
 )
 from .binary_board import TreeBuilder, board_fen, result_from_code, side_of_first_move, uci
+from ..errors import ErrorKind
 from .record import GameRecord, Origin
 
 FORMAT = "xqf"
@@ -180,6 +181,7 @@ def parse(data: bytes, origin: Origin, encoding: str | None = None) -> GameRecor
     except LookupError:
         record.raw = data
         record.error = f"unknown text encoding {codec!r}"
+        record.error_kind = ErrorKind.UNKNOWN_ENCODING
         return record
     if len(data) < HEADER_SIZE or data[:2] != _MAGIC:
         record.raw = data

@@ -7,20 +7,20 @@ impossible text raises :class:`NotationError` naming the text; nothing is guesse
 The notations are the entries of :data:`REGISTRY` (see :mod:`xqdb.notation.registry`),
 and, for reading only, ``auto``, which sniffs each text.
 
->>> from xqdb.rules import Position
->>> move, loose = read_move(Position(), "h2e2", "uci")
->>> write_move(Position(), move, "iccs")
+>>> from xqdb.rules import BasePosition
+>>> move, loose = read_move(BasePosition(), "h2e2", "uci")
+>>> write_move(BasePosition(), move, "iccs")
 'H2-E2'
->>> [write_move(Position(), move, n) for n in ("chinese", "wxf", "dhtmlxq")]
+>>> [write_move(BasePosition(), move, n) for n in ("chinese", "wxf", "dhtmlxq")]
 ['炮二平五', 'C2.5', '7747']
->>> str(parse_move(Position(), "Ｈ８＋７")), str(parse_move(Position(), "馬八進七"))
+>>> str(parse_move(BasePosition(), "Ｈ８＋７")), str(parse_move(BasePosition(), "馬八進七"))
 ('b0c2', 'b0c2')
 """
 
 from __future__ import annotations
 
 from ..rules.board import Move
-from ..rules.position import Position
+from ..rules.position import BasePosition
 from .chinese import SIMPLIFIED_PLAIN, write_chinese
 from .coordinates import NotationError
 from .describe import FILE_OF, AmbiguousMoveError
@@ -32,7 +32,7 @@ from .tables import fold
 from .wxf import WXF_PLAIN, write_wxf
 
 
-def read_move(pos: Position, text: str, notation: str = AUTO) -> tuple[Move, bool]:
+def read_move(pos: BasePosition, text: str, notation: str = AUTO) -> tuple[Move, bool]:
     """Parse ``text`` against ``pos``; returns ``(move, loose)``.
 
     Chinese, WXF and algebraic texts are resolved to a legal move (or raise
@@ -45,20 +45,20 @@ def read_move(pos: Position, text: str, notation: str = AUTO) -> tuple[Move, boo
 def reader_for(notation: str) -> MoveReader:
     """The function :func:`read_move` applies for ``notation``, to bind once for a game.
 
-    >>> from xqdb.rules import Position
+    >>> from xqdb.rules import BasePosition
     >>> read = reader_for("chinese")
-    >>> str(read(Position(), "炮二平五")[0])
+    >>> str(read(BasePosition(), "炮二平五")[0])
     'h2e2'
     """
     return reader(notation)
 
 
-def parse_move(pos: Position, text: str, notation: str = AUTO) -> Move:
+def parse_move(pos: BasePosition, text: str, notation: str = AUTO) -> Move:
     """Like :func:`read_move`, returning only the move."""
     return read_move(pos, text, notation)[0]
 
 
-def write_move(pos: Position, move: Move, notation: str) -> str:
+def write_move(pos: BasePosition, move: Move, notation: str) -> str:
     """Write the legal ``move`` of ``pos`` in ``notation``."""
     return writer(notation)(pos, move)
 
@@ -70,8 +70,8 @@ def write_wxf_and_chinese(board: list[int], move: Move) -> tuple[str, str]:
     alone on its file, and then look its text up; asked together, the board is looked at
     once, which saves a quarter of the cost of writing both.
 
-    >>> from xqdb.rules import Position
-    >>> write_wxf_and_chinese(Position().board, Move.from_uci("h2e2"))
+    >>> from xqdb.rules import BasePosition
+    >>> write_wxf_and_chinese(BasePosition().board, Move.from_uci("h2e2"))
     ('C2.5', '炮二平五')
     """
     f = move.from_square

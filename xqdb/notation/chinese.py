@@ -6,8 +6,8 @@ every way of telling tandem pieces apart found in real files: 前/中/后, 前/�
 xqbase's 一兵..五兵 numbered across files, and 前兵九平八 / 前九平八 for pawns doubled on
 two files. Writing follows xqbase: Red numerals 一..九, Black full-width digits １..９.
 
->>> from xqdb.rules import Position
->>> pos = Position()
+>>> from xqdb.rules import BasePosition
+>>> pos = BasePosition()
 >>> move, loose = parse_chinese(pos, "炮二平五")
 >>> str(move), loose
 ('h2e2', False)
@@ -25,7 +25,7 @@ from collections.abc import Iterable
 from ..rules.board import (
     ADVISOR, BLACK, CANNON, CHARIOT, ELEPHANT, HORSE, KING, PAWN, RED, Move,
 )
-from ..rules.position import Position
+from ..rules.position import BasePosition
 from .coordinates import NotationError
 from .tables import CHINESE_NUMERALS, NUMERALS, PIECE_GLYPHS, SIDE_NUMERALS
 from .describe import (
@@ -53,9 +53,9 @@ class _Style:
         self.numerals = numerals
         self.pieces = pieces
         self.directions = {FORWARD: directions[0], BACKWARD: directions[1], SIDEWAYS: directions[2]}
-        front, middle, rear = words
+        front, middle, rear = words[0], words[1], words[2]
         #: words[n] = the words for n same pieces on a file, front first.
-        self.words = (None, None, (front, rear), (front, middle, rear),
+        self.words: tuple[tuple[str, ...], ...] = ((), (), (front, rear), (front, middle, rear),
                       (front, "二", "三", "四"), (front, "二", "三", "四", "五"))
         #: heads[piece][square] = piece glyph and file number (``炮二``).
         self.heads: dict[int, tuple[str, ...]] = {}
@@ -104,8 +104,8 @@ SIMPLIFIED_PLAIN = _SIMPLIFIED.plain
 def write_chinese(board: list[int], move: Move, traditional: bool = False) -> str:
     """The Chinese text of the legal ``move`` on ``board``.
 
-    >>> from xqdb.rules import Position
-    >>> pos = Position("4k4/9/9/4P4/4P4/2P6/2P6/9/9/3K5 w")
+    >>> from xqdb.rules import BasePosition
+    >>> pos = BasePosition("4k4/9/9/4P4/4P4/2P6/2P6/9/9/3K5 w")
     >>> [write_chinese(pos.board, Move.from_uci(m)) for m in ("e5d5", "c4c5")]
     ['后五平六', '前七进一']
     """
@@ -117,11 +117,11 @@ def write_chinese(board: list[int], move: Move, traditional: bool = False) -> st
         text = style.plain[piece].get(move.code)
         return text if text is not None else style.plain_text(piece, move)
     loc = locate(board, move)
-    if loc.count == 1:
+    if loc.peers == 1:
         return style.plain_text(piece, move)
     color = RED if piece > 0 else BLACK
     tail = style.tail(color, move)
-    word = style.words[loc.count][loc.place]
+    word = style.words[loc.peers][loc.place]
     if loc.several_files:
         # 前兵九平八 shortened to four characters, as the DhtmlXQ viewer writes it.
         return word + style.numerals[color][file_number(color, f % 9) - 1] + tail
@@ -167,14 +167,14 @@ def _describe(text: str) -> Description | None:
     return Description(ptype, file, order, direction, target)
 
 
-def parse_chinese(pos: Position, text: str) -> tuple[Move, bool]:
+def parse_chinese(pos: BasePosition, text: str) -> tuple[Move, bool]:
     """Read a Chinese move text against ``pos``; returns ``(move, loose)``.
 
-    >>> from xqdb.rules import Position
-    >>> parse_chinese(Position(), "车二进三")
+    >>> from xqdb.rules import BasePosition
+    >>> parse_chinese(BasePosition(), "车二进三")
     Traceback (most recent call last):
     ...
-    xqdb.notation.coordinates.NotationError: '车二进三': there is no red chariot on file 2 (h)
+    xqdb.errors.IllegalMoveError: '车二进三': there is no red chariot on file 2 (h)
     """
     return _read.read_move(pos, text)
 

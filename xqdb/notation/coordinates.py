@@ -14,12 +14,11 @@ from __future__ import annotations
 
 import re
 
+from ..errors import InvalidMoveError, NotationError
 from ..rules.board import FILE_NAMES, Move
 from .tables import fold
 
 
-class NotationError(ValueError):
-    """A move text that cannot be read, or that fits no legal move (or several)."""
 
 
 _UCI10 = re.compile(r"([a-i])(10|[1-9])([a-i])(10|[1-9])")
@@ -42,7 +41,7 @@ def parse_uci(text: str) -> Move:
     if move is None:
         m = _match(_ICCS, text)
         if not m or "-" in m[0]:
-            raise NotationError(f"{text!r} is not a coordinate move like h2e2")
+            raise InvalidMoveError(f"{text!r} is not a coordinate move like h2e2")
         move = _move(m[1], int(m[2]), m[3], int(m[4]))
     return move
 
@@ -51,7 +50,7 @@ def parse_iccs(text: str) -> Move:
     """``H2-E2`` (the hyphen and the case are optional)."""
     m = _match(_ICCS, text)
     if not m:
-        raise NotationError(f"{text!r} is not an ICCS move like H2-E2")
+        raise InvalidMoveError(f"{text!r} is not an ICCS move like H2-E2")
     return _move(m[1], int(m[2]), m[3], int(m[4]))
 
 
@@ -59,7 +58,7 @@ def parse_uci10(text: str) -> Move:
     """``h3e3``, ``h10g8``: ranks 1-10, as Fairy-Stockfish writes in UCI mode."""
     m = _match(_UCI10, text)
     if not m:
-        raise NotationError(f"{text!r} is not a coordinate move with ranks 1-10 like h3e3")
+        raise InvalidMoveError(f"{text!r} is not a coordinate move with ranks 1-10 like h3e3")
     return _move(m[1], int(m[2]) - 1, m[3], int(m[4]) - 1)
 
 
@@ -67,7 +66,7 @@ def parse_dhtmlxq(text: str) -> Move:
     """``7747``: x from Red's left (0-8), y from Black's back rank (0-9), twice."""
     m = _match(_DHTMLXQ, text)
     if not m:
-        raise NotationError(f"{text!r} is not a DhtmlXQ move like 7747")
+        raise InvalidMoveError(f"{text!r} is not a DhtmlXQ move like 7747")
     x1, y1, x2, y2 = (int(g) for g in m.groups())
     return Move.of((9 - y1) * 9 + x1, (9 - y2) * 9 + x2)
 

@@ -9,8 +9,8 @@ from the mover's side: file 1 is the mover's rightmost file, forward is toward t
 :func:`locate` tells a writer how to name the piece that moves, so readers and writers of
 both notations share one meaning of "front", "rear", "middle" and "second".
 
->>> from xqdb.rules import Position
->>> move, loose = resolve(Position(), Description(CANNON, 2, None, 0, 5), "C2.5")
+>>> from xqdb.rules import BasePosition
+>>> move, loose = resolve(BasePosition(), Description(CANNON, 2, None, 0, 5), "C2.5")
 >>> str(move), loose
 ('h2e2', False)
 """
@@ -23,10 +23,10 @@ from typing import NamedTuple
 
 from ..rules.board import (
     ADVISOR, ADVISOR_STEPS, BLACK, CANNON, COLOR_NAMES, ELEPHANT, ELEPHANT_STEPS, HORSE, PAWN,
-    PIECE_NAMES, RED, SQUARE_NAMES, Move,
+    PIECE_NAMES, RED, SQUARE_NAMES, Color, Move, Piece, PieceType, Square,
 )
-from ..rules.position import Position
-from .coordinates import NotationError
+from ..errors import AmbiguousMoveError, IllegalMoveError, InvalidMoveError
+from ..rules.position import BasePosition
 
 FORWARD = 1
 BACKWARD = -1
@@ -39,25 +39,21 @@ _MOVE_OF = Move.of
 FILE_OF: tuple[slice, ...] = tuple(slice(sq % 9, 90, 9) for sq in range(90))
 
 
-class AmbiguousMoveError(NotationError):
-    """A move text that several pieces could legally follow."""
-
-
 class Order(NamedTuple):
     """A place among the same pieces on one file, as a function of how many there are.
 
-    ``index[n]`` is the 0-based place, counted from the front, that the marker means when
+    ``places[n]`` is the 0-based place, counted from the front, that the marker means when
     ``n`` pieces share the file (``-1``: the marker means nothing for ``n`` pieces).
     ``numeric`` markers (一兵, 二兵...) count across every file with two or more pawns when
     there are several such files, as xqbase does.
     """
 
     name: str
-    index: tuple[int, ...]
+    places: tuple[int, ...]
     numeric: bool = False
 
     def place(self, count: int) -> int:
-        return self.index[count] if count < len(self.index) else -1
+        return self.places[count] if count < len(self.places) else -1
 
 
 #: 前: the piece nearest the enemy.
@@ -102,7 +98,7 @@ class DescriptionReader:
     >>> read("??")
     Traceback (most recent call last):
     ...
-    xqdb.notation.coordinates.NotationError: '??' is not a move like C2.5
+    xqdb.errors.InvalidMoveError: '??' is not a move like C2.5
     """
 
     #: Only guards against a hostile input; every valid text fits well within it.
@@ -119,18 +115,18 @@ class DescriptionReader:
         if desc is None:
             desc = self._describe(text)
             if desc is None:
-                raise NotationError(f"{text!r} is not {self._example}")
+                raise InvalidMoveError(f"{text!r} is not {self._example}")
             if len(self._seen) < self.LIMIT:
                 self._seen[text] = desc
         return desc
 
-    def read_move(self, pos: Position, text: str) -> tuple[Move, bool]:
+    def read_move(self, pos: BasePosition, text: str) -> tuple[Move, bool]:
         """The one legal move ``text`` names in ``pos``, and whether the text was loose
         (see :func:`resolve`).
 
-        >>> from xqdb.rules import Position
+        >>> from xqdb.rules import BasePosition
         >>> read = DescriptionReader(lambda text: Description(CANNON, 2, None, 0, 5), "C2.5")
-        >>> str(read.read_move(Position(), "C2.5")[0])
+        >>> str(read.read_move(BasePosition(), "C2.5")[0])
         'h2e2'
         """
         color = pos.turn
@@ -138,7 +134,7 @@ class DescriptionReader:
         if reading is None:
             reading = self._reading(text, color)
         desc, piece, file, moves = reading
-        if moves is not None:
+        if moves is not None and file is not None:
             # Nearly every text names a piece alone on its file: its rank alone gives the move.
             column = pos.board[file]
             if column.count(piece) == 1:
@@ -146,10 +142,10 @@ class DescriptionReader:
                 if move is not None:
                     if pos.is_legal(move):
                         return move, False
-                    raise NotationError(f"{text!r}: {pos.explain_illegal(move)}")
+                    raise IllegalMoveError(f"{text!r}: {pos.explain_illegal(move)}")
         return resolve(pos, desc, text)
 
-    def _reading(self, text: str, color: int) -> "_Reading":
+    def _reading(self, text: str, color: Color) -> "_Reading":
         """Prepare ``text`` for ``color`` to move: done once, as reading a text is per ply."""
         desc = self(text)
         moves = None
@@ -178,13 +174,13 @@ class _Reading(NamedTuple):
     (``None``: no move fits). ``None`` unless the text names its piece by a file number."""
 
 
-def _lone_move(desc: Description, color: int, sq: int) -> Move | None:
+def _lone_move(desc: Description, color: Color, sq: Square) -> Move | None:
     """The move ``desc`` names for a piece of ``color`` alone on its file at ``sq``."""
     dest = destination(desc.piece, color, sq, desc.direction, desc.target)
     return None if dest is None else _MOVE_OF(sq, dest)
 
 
-def file_index(color: int, number: int) -> int:
+def file_index(color: Color, number: int) -> int:
     """Board file (0..8, a..i) of file ``number`` (1..9) counted from ``color``'s right.
 
     >>> file_index(RED, 1), file_index(-RED, 1)
@@ -193,12 +189,12 @@ def file_index(color: int, number: int) -> int:
     return 9 - number if color == RED else number - 1
 
 
-def file_number(color: int, file: int) -> int:
+def file_number(color: Color, file: int) -> int:
     """Inverse of :func:`file_index`."""
     return 9 - file if color == RED else file + 1
 
 
-def _on_file(board: list[int], piece: int, file: int, color: int) -> list[int]:
+def _on_file(board: list[Piece], piece: Piece, file: int, color: Color) -> list[Square]:
     """Squares of ``piece`` on ``file``, front (nearest the enemy) first."""
     squares = [s for s in range(file, 90, 9) if board[s] == piece]
     if color == RED:
@@ -206,7 +202,7 @@ def _on_file(board: list[int], piece: int, file: int, color: int) -> list[int]:
     return squares
 
 
-def _tandem_files(board: list[int], piece: int, color: int) -> list[list[int]]:
+def _tandem_files(board: list[Piece], piece: Piece, color: Color) -> list[list[Square]]:
     """Files holding two or more of ``piece``, from the mover's right, each front first."""
     return [_on_file(board, piece, file, color) for file in _FILES_FROM_RIGHT[color]
             if board[FILE_OF[file]].count(piece) > 1]
@@ -221,7 +217,8 @@ _ELEPHANT_DESTS = tuple(frozenset(d for _, d in ELEPHANT_STEPS[s]) for s in rang
 _ADVISOR_DESTS = tuple(frozenset(ADVISOR_STEPS[s]) for s in range(90))
 
 
-def destination(ptype: int, color: int, sq: int, direction: int, target: int) -> int | None:
+def destination(ptype: PieceType, color: Color, sq: Square, direction: int,
+                target: int) -> Square | None:
     """Where the piece on ``sq`` lands when it follows ``direction`` and ``target``.
 
     ``None`` when the description cannot fit a piece of that type there (a horse cannot
@@ -259,19 +256,19 @@ def destination(ptype: int, color: int, sq: int, direction: int, target: int) ->
     return nr * 9 + f if 0 <= nr <= 9 else None
 
 
-def _piece_words(color: int, ptype: int) -> str:
+def _piece_words(color: Color, ptype: PieceType) -> str:
     return f"{COLOR_NAMES[color]} {PIECE_NAMES[ptype]}"
 
 
-def _candidates(board: list[int], desc: Description, color: int, text: str) -> list[int]:
+def _candidates(board: list[Piece], desc: Description, color: Color, text: str) -> list[Square]:
     """Squares of the pieces the text may mean, before looking at the move itself."""
     piece = desc.piece * color
     if desc.order is None:
         if desc.file is None:
-            raise NotationError(f"{text!r} names no file and no front/rear piece")
+            raise InvalidMoveError(f"{text!r} names no file and no front/rear piece")
         squares = _on_file(board, piece, file_index(color, desc.file), color)
         if not squares:
-            raise NotationError(f"{text!r}: there is no {_piece_words(color, desc.piece)} on "
+            raise IllegalMoveError(f"{text!r}: there is no {_piece_words(color, desc.piece)} on "
                                 f"file {desc.file} ({'abcdefghi'[file_index(color, desc.file)]})")
         return squares
     order = desc.order
@@ -280,14 +277,14 @@ def _candidates(board: list[int], desc: Description, color: int, text: str) -> l
     else:
         files = _tandem_files(board, piece, color)
         if not files:
-            raise NotationError(f"{text!r}: no two {COLOR_NAMES[color]} {PIECE_NAMES[desc.piece]}s "
+            raise IllegalMoveError(f"{text!r}: no two {COLOR_NAMES[color]} {PIECE_NAMES[desc.piece]}s "
                                 f"stand on one file, so {order.name!r} names no piece")
         if order.numeric and len(files) > 1:
             # xqbase numbers the tandem pawns of all files together.
             flat = [s for squares in files for s in squares]
             place = order.place(len(flat))
             if place < 0:
-                raise NotationError(f"{text!r}: {len(flat)} tandem {PIECE_NAMES[desc.piece]}s "
+                raise IllegalMoveError(f"{text!r}: {len(flat)} tandem {PIECE_NAMES[desc.piece]}s "
                                     f"have no place {order.name!r}")
             return [flat[place]]
     out = []
@@ -298,17 +295,18 @@ def _candidates(board: list[int], desc: Description, color: int, text: str) -> l
     if not out:
         where = " and ".join(f"{len(squares)} on file {file_number(color, squares[0] % 9)}"
                              for squares in files if squares)
-        raise NotationError(f"{text!r}: {order.name!r} names no {_piece_words(color, desc.piece)} "
+        raise IllegalMoveError(f"{text!r}: {order.name!r} names no {_piece_words(color, desc.piece)} "
                             f"({where or 'none on file ' + str(desc.file)})")
     return out
 
 
-def resolve(pos: Position, desc: Description, text: str) -> tuple[Move, bool]:
+def resolve(pos: BasePosition, desc: Description, text: str) -> tuple[Move, bool]:
     """The one legal move ``desc`` names in ``pos``, and whether the text was loose.
 
     A text is *loose* when it fits several pieces (a file number where 前/后 was due, 前兵
     with pawns doubled on two files) and exactly one of them can legally make the move.
-    Raises :class:`NotationError` (or :class:`AmbiguousMoveError`) naming ``text`` otherwise.
+    Raises :class:`~xqdb.errors.IllegalMoveError` (or :class:`~xqdb.errors.AmbiguousMoveError`)
+    naming ``text`` otherwise.
     :meth:`DescriptionReader.read_move` reaches the same answer sooner for a lone piece.
     """
     color = pos.turn
@@ -327,7 +325,7 @@ def resolve(pos: Position, desc: Description, text: str) -> tuple[Move, bool]:
             fits.append(_MOVE_OF(sq, dest))
     if not fits:
         where = " or ".join(SQUARE_NAMES[s] for s in squares)
-        raise NotationError(f"{text!r}: the {PIECE_NAMES[ptype]} on {where} cannot move that way")
+        raise IllegalMoveError(f"{text!r}: the {PIECE_NAMES[ptype]} on {where} cannot move that way")
     legal = [m for m in fits if pos.is_legal(m)]
     if len(legal) == 1:
         # Advisors and elephants keep their file number even when two share a file:
@@ -336,9 +334,9 @@ def resolve(pos: Position, desc: Description, text: str) -> tuple[Move, bool]:
         return legal[0], loose
     if not legal:
         if len(fits) == 1:
-            raise NotationError(f"{text!r}: {pos.explain_illegal(fits[0])}")
+            raise IllegalMoveError(f"{text!r}: {pos.explain_illegal(fits[0])}")
         tried = "; ".join(f"{m}: {pos.explain_illegal(m)}" for m in fits)
-        raise NotationError(f"{text!r}: no {PIECE_NAMES[ptype]} it may name can make the move "
+        raise IllegalMoveError(f"{text!r}: no {PIECE_NAMES[ptype]} it may name can make the move "
                             f"({tried})")
     which = ", ".join(SQUARE_NAMES[m.from_square] for m in legal)
     raise AmbiguousMoveError(f"{text!r} is ambiguous: the {PIECE_NAMES[ptype]}s on {which} can all "
@@ -348,7 +346,7 @@ def resolve(pos: Position, desc: Description, text: str) -> tuple[Move, bool]:
 class Locator(NamedTuple):
     """How a writer names the moving piece: by file, or by its place on a shared file."""
 
-    count: int
+    peers: int
     """Same pieces on the mover's file that the text must tell apart (1: none)."""
     place: int
     """0-based place of the mover among them, from the front."""
@@ -359,13 +357,13 @@ class Locator(NamedTuple):
 _ALONE = Locator(1, 0, False)
 
 
-def locate(board: list[int], move: Move) -> Locator:
+def locate(board: list[Piece], move: Move) -> Locator:
     """Whether (and how) the piece making ``move`` must be told apart from its file mates.
 
-    >>> from xqdb.rules import Position
-    >>> pos = Position("4k4/9/9/9/4P4/4P4/9/9/9/3K5 w")
+    >>> from xqdb.rules import BasePosition
+    >>> pos = BasePosition("4k4/9/9/9/4P4/4P4/9/9/9/3K5 w")
     >>> locate(pos.board, Move.from_uci("e5e6"))
-    Locator(count=2, place=0, several_files=False)
+    Locator(peers=2, place=0, several_files=False)
     """
     f = move.from_square
     piece = board[f]
@@ -391,7 +389,7 @@ def locate(board: list[int], move: Move) -> Locator:
     return Locator(count, place, several)
 
 
-def _twin_fits(board: list[int], move: Move, piece: int, file: int) -> bool:
+def _twin_fits(board: list[Piece], move: Move, piece: Piece, file: int) -> bool:
     """Whether another advisor/elephant on the file fits the same direction and target."""
     f, t = move.from_square, move.to_square
     dr, tf = t // 9 - f // 9, t % 9
@@ -404,7 +402,7 @@ def _twin_fits(board: list[int], move: Move, piece: int, file: int) -> bool:
     return False
 
 
-def motion(color: int, move: Move) -> tuple[int, int]:
+def motion(color: Color, move: Move) -> tuple[int, int]:
     """``(direction, target)`` of ``move`` for ``color``: the last two parts of a description.
 
     >>> motion(RED, Move.from_uci("h2e2")), motion(-RED, Move.from_uci("h9g7"))

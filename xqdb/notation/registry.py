@@ -22,8 +22,9 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from ..errors import UnknownNotationError
 from ..rules.board import Move
-from ..rules.position import Position
+from ..rules.position import BasePosition
 from .chinese import parse_chinese, write_chinese
 from .coordinates import (
     NotationError, parse_dhtmlxq, parse_iccs, parse_uci, parse_uci10, write_dhtmlxq,
@@ -34,9 +35,9 @@ from .tables import fold
 from .wxf import describes_wxf, parse_wxf, write_wxf
 
 #: Reads one move text against a position: ``(move, loose)`` (see :func:`xqdb.notation.read_move`).
-MoveReader = Callable[[Position, str], tuple[Move, bool]]
+MoveReader = Callable[[BasePosition, str], tuple[Move, bool]]
 #: Writes a move that is legal in the position.
-MoveWriter = Callable[[Position, Move], str]
+MoveWriter = Callable[[BasePosition, Move], str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,24 +70,24 @@ class Notation:
 
 
 def _coordinates(parse: Callable[[str], Move]) -> MoveReader:
-    def read(pos: Position, text: str) -> tuple[Move, bool]:
+    def read(pos: BasePosition, text: str) -> tuple[Move, bool]:
         return parse(text), False
     return read
 
 
 def _board_writer(write: Callable[[list[int], Move], str]) -> MoveWriter:
-    def write_on(pos: Position, move: Move) -> str:
+    def write_on(pos: BasePosition, move: Move) -> str:
         return write(pos.board, move)
     return write_on
 
 
 def _move_writer(write: Callable[[Move], str]) -> MoveWriter:
-    def write_on(pos: Position, move: Move) -> str:
+    def write_on(pos: BasePosition, move: Move) -> str:
         return write(move)
     return write_on
 
 
-def _write_traditional(pos: Position, move: Move) -> str:
+def _write_traditional(pos: BasePosition, move: Move) -> str:
     return write_chinese(pos.board, move, traditional=True)
 
 
@@ -155,7 +156,7 @@ def lookup(name: str) -> Notation:
     """
     entry = REGISTRY.get(name)
     if entry is None:
-        raise NotationError(f"notation {name!r} is not supported (use one of "
+        raise UnknownNotationError(f"notation {name!r} is not supported (use one of "
                             f"{', '.join(NOTATIONS)})")
     return entry
 
@@ -169,7 +170,7 @@ def writer(name: str) -> MoveWriter:
     """The writer of ``name``; raises :class:`NotationError` if it cannot be written."""
     write = _WRITERS.get(name)
     if write is None:
-        raise NotationError(f"notation {name!r} cannot be written (use one of "
+        raise UnknownNotationError(f"notation {name!r} cannot be written (use one of "
                             f"{', '.join(WRITTEN_NOTATIONS)})")
     return write
 
@@ -229,17 +230,17 @@ class DialectError(NotationError):
         self.text = text
 
 
-def settle_by_replay(name: str, start: Position, texts: Sequence[str]) -> str:
+def settle_by_replay(name: str, start: BasePosition, texts: Sequence[str]) -> str:
     """The dialect of notation ``name`` (or of its twin) in which ``texts`` replay from
     ``start``; ``name``, the hint, when neither tells more.
 
     When both replay to the end as different games, the texts cannot say which game was
     played: :class:`DialectError` names the first text they read differently.
 
-    >>> from xqdb.rules import Position
-    >>> settle_by_replay("san", Position(), ["Che3", "Hg8"])
+    >>> from xqdb.rules import BasePosition
+    >>> settle_by_replay("san", BasePosition(), ["Che3", "Hg8"])
     'san-fsf'
-    >>> settle_by_replay("san", Position(), ["Ch4"])  # doctest: +ELLIPSIS
+    >>> settle_by_replay("san", BasePosition(), ["Ch4"])  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
     xqdb.notation.registry.DialectError: 'Ch4' (ply 1) replays as h2h4 in san and as h2h3 in san-fsf, ...
@@ -262,7 +263,7 @@ def settle_by_replay(name: str, start: Position, texts: Sequence[str]) -> str:
     return entry.name
 
 
-def _replayed(entry: Notation, start: Position, texts: Sequence[str]) -> tuple[list[Move], bool]:
+def _replayed(entry: Notation, start: BasePosition, texts: Sequence[str]) -> tuple[list[Move], bool]:
     """The moves ``texts`` make from ``start`` in ``entry``, and whether all of them could."""
     pos = start.copy()
     moves: list[Move] = []
@@ -284,7 +285,7 @@ _SNIFF_CACHE: dict[str, Notation] = {}
 _SNIFF_CACHE_LIMIT = 200_000
 
 
-def _read_sniffed(pos: Position, text: str) -> tuple[Move, bool]:
+def _read_sniffed(pos: BasePosition, text: str) -> tuple[Move, bool]:
     entry = _SNIFF_CACHE.get(text)
     if entry is None:
         name = sniff(text)

@@ -18,8 +18,8 @@ else its rank, else both; ``x`` marks a capture, ``+`` a check and ``#`` a mate.
 Which dialect a game is in shows in its texts only when a rank 0 or 10 does: otherwise
 :func:`xqdb.notation.registry.settle_by_replay` decides by which reading replays.
 
->>> from xqdb.rules import Position
->>> pos = Position()
+>>> from xqdb.rules import BasePosition
+>>> pos = BasePosition()
 >>> move, loose = parse_san(pos, "Che2")
 >>> str(move), write_san(pos, move), write_san_fsf(pos, move)
 ('h2e2', 'Che2', 'Che3')
@@ -34,7 +34,7 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from ..rules.board import COLOR_NAMES, FILE_NAMES, PAWN, PIECE_NAMES, SQUARE_NAMES, Move
-from ..rules.position import Position
+from ..rules.position import BasePosition
 from .coordinates import NotationError
 from .describe import AmbiguousMoveError
 from .tables import LETTER_TYPES, WRITTEN_LETTERS, fold
@@ -121,7 +121,7 @@ class _Reader:
             _rank(to_rank, dialect, text) * 9 + FILE_NAMES.index(to_file),
         )
 
-    def __call__(self, pos: Position, text: str) -> tuple[Move, bool]:
+    def __call__(self, pos: BasePosition, text: str) -> tuple[Move, bool]:
         """The one legal move ``text`` names in ``pos`` (never loose)."""
         piece, file, rank, to = self.describe(text)
         color = pos.turn
@@ -151,11 +151,11 @@ def _square_text(sq: int, dialect: Dialect) -> str:
     return FILE_NAMES[sq % 9] + _rank_text(sq, dialect)
 
 
-def write(pos: Position, move: Move, dialect: Dialect) -> str:
+def write(pos: BasePosition, move: Move, dialect: Dialect) -> str:
     """The text of the legal ``move`` of ``pos`` in ``dialect``.
 
-    >>> from xqdb.rules import Position
-    >>> pos = Position()
+    >>> from xqdb.rules import BasePosition
+    >>> pos = BasePosition()
     >>> [write(pos, Move.from_uci(m), FAIRY_STOCKFISH) for m in ("b2c2", "d0e1", "g3g4")]
     ['Cbc3', 'Ade2', 'Pg5']
     >>> [write(pos, Move.from_uci(m), WINBOARD) for m in ("b2c2", "d0e1", "g3g4")]
@@ -181,7 +181,7 @@ def write(pos: Position, move: Move, dialect: Dialect) -> str:
     return text
 
 
-def _disambiguation(pos: Position, move: Move, piece: int, dialect: Dialect) -> str:
+def _disambiguation(pos: BasePosition, move: Move, piece: int, dialect: Dialect) -> str:
     """File, rank or square of the mover when a twin could legally move to the same point."""
     f, t = move.from_square, move.to_square
     twins = [sq for sq in pos.pieces(piece) if sq != f and pos.is_legal(Move.of(sq, t))]
@@ -198,12 +198,12 @@ parse_san = _Reader(WINBOARD)
 parse_san_fsf = _Reader(FAIRY_STOCKFISH)
 
 
-def write_san(pos: Position, move: Move) -> str:
+def write_san(pos: BasePosition, move: Move) -> str:
     """The WinBoard text of the legal ``move`` of ``pos`` (ranks 0-9, ``g5``)."""
     return write(pos, move, WINBOARD)
 
 
-def write_san_fsf(pos: Position, move: Move) -> str:
+def write_san_fsf(pos: BasePosition, move: Move) -> str:
     """The Fairy-Stockfish text of the legal ``move`` of ``pos`` (ranks 1-10, ``Pg6``)."""
     return write(pos, move, FAIRY_STOCKFISH)
 

@@ -7,8 +7,8 @@ five pawns, the file digit in place of the letter for pawns doubled on two files
 ``a``..``e`` for the n-th tandem pawn, and ``C25`` with no operator for a sideways move.
 Writing is official WXF.
 
->>> from xqdb.rules import Position
->>> pos = Position()
+>>> from xqdb.rules import BasePosition
+>>> pos = BasePosition()
 >>> move, loose = parse_wxf(pos, "Ｃ２＝５")
 >>> str(move), write_wxf(pos.board, move)
 ('h2e2', 'C2.5')
@@ -19,7 +19,7 @@ from __future__ import annotations
 from ..rules.board import (
     ADVISOR, BLACK, CANNON, CHARIOT, ELEPHANT, HORSE, KING, PAWN, RED, Move,
 )
-from ..rules.position import Position
+from ..rules.position import BasePosition
 from .coordinates import NotationError
 from .tables import DIGITS, LETTER_TYPES, WRITTEN_LETTERS, fold
 from .describe import (
@@ -33,8 +33,8 @@ _SUFFIX_ORDERS: dict[str, Order] = {"+": WXF_PLUS, "-": WXF_MINUS, ".": MIDDLE,
 _PREFIX_ORDERS: dict[str, Order] = {"+": FRONT, "-": REAR}
 _WRITE_OPERATORS = {FORWARD: "+", BACKWARD: "-", SIDEWAYS: "."}
 #: Official place markers for n pawns on one file, front first (``None``: the file digit).
-_PLACES: tuple[tuple[str | None, ...] | None, ...] = (
-    None, None, ("+", "-"), ("+", None, "-"), ("++", "+", "-", "--"),
+_PLACES: tuple[tuple[str | None, ...], ...] = (
+    (), (), ("+", "-"), ("+", None, "-"), ("++", "+", "-", "--"),
     ("++", "+", None, "-", "--"))
 
 _HEADS = {piece: tuple(WRITTEN_LETTERS[abs(piece)] + str(file_number(color, sq % 9))
@@ -69,8 +69,8 @@ def _tail(color: int, move: Move) -> str:
 def write_wxf(board: list[int], move: Move) -> str:
     """The official WXF text of the legal ``move`` on ``board``.
 
-    >>> from xqdb.rules import Position
-    >>> pos = Position("4k4/9/9/4P4/4P4/2P6/2P6/9/9/3K5 w")
+    >>> from xqdb.rules import BasePosition
+    >>> pos = BasePosition("4k4/9/9/4P4/4P4/2P6/2P6/9/9/3K5 w")
     >>> write_wxf(pos.board, Move.from_uci("e5d5")), write_wxf(pos.board, Move.from_uci("c4c5"))
     ('5-.6', '7++1')
     """
@@ -81,17 +81,17 @@ def write_wxf(board: list[int], move: Move) -> str:
         text = WXF_PLAIN[piece].get(move.code)
         return text if text is not None else _plain(piece, move)
     loc = locate(board, move)
-    if loc.count == 1:
+    if loc.peers == 1:
         return _plain(piece, move)
     color = RED if piece > 0 else BLACK
     tail = _tail(color, move)
     number = str(file_number(color, f % 9))
     if loc.several_files:
         # The file digit replaces the letter; the middle of three repeats the digit.
-        places = _PLACES[loc.count]
+        places = _PLACES[loc.peers]
         mark = places[loc.place] if places else None
         return number + (mark or number) + tail
-    mark = _PLACES[loc.count][loc.place]
+    mark = _PLACES[loc.peers][loc.place]
     letter = WRITTEN_LETTERS[abs(piece)]
     if mark is None:
         return letter + number + tail
@@ -148,11 +148,11 @@ def describes_wxf(text: str) -> bool:
     return _describe(text) is not None
 
 
-def parse_wxf(pos: Position, text: str) -> tuple[Move, bool]:
+def parse_wxf(pos: BasePosition, text: str) -> tuple[Move, bool]:
     """Read a WXF move text against ``pos``; returns ``(move, loose)``.
 
-    >>> from xqdb.rules import Position
-    >>> str(parse_wxf(Position(), "n8+7")[0])
+    >>> from xqdb.rules import BasePosition
+    >>> str(parse_wxf(BasePosition(), "n8+7")[0])
     'b0c2'
     """
     return _read.read_move(pos, text)

@@ -7,9 +7,9 @@ legal-move probe; the walk over a repetition cycle runs only when a position occ
 the third time. :func:`adjudicate` is the same over a FEN and a move list.
 
 >>> adjudicate("3k5/9/9/9/9/9/9/9/9/R3K4 w", ["a0d0"])
-Ending(name='checkmate', result='1-0', ply=1, offender=None, chase=False, move_limit=120)
->>> adjudicate("R2k5/9/9/9/9/9/9/9/9/5K3 b", ["d9d8", "a9a8", "d8d9", "a8a9"] * 2).name
-'perpetual_check'
+Ending(name=<Termination.CHECKMATE: 'checkmate'>, result='1-0', ply=1, offender=None, chase=False, move_limit=120)
+>>> print(adjudicate("R2k5/9/9/9/9/9/9/9/9/5K3 b", ["d9d8", "a9a8", "d8d9", "a8a9"] * 2).name)
+perpetual_check
 
 The endings, by name:
 
@@ -89,11 +89,12 @@ from .board import (
     HORSE, HORSE_ATTACKS, KING, KING_STEPS, PAWN, PAWN_ATTACKS, PIECE_NAMES, RAYS, RED,
     SQUARE_NAMES, Move,
 )
-from .position import IllegalMoveError, Position, attacked
+from ..errors import IllegalMoveError
+from .outcome import Termination
+from .position import BasePosition, attacked
 
 #: Every ending name, in the order they are checked.
-ENDING_NAMES = ("checkmate", "stalemate", "perpetual_check", "perpetual_chase", "repetition",
-                "move_limit")
+ENDING_NAMES = tuple(Termination)
 
 #: Plies without capture after which the game is drawn (Chinese rules: 60 moves).
 DEFAULT_MOVE_LIMIT = 120
@@ -119,7 +120,7 @@ def _side(color: int) -> str:
 class Ending:
     """How and when a game ended under the rules.
 
-    >>> Ending("perpetual_chase", "0-1", ply=8, offender=1, chase=True).loser
+    >>> Ending(Termination.PERPETUAL_CHASE, "0-1", ply=8, offender=1, chase=True).loser
     1
     >>> cycle = ["a5a6", "i6i5", "a6a5", "i5i6"]
     >>> print(adjudicate("4k4/9/9/8c/R8/9/9/9/9/3K5 w", cycle * 2).reason)
@@ -128,7 +129,7 @@ class Ending:
     with every move from ply 1 to ply 7
     """
 
-    name: str
+    name: Termination
     """One of :data:`ENDING_NAMES`."""
     result: str
     """``1-0``, ``0-1`` or ``1/2-1/2``."""
@@ -159,9 +160,9 @@ class Ending:
     def __str__(self) -> str:
         """A line for reports.
 
-        >>> print(Ending("perpetual_chase", "0-1", ply=8, offender=RED, chase=True))
+        >>> print(Ending(Termination.PERPETUAL_CHASE, "0-1", ply=8, offender=RED, chase=True))
         perpetual chase by red, 0-1 at ply 8
-        >>> print(Ending("move_limit", "1/2-1/2", ply=120))
+        >>> print(Ending(Termination.MOVE_LIMIT, "1/2-1/2", ply=120))
         move limit (120 plies), 1/2-1/2 at ply 120
         """
         what = self.name.replace("_", " ")
@@ -176,19 +177,19 @@ class Adjudicator:
     """Incremental adjudication of a game, fed one position per ply.
 
     >>> from xqdb.rules import Move
-    >>> pos = Position("4k4/9/9/9/9/9/9/9/9/3K5 w")
+    >>> pos = BasePosition("4k4/9/9/9/9/9/9/9/9/3K5 w")
     >>> adj = Adjudicator(pos, move_limit=4)
     >>> endings = []
     >>> for text in ["d0d1", "e9e8", "d1d0", "e8e9"]:
     ...     pos.push(Move.from_uci(text))
     ...     endings.append(adj.update(pos))
     >>> endings[-1]
-    Ending(name='move_limit', result='1/2-1/2', ply=4, offender=None, chase=False, move_limit=4)
+    Ending(name=<Termination.MOVE_LIMIT: 'move_limit'>, result='1/2-1/2', ply=4, offender=None, chase=False, move_limit=4)
     """
 
     __slots__ = ("move_limit", "ending", "_checks", "_seen")
 
-    def __init__(self, pos: Position, *, move_limit: int | None = DEFAULT_MOVE_LIMIT) -> None:
+    def __init__(self, pos: BasePosition, *, move_limit: int | None = DEFAULT_MOVE_LIMIT) -> None:
         self.move_limit = move_limit
         # Whether the side to move is in check, per position since the start.
         self._checks: list[bool] = [pos.is_check()]
@@ -203,7 +204,7 @@ class Adjudicator:
         """Plies seen since the start position."""
         return len(self._checks) - 1
 
-    def update(self, pos: Position) -> Ending | None:
+    def update(self, pos: BasePosition) -> Ending | None:
         """Account for the move just pushed on ``pos``; the ending it reaches, if any.
 
         Only the first ending of a game is returned; later plies give ``None`` (records
@@ -229,14 +230,14 @@ class Adjudicator:
         self.ending = ending
         return ending
 
-    def _no_move_ending(self, pos: Position, ply: int) -> Ending | None:
+    def _no_move_ending(self, pos: BasePosition, ply: int) -> Ending | None:
         return _no_move_ending(pos, ply, self.move_limit)
 
-    def _repetition_ending(self, pos: Position, first: int, ply: int) -> Ending:
+    def _repetition_ending(self, pos: BasePosition, first: int, ply: int) -> Ending:
         return _repetition_verdict(pos, self._checks, first, ply, self.move_limit)
 
 
-def judge_history(pos: Position, checks: Sequence[bool], *,
+def judge_history(pos: BasePosition, checks: Sequence[bool], *,
                   move_limit: int | None = DEFAULT_MOVE_LIMIT) -> Ending | None:
     """The first ending of the game that led to ``pos``, judged after the fact.
 
@@ -245,11 +246,11 @@ def judge_history(pos: Position, checks: Sequence[bool], *,
     the one an :class:`Adjudicator` fed ply by ply reaches, at a fraction of the cost: the
     scan only looks up Zobrist keys, and positions are rebuilt only for a repetition.
 
-    >>> pos = Position("4k4/9/9/9/9/9/9/9/9/3K5 w")
+    >>> pos = BasePosition("4k4/9/9/9/9/9/9/9/9/3K5 w")
     >>> for text in ["d0d1", "e9e8", "d1d0", "e8e9"] * 2:
     ...     pos.push(Move.from_uci(text))
-    >>> judge_history(pos, [False] * 9).name
-    'repetition'
+    >>> print(judge_history(pos, [False] * 9).name)
+    repetition
     """
     history = pos.history()
     plies = len(history)
@@ -277,17 +278,17 @@ def judge_history(pos: Position, checks: Sequence[bool], *,
     return _no_move_ending(pos, plies, move_limit)
 
 
-def _no_move_ending(pos: Position, ply: int, limit: int | None) -> Ending | None:
+def _no_move_ending(pos: BasePosition, ply: int, limit: int | None) -> Ending | None:
     """Checkmate or stalemate of the side to move in ``pos``, reached at ``ply``."""
     outcome = pos.outcome()
     if outcome is None:
         return None
     loser = _side(pos.turn)
-    if outcome == "checkmate":
+    if outcome.termination == Termination.CHECKMATE:
         reason = f"checkmate: {loser} is in check and has no legal move"
     else:
         reason = f"stalemate: {loser} has no legal move, which loses even out of check"
-    return Ending(outcome, _win_for(-pos.turn), ply, move_limit=limit, reason=reason)
+    return Ending(outcome.termination, _win_for(-pos.turn), ply, move_limit=limit, reason=reason)
 
 
 def _move_limit_ending(checks: Sequence[bool], ply: int, clock: int, limit: int
@@ -306,10 +307,10 @@ def _move_limit_ending(checks: Sequence[bool], ply: int, clock: int, limit: int
     if beyond:
         reason += (f", {clock - 2 * beyond} once the {beyond} checks beyond a side's"
                    f" {COUNTED_CHECKS}th are left out (a move each)")
-    return Ending("move_limit", DRAW, ply, move_limit=limit, reason=f"{reason}: a draw")
+    return Ending(Termination.MOVE_LIMIT, DRAW, ply, move_limit=limit, reason=f"{reason}: a draw")
 
 
-def _repetition_verdict(pos: Position, checks: Sequence[bool], first: int, ply: int,
+def _repetition_verdict(pos: BasePosition, checks: Sequence[bool], first: int, ply: int,
                         limit: int | None) -> Ending:
     """The verdict on the cycle from position ``first`` to position ``ply`` (the same),
     ``pos`` being the position at ``ply``."""
@@ -321,11 +322,11 @@ def _repetition_verdict(pos: Position, checks: Sequence[bool], first: int, ply: 
         checked[mover] = checked[mover] and checks[k]
     if checked[RED] or checked[BLACK]:
         if checked[RED] and checked[BLACK]:
-            return Ending("perpetual_check", DRAW, ply, move_limit=limit,
+            return Ending(Termination.PERPETUAL_CHECK, DRAW, ply, move_limit=limit,
                           reason=f"perpetual check by both sides from ply {first + 1}: a draw")
         offender = RED if checked[RED] else BLACK
         start, end = _moves_of(offender, last_mover, first, ply, lead_in=False)
-        return Ending("perpetual_check", _win_for(-offender), ply, offender=offender,
+        return Ending(Termination.PERPETUAL_CHECK, _win_for(-offender), ply, offender=offender,
                       move_limit=limit,
                       reason=f"perpetual check by {_side(offender)}: {_side(offender)} gave"
                              f" check with every move from ply {start} to ply {end}")
@@ -336,16 +337,16 @@ def _repetition_verdict(pos: Position, checks: Sequence[bool], first: int, ply: 
         if len(chases) == 2:
             both = "; ".join(f"{_side(side)}'s {chase}" for side, chase in sorted(
                 chases.items(), reverse=True))
-            return Ending("perpetual_chase", DRAW, ply, chase=True, move_limit=limit,
+            return Ending(Termination.PERPETUAL_CHASE, DRAW, ply, chase=True, move_limit=limit,
                           reason=f"perpetual chase by both sides from ply {first + 1}"
                                  f" ({both}): a draw")
         ((offender, chase),) = chases.items()
         start, end = _moves_of(offender, last_mover, first, ply, lead_in=first > 0)
-        return Ending("perpetual_chase", _win_for(-offender), ply, offender=offender,
+        return Ending(Termination.PERPETUAL_CHASE, _win_for(-offender), ply, offender=offender,
                       chase=True, move_limit=limit,
                       reason=f"perpetual chase by {_side(offender)}: {chase}"
                              f" with every move from ply {start} to ply {end}")
-    return Ending("repetition", DRAW, ply, move_limit=limit,
+    return Ending(Termination.REPETITION, DRAW, ply, move_limit=limit,
                   reason=f"repetition: the position of ply {first} occurred for the third"
                          f" time with no perpetual check or chase: a draw")
 
@@ -360,14 +361,14 @@ def _moves_of(side: int, last_mover: int, first: int, ply: int, *, lead_in: bool
     return first + 1, ply - 1
 
 
-def chasing_sides(pos: Position, plies: int, *, lead_in: bool = False) -> set[int]:
+def chasing_sides(pos: BasePosition, plies: int, *, lead_in: bool = False) -> set[int]:
     """The sides that chased one enemy piece with every move of the last ``plies`` plies.
 
     With ``lead_in``, the move before those plies counts too, for the side that made it.
     ``pos`` is not changed: the walk back and forth runs on a copy.
 
     >>> from xqdb.rules import Move
-    >>> pos = Position("4k4/9/9/8c/R8/9/9/9/9/3K5 w")
+    >>> pos = BasePosition("4k4/9/9/8c/R8/9/9/9/9/3K5 w")
     >>> for text in ["a5a6", "i6i5", "a6a5", "i5i6"]:
     ...     pos.push(Move.from_uci(text))
     >>> chasing_sides(pos, 4) == {RED}
@@ -391,7 +392,7 @@ class _Chase(NamedTuple):
                 f" on {SQUARE_NAMES[self.victim]}")
 
 
-def _chases(pos: Position, plies: int, *, lead_in: bool) -> dict[int, _Chase]:
+def _chases(pos: BasePosition, plies: int, *, lead_in: bool) -> dict[int, _Chase]:
     """:func:`chasing_sides` with, for each side, the piece it chased and one chaser."""
     work = pos.copy()
     total = plies + 1 if lead_in else plies
@@ -429,14 +430,14 @@ def _chases(pos: Position, plies: int, *, lead_in: bool) -> dict[int, _Chase]:
     return {side: last[side][min(pieces)] for side, pieces in chased.items() if pieces}
 
 
-def threatened(pos: Position, side: int) -> set[int]:
+def threatened(pos: BasePosition, side: int) -> set[int]:
     """Squares of the enemy pieces that ``side`` threatens in the chasing sense.
 
     See the module docstring for what counts. ``pos`` is left as it was.
 
-    >>> sorted(threatened(Position("4k4/9/9/8c/R8/9/9/9/9/3K5 w"), RED))
+    >>> sorted(threatened(BasePosition("4k4/9/9/8c/R8/9/9/9/9/3K5 w"), RED))
     []
-    >>> threatened(Position("4k4/9/9/R7c/9/9/9/9/9/3K5 w"), RED)
+    >>> threatened(BasePosition("4k4/9/9/R7c/9/9/9/9/9/3K5 w"), RED)
     {62}
     """
     board = pos.board[:]
@@ -560,16 +561,16 @@ def adjudicate(fen: str, moves: Iterable[str | Move], *,
     """The first ending reached when ``moves`` (``h2e2`` style or :class:`Move`) are
     played from ``fen``, or ``None`` when the game is still going.
 
-    Raises :class:`~xqdb.rules.position.IllegalMoveError` naming the ply of a bad move.
+    Raises :class:`~xqdb.errors.IllegalMoveError` naming the ply of a bad move.
 
-    >>> adjudicate("4k4/9/9/9/9/9/9/9/9/3K5 w", ["d0d1", "e9e8", "d1d0", "e8e9"] * 2).name
-    'repetition'
+    >>> print(adjudicate("4k4/9/9/9/9/9/9/9/9/3K5 w", ["d0d1", "e9e8", "d1d0", "e8e9"] * 2).name)
+    repetition
     >>> adjudicate("4k4/9/9/9/9/9/9/9/9/3K5 w", ["d0d1", "e9e8", "d1d3"])
     Traceback (most recent call last):
     ...
-    xqdb.rules.position.IllegalMoveError: ply 3: d1d3: the king on d1 cannot move to d3
+    xqdb.errors.IllegalMoveError: ply 3: d1d3: the king on d1 cannot move to d3
     """
-    pos = Position.from_fen(fen)
+    pos = BasePosition.from_fen(fen)
     adjudicator = Adjudicator(pos, move_limit=move_limit)
     for ply, move in enumerate(moves, start=1):
         if isinstance(move, str):

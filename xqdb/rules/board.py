@@ -18,29 +18,42 @@ Pieces are signed integers: the piece type (1..7) times the colour (``RED = 1``,
 
 from __future__ import annotations
 
-from typing import Final
+from collections.abc import Callable
+from typing import Final, TypeAlias
 
-RED: Final = 1
-BLACK: Final = -1
-COLOR_NAMES: Final = {RED: "red", BLACK: "black"}
+# The vocabulary is of plain ints, as in python-chess: the board is a list of piece codes
+# that the move generator reads millions of times a second, and an alias costs nothing.
+Color: TypeAlias = int
+"""``RED`` (1) or ``BLACK`` (-1): the sign of a piece code, and a factor that flips it."""
+Square: TypeAlias = int
+"""0..89, ``rank * 9 + file``."""
+PieceType: TypeAlias = int
+"""``KING`` (1) .. ``PAWN`` (7)."""
+Piece: TypeAlias = int
+"""A signed piece code, ``piece_type * color`` (0: an empty point)."""
 
-KING: Final = 1
-ADVISOR: Final = 2
-ELEPHANT: Final = 3
-HORSE: Final = 4
-CHARIOT: Final = 5
-CANNON: Final = 6
-PAWN: Final = 7
+RED: Final[Color] = 1
+BLACK: Final[Color] = -1
+COLORS: Final = (RED, BLACK)
+COLOR_NAMES: Final[dict[Color, str]] = {RED: "red", BLACK: "black"}
+
+KING: Final[PieceType] = 1
+ADVISOR: Final[PieceType] = 2
+ELEPHANT: Final[PieceType] = 3
+HORSE: Final[PieceType] = 4
+CHARIOT: Final[PieceType] = 5
+CANNON: Final[PieceType] = 6
+PAWN: Final[PieceType] = 7
 PIECE_TYPES: Final = (KING, ADVISOR, ELEPHANT, HORSE, CHARIOT, CANNON, PAWN)
 
 #: FEN letters of the piece types (upper case is Red).
 PIECE_LETTERS: Final = " KABNRCP"
 #: Letters accepted on input: the standard set plus E (elephant) and H (horse).
-LETTER_TO_TYPE: Final = {
+LETTER_TO_TYPE: Final[dict[str, PieceType]] = {
     "K": KING, "A": ADVISOR, "B": ELEPHANT, "E": ELEPHANT, "N": HORSE, "H": HORSE,
     "R": CHARIOT, "C": CANNON, "P": PAWN,
 }
-PIECE_NAMES: Final = {
+PIECE_NAMES: Final[dict[PieceType, str]] = {
     KING: "king", ADVISOR: "advisor", ELEPHANT: "elephant", HORSE: "horse",
     CHARIOT: "chariot", CANNON: "cannon", PAWN: "pawn",
 }
@@ -50,16 +63,16 @@ NUM_SQUARES: Final = 90
 SQUARES: Final = range(NUM_SQUARES)
 
 
-def square(file: int, rank: int) -> int:
+def square(file: int, rank: int) -> Square:
     """The square at ``file`` (0..8, a..i) and ``rank`` (0..9, Red's back rank first)."""
     return rank * 9 + file
 
 
-def square_file(sq: int) -> int:
+def square_file(sq: Square) -> int:
     return sq % 9
 
 
-def square_rank(sq: int) -> int:
+def square_rank(sq: Square) -> int:
     return sq // 9
 
 
@@ -67,12 +80,12 @@ SQUARE_NAMES: Final = tuple(FILE_NAMES[s % 9] + str(s // 9) for s in SQUARES)
 _SQUARE_BY_NAME: Final = {name: s for s, name in enumerate(SQUARE_NAMES)}
 
 
-def square_name(sq: int) -> str:
+def square_name(sq: Square) -> str:
     """``e0`` style name of a square (ranks 0-9)."""
     return SQUARE_NAMES[sq]
 
 
-def parse_square(name: str) -> int:
+def parse_square(name: str) -> Square:
     """Inverse of :func:`square_name`; raises ``ValueError`` for anything else."""
     try:
         return _SQUARE_BY_NAME[name]
@@ -80,13 +93,13 @@ def parse_square(name: str) -> int:
         raise ValueError(f"not a square: {name!r}") from None
 
 
-def piece_symbol(piece: int) -> str:
+def piece_symbol(piece: Piece) -> str:
     """FEN letter of a signed piece: upper case for Red."""
     letter = PIECE_LETTERS[abs(piece)]
     return letter if piece > 0 else letter.lower()
 
 
-def piece_color(piece: int) -> int:
+def piece_color(piece: Piece) -> Color:
     return RED if piece > 0 else BLACK
 
 
@@ -102,19 +115,19 @@ class Move:
 
     __slots__ = ("from_square", "to_square", "code")
 
-    from_square: int
-    to_square: int
+    from_square: Square
+    to_square: Square
     code: int
     """``from_square * 90 + to_square``: the move as one small number (0..8099), the form
     the database stores (``moves.move``)."""
 
-    def __init__(self, from_square: int, to_square: int) -> None:
+    def __init__(self, from_square: Square, to_square: Square) -> None:
         self.from_square = from_square
         self.to_square = to_square
         self.code = from_square * 90 + to_square
 
     @staticmethod
-    def of(from_square: int, to_square: int) -> "Move":
+    def of(from_square: Square, to_square: Square) -> "Move":
         return _MOVES[from_square * 90 + to_square]
 
     @staticmethod
@@ -146,7 +159,7 @@ class Move:
     def __hash__(self) -> int:
         return self.code
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Callable[[Square, Square], "Move"], tuple[Square, Square]]:
         return (Move.of, (self.from_square, self.to_square))
 
 
@@ -233,7 +246,7 @@ HORSE_ATTACKS: Final = tuple(
 )
 
 
-def _pawn_steps(sq: int, color: int) -> tuple[int, ...]:
+def _pawn_steps(sq: Square, color: Color) -> tuple[Square, ...]:
     f, r = sq % 9, sq // 9
     crossed = r >= 5 if color == RED else r <= 4
     steps = []
@@ -244,13 +257,18 @@ def _pawn_steps(sq: int, color: int) -> tuple[int, ...]:
     return tuple(steps)
 
 
-#: PAWN_STEPS[color][sq]: forward, and sideways once across the river. Index with RED (1) or BLACK (-1).
-PAWN_STEPS: Final = (None, tuple(_pawn_steps(s, RED) for s in SQUARES),
-                     tuple(_pawn_steps(s, BLACK) for s in SQUARES))
+#: Per colour, then per square: a table indexed by the colour itself, ``RED`` (1) being
+#: slot 1 and ``BLACK`` (-1) the last slot, so the hot loops index without a branch.
+#: Slot 0 is unused.
+ByColor: TypeAlias = tuple[tuple[tuple[Square, ...], ...], ...]
+
+#: PAWN_STEPS[color][sq]: forward, and sideways once across the river.
+PAWN_STEPS: Final[ByColor] = ((), tuple(_pawn_steps(s, RED) for s in SQUARES),
+                              tuple(_pawn_steps(s, BLACK) for s in SQUARES))
 
 #: PAWN_ATTACKS[color][sq]: squares from which a pawn of ``color`` reaches ``sq``.
-PAWN_ATTACKS: Final = (
-    None,
+PAWN_ATTACKS: Final[ByColor] = (
+    (),
     tuple(tuple(o for o in SQUARES if t in PAWN_STEPS[RED][o]) for t in SQUARES),
     tuple(tuple(o for o in SQUARES if t in PAWN_STEPS[BLACK][o]) for t in SQUARES),
 )

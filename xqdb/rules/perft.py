@@ -1,17 +1,17 @@
 """Perft: count the leaf nodes of the legal-move tree, the standard move-generator test.
 
->>> from xqdb.rules import Position
->>> perft(Position(), 2)
+>>> from xqdb.rules import BasePosition
+>>> perft(BasePosition(), 2)
 1920
 """
 
 from __future__ import annotations
 
 from .board import Move
-from .position import Position
+from .position import BasePosition
 
 
-def perft(pos: Position, depth: int) -> int:
+def perft(pos: BasePosition, depth: int) -> int:
     """Number of legal move sequences of length ``depth`` from ``pos``."""
     if depth <= 0:
         return 1
@@ -26,7 +26,7 @@ def perft(pos: Position, depth: int) -> int:
     return total
 
 
-def divide(pos: Position, depth: int) -> dict[Move, int]:
+def divide(pos: BasePosition, depth: int) -> dict[Move, int]:
     """Perft split by first move, to find which subtree disagrees with a reference."""
     counts = {}
     for move in pos.legal_moves():

@@ -1,6 +1,10 @@
-"""The Xiangqi position: FEN, legal moves, make/unmake, check, mate and stalemate.
+"""The Xiangqi position of the rules: FEN, legal moves, make/unmake, check, mate and stalemate.
 
->>> pos = Position()
+:class:`BasePosition` knows the rules and coordinates only; :class:`xqdb.Position` adds
+move notation on top of it (python-chess's ``BaseBoard``/``Board`` split). Use the public
+class, unless you are writing the rules themselves.
+
+>>> pos = BasePosition()
 >>> len(pos.legal_moves())
 44
 >>> pos.push(Move.from_uci("h2e2"))
@@ -12,13 +16,18 @@ Move.from_uci('h2e2')
 
 from __future__ import annotations
 
+import warnings
+from typing import Any, Self
+
+from ..errors import FenError, IllegalMoveError
 from .board import (
     ADVISOR, ADVISOR_STEPS, BLACK, CANNON, CHARIOT, CHECKING, COLOR_NAMES, ELEPHANT,
     ELEPHANT_STEPS, EXPOSING, HORSE, HORSE_ATTACKS, HORSE_STEPS, KING, KING_STEPS, LETTER_TO_TYPE,
     LINES, Move, NUM_SQUARES, RAY_INDEX,
     PAWN, PAWN_ATTACKS, PAWN_STEPS, PIECE_COUNTS, PIECE_NAMES, RAYS, REACHABLE, RED,
-    SQUARE_NAMES, piece_symbol,
+    SQUARE_NAMES, Color, Piece, Square, piece_symbol,
 )
+from .outcome import Outcome, Termination
 from .zobrist import BLACK_TO_MOVE_KEY, PIECE_KEYS, board_key
 
 STARTING_FEN = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1"
@@ -26,20 +35,12 @@ STARTING_FEN = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - 
 _MOVE_OF = Move.of
 
 
-class FenError(ValueError):
-    """A FEN that cannot be read, or that describes a position no game can reach."""
-
-
-class IllegalMoveError(ValueError):
-    """A move that the rules do not allow in the given position."""
-
-
-#: What :meth:`Position.pop` needs to take a move back: ``(move, captured piece, Zobrist
+#: What :meth:`BasePosition.pop` needs to take a move back: ``(move, captured piece, Zobrist
 #: key before, halfmove clock before)``. A plain tuple: one is made for every move played.
 _Undo = tuple[Move, int, int, int]
 
 
-def attacked(board: list[int], sq: int, by: int) -> bool:
+def attacked(board: list[Piece], sq: Square, by: Color) -> bool:
     """Whether a piece of colour ``by`` attacks ``sq`` on ``board``.
 
     The enemy king counts as an attacker along an open file: that is the flying-general
@@ -59,7 +60,7 @@ def attacked(board: list[int], sq: int, by: int) -> bool:
     return False
 
 
-def _ray_attacks(board: list[int], ray: tuple[int, ...], by: int) -> bool:
+def _ray_attacks(board: list[Piece], ray: tuple[Square, ...], by: Color) -> bool:
     """Whether a piece of ``by`` attacks the start of ``ray`` along it (chariot, facing
     king, or cannon over one screen)."""
     screened = False
@@ -74,7 +75,7 @@ def _ray_attacks(board: list[int], ray: tuple[int, ...], by: int) -> bool:
     return False
 
 
-def attacked_after(board: list[int], sq: int, by: int, f: int, t: int) -> bool:
+def attacked_after(board: list[Piece], sq: Square, by: Color, f: Square, t: Square) -> bool:
     """Like :func:`attacked`, for a ``board`` just changed by a move from ``f`` to ``t``
     when ``by`` did not attack ``sq`` before it.
 
@@ -96,14 +97,14 @@ def attacked_after(board: list[int], sq: int, by: int, f: int, t: int) -> bool:
     return board[t] == PAWN * by and t in PAWN_ATTACKS[by][sq]
 
 
-class Position:
-    """A Xiangqi position with its move history.
+class BasePosition:
+    """A Xiangqi position with its move history: the rules, without move notation.
 
     ``board`` is a list of 90 signed piece codes (see :mod:`xqdb.rules.board`); ``turn`` is
     ``RED`` (1) or ``BLACK`` (-1). The Zobrist key is kept up to date by :meth:`push`
     and :meth:`pop`.
 
-    >>> Position.from_fen("3k5/9/9/9/9/9/9/9/9/3RK4 b").is_checkmate()
+    >>> BasePosition.from_fen("3k5/9/9/9/9/9/9/9/9/3RK4 b").is_checkmate()
     True
     """
 
@@ -111,13 +112,13 @@ class Position:
                  "_key", "_kings", "_undo", "_in_check")
 
     def __init__(self, fen: str | None = STARTING_FEN) -> None:
-        self.board: list[int] = [0] * NUM_SQUARES
-        self.turn: int = RED
+        self.board: list[Piece] = [0] * NUM_SQUARES
+        self.turn: Color = RED
         self.halfmove_clock: int = 0
         self.fullmove_number: int = 1
         self.move_stack: list[Move] = []
         self._undo: list[_Undo] = []
-        self._kings: dict[int, int] = {}
+        self._kings: dict[Piece, Square] = {}
         self._key = 0
         # Whether the side to move is in check, once known (None: not computed yet).
         self._in_check: bool | None = None
@@ -125,19 +126,19 @@ class Position:
             self.set_fen(fen)
 
     @classmethod
-    def from_fen(cls, fen: str) -> "Position":
+    def from_fen(cls, fen: str) -> Self:
         """A position from a FEN, accepting the forms found in real files.
 
-        >>> Position.from_fen("rheakaehr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RHEAKAEHR w").fen() == STARTING_FEN
+        >>> BasePosition.from_fen("rheakaehr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RHEAKAEHR w").fen() == STARTING_FEN
         True
         """
         return cls(fen)
 
     @classmethod
-    def empty(cls) -> "Position":
+    def empty(cls) -> Self:
         return cls(None)
 
-    def copy(self) -> "Position":
+    def copy(self) -> Self:
         """A copy with the same board and history."""
         other = type(self).__new__(type(self))
         other.board = self.board[:]
@@ -197,26 +198,26 @@ class Position:
         return "\n".join(rows)
 
     def __repr__(self) -> str:
-        return f"Position({self.fen()!r})"
+        return f"{type(self).__name__}({self.fen()!r})"
 
     # --- Queries -----------------------------------------------------------------------
 
-    def piece_at(self, sq: int) -> int:
+    def piece_at(self, sq: Square) -> Piece:
         """The signed piece on ``sq`` (0 when empty)."""
         return self.board[sq]
 
-    def king_square(self, color: int) -> int | None:
+    def king_square(self, color: Color) -> Square | None:
         return self._kings.get(KING * color)
 
     def zobrist(self) -> int:
         """The 64-bit Zobrist key of the position (board and side to move)."""
         return self._key
 
-    def pieces(self, piece: int) -> list[int]:
+    def pieces(self, piece: Piece) -> list[Square]:
         """Squares holding ``piece`` (a signed piece code), in square order."""
         return [sq for sq, p in enumerate(self.board) if p == piece]
 
-    def is_attacked(self, sq: int, by: int) -> bool:
+    def is_attacked(self, sq: Square, by: Color) -> bool:
         return attacked(self.board, sq, by)
 
     def is_check(self) -> bool:
@@ -323,7 +324,7 @@ class Position:
     def legal_moves(self) -> list[Move]:
         """All legal moves of the side to move.
 
-        >>> len(Position.from_fen("3k5/9/9/9/9/9/9/9/9/4K4 w").legal_moves())  # e0d0 would face the king
+        >>> len(BasePosition.from_fen("3k5/9/9/9/9/9/9/9/9/4K4 w").legal_moves())  # e0d0 would face the king
         2
         """
         safe = self._leaves_king_safe
@@ -394,15 +395,19 @@ class Position:
         safe = self._leaves_king_safe
         return any(safe(m) for m in self.pseudo_legal_moves())
 
-    def outcome(self) -> str | None:
-        """``checkmate`` or ``stalemate`` when the side to move has no move, else ``None``.
+    def outcome(self) -> Outcome | None:
+        """Checkmate or stalemate when the side to move has no move, else ``None``.
 
         Either way the side to move has lost. Repetition and move-limit endings depend on
         the history and are decided by :mod:`xqdb.rules.adjudication`.
+
+        >>> BasePosition.from_fen("3k5/9/9/9/9/9/9/9/9/3RK4 b").outcome()
+        Outcome(termination=<Termination.CHECKMATE: 'checkmate'>, winner=1)
         """
         if self.has_legal_moves():
             return None
-        return "checkmate" if self.is_check() else "stalemate"
+        ending = Termination.CHECKMATE if self.is_check() else Termination.STALEMATE
+        return Outcome(ending, -self.turn)
 
     # --- Making moves ------------------------------------------------------------------
 
@@ -434,13 +439,13 @@ class Position:
         self._key = key
         self._in_check = None
 
-    def push_legal(self, move: Move) -> int:
+    def push_legal(self, move: Move) -> Piece:
         """Make ``move`` after checking it; returns the captured piece (0 for none).
 
-        >>> Position().push_legal(Move.from_uci("h2h8"))
+        >>> BasePosition().push_legal(Move.from_uci("h2h8"))
         Traceback (most recent call last):
         ...
-        xqdb.rules.position.IllegalMoveError: h2h8: the cannon on h2 cannot move to h8
+        xqdb.errors.IllegalMoveError: h2h8: the cannon on h2 cannot move to h8
         """
         if not self.is_pseudo_legal(move):
             raise IllegalMoveError(f"{move}: {self.explain_illegal(move)}")
@@ -474,18 +479,18 @@ class Position:
     def peek(self) -> Move | None:
         return self.move_stack[-1] if self.move_stack else None
 
-    def history(self) -> list[tuple[int, int, int]]:
+    def history(self) -> list[tuple[int, int, Piece]]:
         """Per move played: the Zobrist key and halfmove clock before it, and the piece it
         captured (0 for none).
 
-        >>> pos = Position()
+        >>> pos = BasePosition()
         >>> pos.push(Move.from_uci("h2e2"))
-        >>> pos.history() == [(Position().zobrist(), 0, 0)]
+        >>> pos.history() == [(BasePosition().zobrist(), 0, 0)]
         True
         """
         return [(key, clock, captured) for _, captured, key, clock in self._undo]
 
-    def last_capture(self) -> int:
+    def last_capture(self) -> Piece:
         """The piece captured by the last move (0 for none or no move)."""
         return self._undo[-1][1] if self._undo else 0
 
@@ -527,7 +532,7 @@ class Position:
 # --- FEN parsing ---------------------------------------------------------------------
 
 
-def parse_fen(fen: str) -> tuple[list[int], int, int, int]:
+def parse_fen(fen: str) -> tuple[list[Piece], Color, int, int]:
     """Read a FEN into ``(board, turn, halfmove_clock, fullmove_number)``.
 
     Accepts the forms of real files: ``e``/``h`` letters, side ``w``, ``r`` or ``b``,
@@ -593,7 +598,7 @@ def _last_rank_goes_on(rest: str) -> bool:
     return bool(following) and following[0].lower() in ("w", "r", "b")
 
 
-def _parse_fen_rest(rest: str) -> tuple[int, int, int]:
+def _parse_fen_rest(rest: str) -> tuple[Color, int, int]:
     rest = rest.strip()
     if not rest:
         return RED, 0, 1
@@ -613,20 +618,20 @@ def _parse_fen_rest(rest: str) -> tuple[int, int, int]:
     return turn, clock, max(number, 1)
 
 
-def _check_position(board: list[int], turn: int) -> None:
-    counts: dict[int, int] = {}
+def _check_position(board: list[Piece], turn: Color) -> None:
+    counts: dict[Piece, int] = {}
     for sq, p in enumerate(board):
         if not p:
             continue
         counts[p] = counts.get(p, 0) + 1
         if sq not in REACHABLE[p]:
-            color = COLOR_NAMES[1 if p > 0 else -1]
-            raise FenError(f"{color} {PIECE_NAMES[abs(p)]} on {SQUARE_NAMES[sq]} is on a point "
+            owner = COLOR_NAMES[1 if p > 0 else -1]
+            raise FenError(f"{owner} {PIECE_NAMES[abs(p)]} on {SQUARE_NAMES[sq]} is on a point "
                            f"it can never reach")
     for p, count in counts.items():
         if count > PIECE_COUNTS[abs(p)]:
-            color = COLOR_NAMES[1 if p > 0 else -1]
-            raise FenError(f"{count} {color} {PIECE_NAMES[abs(p)]}s (at most "
+            owner = COLOR_NAMES[1 if p > 0 else -1]
+            raise FenError(f"{count} {owner} {PIECE_NAMES[abs(p)]}s (at most "
                            f"{PIECE_COUNTS[abs(p)]})")
     for color in (RED, BLACK):
         if counts.get(KING * color, 0) != 1:
@@ -634,3 +639,13 @@ def _check_position(board: list[int], turn: int) -> None:
     king = board.index(-KING * turn)
     if attacked(board, king, turn):
         raise FenError(f"{COLOR_NAMES[-turn]} is in check but it is {COLOR_NAMES[turn]}'s move")
+
+
+def __getattr__(name: str) -> Any:
+    # ``Position`` was this class's name before the public class took it over; code that
+    # still asks the rules for it gets the class it always got.
+    if name == "Position":
+        warnings.warn("xqdb.rules.Position is now BasePosition; xqdb.Position adds notation",
+                      DeprecationWarning, stacklevel=2)
+        return BasePosition
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -3,8 +3,8 @@
 The keys are part of xqdb's database format (``moves.key_before``/``key_after``), so the
 table is generated from a fixed seed and must never change.
 
->>> from xqdb.rules import Position
->>> Position().zobrist() == Position().zobrist()
+>>> from xqdb.rules import BasePosition
+>>> BasePosition().zobrist() == BasePosition().zobrist()
 True
 """
 

@@ -1,0 +1,112 @@
+"""Every way a move, a position or a record can fail, in one place.
+
+The exceptions follow python-chess: a move text that is not a move at all
+(:class:`InvalidMoveError`), a move the rules forbid (:class:`IllegalMoveError`) and a text
+that fits several legal moves (:class:`AmbiguousMoveError`) are told apart, all under
+``ValueError``. Each exception names its :class:`ErrorKind`, the value stored with an
+invalid game (``games.error_kind``) and by which ``xqdb read`` and ``xqdb info`` group
+failures, so a message never has to be classified again by pattern.
+
+This module imports nothing from xqdb: every layer may raise and catch these.
+
+>>> try:
+...     raise IllegalMoveError("h2h8: the cannon on h2 cannot move to h8")
+... except MoveError as exc:
+...     print(exc.kind, exc.kind.label)
+illegal_move illegal move
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import ClassVar
+
+
+class ErrorKind(StrEnum):
+    """What went wrong with a record, as stored in ``games.error_kind``.
+
+    A ``str`` enum: the stored value is the member's value, and compares equal to it.
+
+    >>> ErrorKind("bad_fen") is ErrorKind.BAD_FEN, ErrorKind.BAD_FEN == "bad_fen"
+    (True, True)
+    """
+
+    BAD_MOVE_TEXT = "bad_move_text"
+    """A move text that is not a move in its notation (bad syntax)."""
+    ILLEGAL_MOVE = "illegal_move"
+    """A well-formed move text, or a move, that the rules do not allow in the position."""
+    AMBIGUOUS_MOVE = "ambiguous_move"
+    """A move text that several pieces could legally follow."""
+    BAD_FEN = "bad_fen"
+    """A start position that is not a FEN, or that no game can reach."""
+    UNKNOWN_NOTATION = "unknown_notation"
+    """Move texts in a notation that cannot be read."""
+    NOT_A_GAME = "not_a_game"
+    """A record that holds no game: no moves and no position, an empty board."""
+    UNREADABLE_RECORD = "unreadable_record"
+    """A record its reader could not make sense of (broken structure, truncated data)."""
+    UNKNOWN_FORMAT = "unknown_format"
+    """A source whose bytes no reader recognises."""
+    UNKNOWN_ENCODING = "unknown_encoding"
+    """A text encoding that does not exist."""
+    UNREADABLE_SOURCE = "unreadable_source"
+    """A file or archive member that could not be opened or read to the end."""
+    RECORD_TOO_LARGE = "record_too_large"
+    """A record above the size limit: stored as invalid with its first bytes."""
+    REPLAY_FAILED = "replay_failed"
+    """The replay itself failed (a defect of xqdb, not of the record)."""
+
+    @property
+    def label(self) -> str:
+        """The kind in words, for reports.
+
+        >>> ErrorKind.UNKNOWN_FORMAT.label
+        'unknown format'
+        """
+        return self.value.replace("_", " ")
+
+
+class MoveError(ValueError):
+    """A move, or a move text, that cannot be played in the position at hand."""
+
+    kind: ClassVar[ErrorKind] = ErrorKind.BAD_MOVE_TEXT
+
+
+class InvalidMoveError(MoveError):
+    """A move text that is not a move in its notation (``'??' is not a move like C2.5``)."""
+
+    kind = ErrorKind.BAD_MOVE_TEXT
+
+
+class IllegalMoveError(MoveError):
+    """A move that the rules do not allow, or a text naming one or no piece that can move."""
+
+    kind = ErrorKind.ILLEGAL_MOVE
+
+
+class AmbiguousMoveError(MoveError):
+    """A move text that several pieces could legally follow."""
+
+    kind = ErrorKind.AMBIGUOUS_MOVE
+
+
+class UnknownNotationError(MoveError):
+    """A notation name that xqdb cannot read (or write) moves in."""
+
+    kind = ErrorKind.UNKNOWN_NOTATION
+
+
+#: The name the notation modules have always raised and callers catch: every move error.
+NotationError = MoveError
+
+
+class FenError(ValueError):
+    """A FEN that cannot be read, or that describes a position no game can reach."""
+
+    kind: ClassVar[ErrorKind] = ErrorKind.BAD_FEN
+
+
+__all__ = [
+    "ErrorKind", "MoveError", "InvalidMoveError", "IllegalMoveError", "AmbiguousMoveError",
+    "UnknownNotationError", "NotationError", "FenError",
+]
