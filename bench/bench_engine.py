@@ -31,7 +31,8 @@ from pathlib import Path
 from xqdb.engine import Engine, EngineSpec, Limit, SupervisedEngine
 from xqdb.engine.analysis import GameAnalyser, analyse_two_pass, game_positions
 from xqdb.engine.builtin import Searcher
-from xqdb.rules import STARTING_FEN, Move, Position
+from xqdb import Position
+from xqdb.rules import STARTING_FEN, Move
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data"

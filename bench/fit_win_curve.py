@@ -19,7 +19,8 @@ from pathlib import Path
 from xqdb.engine import Limit, SupervisedEngine, choose_engine
 from xqdb.formats import read_paths
 from xqdb.replay import replay
-from xqdb.rules import STARTING_FEN, Position
+from xqdb import Position
+from xqdb.rules import STARTING_FEN
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 #: Both sides to move, so that the offset measures the side to move's bonus, not Red's.

@@ -13,7 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xqdb.engine.builtin import PIECE_VALUES, material
-from xqdb.rules import CHARIOT, Move, Position
+from xqdb import Position
+from xqdb.rules import CHARIOT, Move
 
 from positions import LIU_DAHUA, coordinate_games
 

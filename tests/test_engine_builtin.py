@@ -17,7 +17,8 @@ import pytest
 
 from xqdb.engine import Engine, EngineSpec, Limit, Mate
 from xqdb.engine.builtin import Searcher, evaluate, material
-from xqdb.rules import BLACK, Move, Position
+from xqdb import Position
+from xqdb.rules import BLACK, Move
 
 #: (game, ply, FEN): the side to move mates in two.
 MATES_IN_TWO = [

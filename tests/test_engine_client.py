@@ -18,7 +18,8 @@ from xqdb.engine import (
     PositionFailedError, SupervisedEngine, choose_engine, parse_options,
 )
 from xqdb.engine import runner
-from xqdb.rules import BLACK, RED, Move, Position
+from xqdb import Position
+from xqdb.rules import BLACK, RED, Move
 
 FAIRY = "/usr/games/fairy-stockfish"
 needs_fairy = pytest.mark.skipif(not Path(FAIRY).exists(),

@@ -146,10 +146,12 @@ def test_a_huge_record_is_stored_as_too_large_and_the_others_land(tmp_path: Path
     assert "invalid 1: record too large" in result.stdout
     assert count(db, "SELECT count(*) FROM games WHERE status = 'valid'") == 20
     con = duckdb.connect(str(db), read_only=True)
-    error, kept = con.execute("""SELECT g.error, r.text FROM games g JOIN raw_records r USING (game_id)
-                                 WHERE g.status = 'invalid'""").fetchone()
+    error, kind, kept = con.execute("""SELECT g.error, g.error_kind, r.text FROM games g
+                                       JOIN raw_records r USING (game_id)
+                                       WHERE g.status = 'invalid'""").fetchone()
     con.close()
     assert error.startswith("record too large: ") and "the limit is 16777216" in error
+    assert kind == "record_too_large"
     # Its first 4,096 characters are kept (the record is stored as decoded text).
     assert kept == (head + b"\r\n" + comment).decode("gb18030")[:4096]
 

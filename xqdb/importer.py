@@ -36,7 +36,7 @@ from .formats.hashing import open_hashed
 from .formats.record import GameRecord
 from .formats.sources import Skipped, Source, SourceError, walk
 from .parallel import default_jobs, ordered_map, process_pool
-from .replay import ReplayedGame
+from .replay import ReplayedGame, Status
 
 log = logging.getLogger("xqdb.import")
 
@@ -62,8 +62,6 @@ DUCKDB_WORKING_MEMORY = 64 << 20
 #: hostile file.
 MAX_RECORD_BYTES = 16 << 20
 KEPT_RECORD_BYTES = 4096
-#: The ``error_kind`` of such a record.
-RECORD_TOO_LARGE = "record_too_large"
 #: DuckDB checkpoints (rewrites the tables' tails) each time its write-ahead log passes
 #: this; at the default 16 MB that is every few commits, and costs both time and memory
 #: spikes that grow with the database. The log stays bounded, and the run ends with one.
@@ -454,7 +452,5 @@ def _too_large(record: GameRecord) -> ReplayedGame | None:
     head = GameRecord(origin=record.origin, format=record.format, encoding=record.encoding,
                       notation=record.notation, raw=record.raw[:KEPT_RECORD_BYTES])
     error = f"record too large: {size} bytes (the limit is {MAX_RECORD_BYTES})"
-    game = ReplayedGame(record=head, start_fen="", status="invalid", error=error)
-    if hasattr(game, "error_kind"):  # a replayed game that names its kind of failure
-        game.error_kind = RECORD_TOO_LARGE
-    return game
+    return ReplayedGame(record=head, start_fen="", status=Status.INVALID, error=error,
+                        error_kind=ErrorKind.RECORD_TOO_LARGE)

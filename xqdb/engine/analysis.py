@@ -40,7 +40,8 @@ from dataclasses import dataclass, field
 from typing import Collection, Iterator, Sequence
 
 from ..rules.board import Move
-from ..rules.position import STARTING_FEN, Position
+from ..position import Position
+from ..rules.position import STARTING_FEN
 from .client import Info
 from .runner import PositionFailedError, SupervisedEngine
 from .score import Cp, Limit, Mate, MateGiven, Score, Wdl

@@ -14,7 +14,7 @@ the last rank; plus small positional terms (horses and pawns near the enemy pala
 on the central file, chariots across the river). Xiangqi has no draw by stalemate: a side
 with no legal move has lost, which the search scores like a mate.
 
->>> from xqdb.rules import Position
+>>> from xqdb import Position
 >>> result = Searcher().search(Position.from_fen("3k5/9/9/9/9/9/9/9/9/R3K4 w"), depth=3)
 >>> str(result.lines[0].pv[0]), result.lines[0].mate
 ('a0d0', 1)
@@ -30,7 +30,7 @@ from typing import Callable, Final
 from ..rules.board import (
     ADVISOR, CANNON, CHARIOT, ELEPHANT, HORSE, KING, NUM_SQUARES, PAWN, Move,
 )
-from ..rules.position import Position
+from ..position import Position
 
 #: Centipawn values of the pieces (a pawn before the river; see :func:`piece_square_value`).
 PIECE_VALUES: Final = {KING: 0, ADVISOR: 200, ELEPHANT: 200, HORSE: 400, CHARIOT: 900,

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import Mapping, Sequence, overload
 
 from ..rules.board import Move
-from ..rules.position import Position
+from ..position import Position
 from .dialects import DIALECTS, Dialect, detect_dialect
 from .score import Cp, Limit, Mate, PovScore, PovWdl, Score, Wdl
 

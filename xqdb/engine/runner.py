@@ -22,7 +22,7 @@ import sys
 from dataclasses import dataclass
 from typing import Mapping, Sequence, overload
 
-from ..rules.position import Position
+from ..position import Position
 from .client import Engine, EngineError, EngineTerminatedError, EngineTimeoutError, Info
 from .score import Limit
 

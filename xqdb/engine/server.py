@@ -21,7 +21,8 @@ import threading
 from typing import IO
 
 from ..rules.board import Move
-from ..rules.position import STARTING_FEN, FenError, Position
+from ..position import Position
+from ..rules.position import STARTING_FEN, FenError
 from .analysis import curve_for
 from .builtin import Line, Searcher, SearchResult
 from .score import Cp

@@ -19,7 +19,7 @@ from __future__ import annotations
 import codecs
 import functools
 import io
-from typing import BinaryIO
+from typing import Any, BinaryIO, cast
 
 #: Characters that fill Xiangqi records (pieces, directions, numerals, results, tags)
 #: in simplified and traditional forms; counting them tells a right decoding from a wrong one.
@@ -163,14 +163,15 @@ def text_stream(stream: BinaryIO, head: bytes, encoding: str) -> io.TextIOWrappe
     encodings whose lines cannot be found in the bytes (UTF-16)."""
     if encoding == "utf-16" and not head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         encoding = "utf-16-le"  # named by the user, but with no BOM to tell the byte order
-    joined = io.BufferedReader(_Prepended(head, stream))  # type: ignore[arg-type]
+    # A RawIOBase is all BufferedReader needs; typeshed asks for a narrower protocol.
+    joined = io.BufferedReader(cast(Any, _Prepended(head, stream)))
     return io.TextIOWrapper(joined, encoding=encoding, errors="replace", newline="")
 
 
 def rewound(stream: BinaryIO, head: bytes) -> BinaryIO:
     """``stream`` as if its first bytes ``head`` had not been read (no seek needed, so
     a compressed archive member is not inflated twice)."""
-    return io.BufferedReader(_Prepended(head, stream), 1 << 16)  # type: ignore[arg-type]
+    return io.BufferedReader(cast(Any, _Prepended(head, stream)), 1 << 16)
 
 
 class _Prepended(io.RawIOBase):

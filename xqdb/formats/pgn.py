@@ -87,10 +87,10 @@ def read(stream: BinaryIO, origin: Origin, encoding: str | None = None) -> Itera
     else:
         chunks = _byte_records(stream, head, base)
     for index, (data, offset, line) in enumerate(chunks):
-        if isinstance(data, bytes):
-            text, used = decode(data, file_encoding, fallback=encoding is None)
-        else:
+        if isinstance(data, str):
             text, used = data, file_encoding
+        else:
+            text, used = decode(data, file_encoding, fallback=encoding is None)
         yield parse_record(text, Origin(origin.path, origin.member, index, offset, line), used)
 
 
@@ -274,8 +274,11 @@ def _emit(record: bytes | str, offset: int, line: int) -> Iterator[tuple[bytes |
     if not body:
         return
     skipped = len(record) - len(body)
-    newline = b"\n" if isinstance(record, bytes) else "\n"
-    yield record, offset + skipped, line + record.count(newline, 0, skipped)
+    if isinstance(record, bytes):
+        newlines = record.count(b"\n", 0, skipped)
+    else:
+        newlines = record.count("\n", 0, skipped)
+    yield record, offset + skipped, line + newlines
 
 
 def _byte_chunks(stream: BinaryIO, head: bytes) -> Iterator[bytes]:
@@ -300,12 +303,12 @@ def _byte_chunks(stream: BinaryIO, head: bytes) -> Iterator[bytes]:
 
 
 def _byte_records(stream: BinaryIO, head: bytes, base: int = 0
-                  ) -> Iterator[tuple[bytes, int | None, int]]:
-    yield from _split(_byte_chunks(stream, head), _BOUNDARY_BYTES, base)  # type: ignore[misc]
+                  ) -> Iterator[tuple[bytes | str, int | None, int]]:
+    yield from _split(_byte_chunks(stream, head), _BOUNDARY_BYTES, base)
 
 
 def _text_records(stream: BinaryIO, head: bytes, encoding: str
-                  ) -> Iterator[tuple[str, int | None, int]]:
+                  ) -> Iterator[tuple[bytes | str, int | None, int]]:
     """UTF-16 files: records are found in the decoded text (byte offsets are not kept)."""
     text = text_stream(stream, head, encoding)
 
@@ -324,4 +327,5 @@ def _text_records(stream: BinaryIO, head: bytes, encoding: str
             yield pending
 
     for record, _, line in _split(chunks(), _BOUNDARY_TEXT):
-        yield record.lstrip("\ufeff"), None, line  # type: ignore[union-attr]
+        assert isinstance(record, str)  # text chunks are split into text records
+        yield record.lstrip("\ufeff"), None, line

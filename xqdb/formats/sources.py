@@ -33,7 +33,7 @@ import tarfile
 import tempfile
 import zipfile
 from dataclasses import dataclass
-from typing import BinaryIO, Iterable, Iterator
+from typing import BinaryIO, Iterable, Iterator, cast
 
 #: Largest member an archive may expand to (bytes). Game files are kilobytes; a member
 #: larger than this is a mistake or an attack, not a game collection.
@@ -305,15 +305,19 @@ def _refuse_size(shown: str, name: str, size: int, packed: int | None, limit: in
 
 def _zip_members(path: str, limit: int, label: str | None) -> Iterator[Source | SourceError]:
     # A compact listing, so the walk holds no archive index of its own (see _OpenArchives).
-    listing = [(name, info.file_size,
-                info.compress_size if info.compress_type != zipfile.ZIP_STORED else None, None)
-               for name, info in _ARCHIVES.get(path)[1].items()]  # type: ignore[attr-defined]
+    index = cast("dict[str, zipfile.ZipInfo]", _ARCHIVES.get(path)[1])
+    listing: list[tuple[str, int, int | None, str | None]] = [
+        (name, info.file_size,
+         info.compress_size if info.compress_type != zipfile.ZIP_STORED else None, None)
+        for name, info in index.items()]
     return _checked_members(path, limit, label, listing)
 
 
 def _tar_members(path: str, limit: int, label: str | None) -> Iterator[Source | SourceError]:
-    listing = [(name, info.size, None, info.linkname if info.issym() or info.islnk() else None)
-               for name, info in _ARCHIVES.get(path)[1].items()]  # type: ignore[attr-defined]
+    index = cast("dict[str, tarfile.TarInfo]", _ARCHIVES.get(path)[1])
+    listing: list[tuple[str, int, int | None, str | None]] = [
+        (name, info.size, None, info.linkname if info.issym() or info.islnk() else None)
+        for name, info in index.items()]
     return _checked_members(path, limit, label, listing)
 
 
