@@ -17,6 +17,7 @@ import pytest
 
 from datafiles import DATA
 from xqdb import AmbiguousMoveError, Move, NotationError, Position
+from xqdb.errors import ErrorKind
 from xqdb.formats import read_paths
 from xqdb.formats.engine_comments import EngineComment
 from xqdb.formats.record import GameRecord, Origin
@@ -89,6 +90,17 @@ def test_impossible_or_ambiguous_texts_are_errors_naming_the_text(
     assert all(word in str(info.value) for word in words), str(info.value)
 
 
+@pytest.mark.parametrize("text, notation, kind", [
+    ("Ra10", "san", ErrorKind.BAD_MOVE_TEXT),
+    ("Qd1", "san", ErrorKind.BAD_MOVE_TEXT),
+    ("Re5", "san", ErrorKind.ILLEGAL_MOVE),  # no chariot reaches e5
+])
+def test_algebraic_failures_carry_their_kind(text: str, notation: str, kind: ErrorKind) -> None:
+    with pytest.raises(NotationError) as info:
+        read_move(Position.from_fen(START), text, notation)
+    assert info.value.kind == kind
+
+
 def test_ambiguity_has_its_own_error_type() -> None:
     with pytest.raises(AmbiguousMoveError):
         read_move(Position.from_fen(PAWNS), "Pd6", "san-fsf")
@@ -147,6 +159,7 @@ def test_a_game_that_replays_in_both_dialects_is_an_error_naming_the_text() -> N
     game = replay(_record(["Ch4", "Ch6"], "san"))
     assert not game.is_valid
     assert (game.error_ply, game.error_text) == (1, "Ch4")
+    assert game.error_kind == ErrorKind.AMBIGUOUS_MOVE
     assert "'Ch4' (ply 1) replays as h2h4 in san and as h2h3 in san-fsf" in (game.error or "")
 
 

@@ -22,7 +22,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from ..errors import UnknownNotationError
+from ..errors import AmbiguousMoveError, UnknownNotationError
 from ..rules.board import Move
 from ..rules.position import BasePosition
 from .chinese import parse_chinese, write_chinese
@@ -220,8 +220,9 @@ def sniff_moves(texts: Sequence[str], sample: int = 12) -> str:
     return best.settle(texts) if best.settle is not None else best.name
 
 
-class DialectError(NotationError):
-    """A game whose texts replay in two dialects of a notation, as two different games."""
+class DialectError(AmbiguousMoveError):
+    """A game whose texts replay in two dialects of a notation, as two different games:
+    its texts are ambiguous, and nothing is guessed."""
 
     def __init__(self, message: str, ply: int, text: str) -> None:
         super().__init__(message)

@@ -35,8 +35,7 @@ from typing import NamedTuple
 
 from ..rules.board import COLOR_NAMES, FILE_NAMES, PAWN, PIECE_NAMES, SQUARE_NAMES, Move
 from ..rules.position import BasePosition
-from .coordinates import NotationError
-from .describe import AmbiguousMoveError
+from ..errors import AmbiguousMoveError, IllegalMoveError, InvalidMoveError
 from .tables import LETTER_TYPES, WRITTEN_LETTERS, fold
 
 
@@ -81,7 +80,7 @@ def _rank(text: str, dialect: Dialect, whole: str) -> int:
     rank = int(text) - dialect.first_rank
     if not 0 <= rank <= 9:
         first = dialect.first_rank
-        raise NotationError(f"{whole!r} has no rank {text} in ranks {first}-{first + 9} "
+        raise InvalidMoveError(f"{whole!r} has no rank {text} in ranks {first}-{first + 9} "
                             f"({dialect.name})")
     return rank
 
@@ -107,7 +106,7 @@ class _Reader:
         folded = fold(text)
         m = _SAN.fullmatch(folded.rstrip(_MARKS))
         if m is None:
-            raise NotationError(f"{text!r} is not an algebraic move like Che2")
+            raise InvalidMoveError(f"{text!r} is not an algebraic move like Che2")
         letter, file, rank, _, to_file, to_rank = m.groups()
         if letter is None and file is None:
             # A pawn written as its destination alone steps forward: WinBoard names the
@@ -138,9 +137,9 @@ class _Reader:
             raise AmbiguousMoveError(f"{text!r} is ambiguous: the {PIECE_NAMES[piece]}s on "
                                      f"{which} can all move to {SQUARE_NAMES[to]}")
         if len(fits) == 1:
-            raise NotationError(f"{text!r}: {pos.explain_illegal(Move.of(fits[0], to))}")
+            raise IllegalMoveError(f"{text!r}: {pos.explain_illegal(Move.of(fits[0], to))}")
         where = f" on {', '.join(SQUARE_NAMES[sq] for sq in fits)}" if fits else ""
-        raise NotationError(f"{text!r}: no {name}{where} can move to {SQUARE_NAMES[to]}")
+        raise IllegalMoveError(f"{text!r}: no {name}{where} can move to {SQUARE_NAMES[to]}")
 
 
 def _rank_text(sq: int, dialect: Dialect) -> str:
