@@ -18,6 +18,7 @@ Cp(-35)
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
@@ -53,24 +54,25 @@ class Limit:
         return ",".join(parts)
 
 
-class Score:
+class Score(ABC):
     """A score from one side's point of view: centipawns (:class:`Cp`) or a mate (:class:`Mate`)."""
 
     __slots__ = ()
 
+    @abstractmethod
     def score(self, *, mate_score: int | None = None) -> int | None:
         """Centipawns; a mate counts as ``mate_score`` less the moves to it (``None`` without it)."""
-        raise NotImplementedError
 
+    @abstractmethod
     def mate(self) -> int | None:
         """Moves to mate: positive when this side mates, negative (or ``-0``) when it is mated."""
-        raise NotImplementedError
 
     def is_mate(self) -> bool:
         return self.mate() is not None
 
+    @abstractmethod
     def __neg__(self) -> "Score":
-        raise NotImplementedError
+        """The same score from the other side's point of view."""
 
     def _order(self) -> tuple[int, int]:
         """A key ordering scores from worst to best for this side."""
