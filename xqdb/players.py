@@ -39,6 +39,7 @@ import re
 import unicodedata
 from collections.abc import Iterable
 from functools import lru_cache
+from typing import Any
 
 #: Regions and works teams that records put before a player's name (simplified script).
 PREFIXES: frozenset[str] = frozenset("""
@@ -70,7 +71,7 @@ _TEAM = re.compile("|".join(TEAM_WORDS))
 
 
 @lru_cache(maxsize=1)
-def _converter():  # type: ignore[no-untyped-def]
+def _converter() -> Any:  # opencc ships no type information
     import opencc  # imported on first use: loading its dictionaries takes a moment
 
     return opencc.OpenCC("t2s")
