@@ -36,7 +36,7 @@ from .db.schema import DatabaseError, connect
 from .engine.analysis import (
     Evaluation, Repetitions, Thresholds, curve_for, judge_moves, recheck_plies,
 )
-from .engine.batch import SearchTask, TaskResult, engine_identity, run_task
+from .engine.batch import SearchTask, TaskResult, close_engines, engine_identity, run_task
 from .engine.runner import EngineSpec
 from .engine.score import Limit
 from .parallel import default_jobs, ordered_map, process_pool
@@ -110,7 +110,8 @@ class AnalysisSummary:
         return sum(p.failed for p in self.passes)
 
     def __str__(self) -> str:
-        lines = [f"analysed {self.games:,} games of {self.path} with {self.engine}"]
+        games = f"{self.games:,} game{'s' * (self.games != 1)}"
+        lines = [f"analysed {games} of {self.path} with {self.engine}"]
         lines += [f"  {p}" for p in self.passes]
         if self.failed:
             lines.append(f"{self.failed:,} positions failed: run the same command again to "
@@ -184,6 +185,8 @@ def analyse_database(path: str | os.PathLike[str], spec: EngineSpec, limit: Limi
                 summary.passes.append(deep)
         finally:
             con.close()
+            if pool is None:
+                close_engines()  # the engine ran in this process
     summary.seconds = time.perf_counter() - begun
     return summary
 
