@@ -219,11 +219,15 @@ def test_a_killed_run_run_again_searches_only_what_is_missing(db: Path) -> None:
     os.killpg(run.pid, signal.SIGKILL)  # the run, its workers and their engines, at once
     run.communicate(timeout=60)
     stored = query(db, "SELECT count(*) FROM evals")[0][0]
+    planned = analyze(db, *command[3:-1], "--dry-run")
+    (to_search,), = [int(n.replace(",", "")) for n in re.findall(r"([\d,]+) to search",
+                                                                   planned.stdout)],
+    assert query(db, "SELECT count(*) FROM evals")[0][0] == stored
     done = analyze(db, *command[3:-1])
     final = query(db, "SELECT count(*), count(DISTINCT (key, side, game_id, ply)) FROM evals"
                       " WHERE status = 'ok'")[0]
     assert 0 < stored < final[0] == final[1]
-    assert searched(done.stdout) == [final[0] - stored]
+    assert searched(done.stdout) == [final[0] - stored] == [to_search]
 
 
 # --- two passes ---------------------------------------------------------------------------------

@@ -93,12 +93,14 @@ class _Bar:
 @click.option("--commit-every", type=click.IntRange(1), default=COMMIT_POSITIONS,
               show_default=True, help="Positions per transaction (at most "
               f"{COMMIT_SECONDS:g} s apart): what an interrupted run can lose.")
+@click.option("--dry-run", is_flag=True,
+              help="Only count the positions to search and those already evaluated.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar, no summary.")
 def analyze_command(db: str, engine: str | None, protocol: str | None,
                     options: tuple[str, ...], nodes: int | None, depth: int | None,
                     movetime: int | None, jobs: int | None, where: str | None,
                     games: tuple[int, ...], recheck: str | None, commit_every: int,
-                    quiet: bool) -> None:
+                    dry_run: bool, quiet: bool) -> None:
     """Evaluate every position of the games with an engine, into the evals table.
 
     \b
@@ -129,7 +131,8 @@ def analyze_command(db: str, engine: str | None, protocol: str | None,
     try:
         summary = analyse_database(db, choice.spec, limit, jobs=jobs, where=where,
                                    game_ids=games, recheck=fast, started=bar.start,
-                                   progress=bar.update, commit_positions=commit_every)
+                                   progress=bar.update, commit_positions=commit_every,
+                                   dry_run=dry_run)
     except DatabaseError as exc:
         bar.finish()
         click.echo(f"Error: {exc}", err=True)
