@@ -122,6 +122,8 @@ def test_where_and_game_choose_the_games(db: Path) -> None:
     (["--engine", "builtin", "--where", "no_such_column = 1"], "--where"),
     (["--engine", "builtin", "--game", "999"], "no game 999"),
     (["--engine", "builtin", "--recheck", "nodes=lots"], "not a number"),
+    (["--engine", "builtin", "--option", "Hash"], "not NAME=VALUE"),
+    (["--engine", "builtin", "--option", "NoSuchOption=1"], "no option 'NoSuchOption'"),
 ])
 def test_a_bad_setting_is_one_line_and_exit_code(db: Path, args: list[str], message: str
                                                  ) -> None:
