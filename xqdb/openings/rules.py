@@ -1,0 +1,163 @@
+"""ECCO's groups, as rules written from the ECCO definitions.
+
+A code is found in two steps. These rules first put a game in its *group*: the opening
+its first moves define (中炮对屏风马, 仙人指路对卒底炮, 飞相局…) and, where ECCO decides
+a decade by the first characteristic move, that move (过河车, 五七炮, 巡河炮…). The
+decision tree of :mod:`xqdb.openings.ecco` then picks the code inside the group.
+
+The rules read moves as texts in ECCO's frame (Red on the right wing), Black's files
+in ASCII digits, so that a rule reads as the opening books write it.
+
+>>> from xqdb.openings.line import OpeningLine
+>>> moves = "炮二平五 马8进7 马二进三 马2进3 车一平二 车9平8 兵七进一 卒7进1 车二进六"
+>>> grouping = group(OpeningLine.read(moves.split()))
+>>> grouping.key
+'中炮对屏风马/车二进六'
+>>> [str(step) for step in grouping.steps]
+['ply 1: Red played 炮二平五', 'ply 2 and 4: Black played 马8进7 and 马2进3 (屏风马)', \
+'ply 9: Red played 车二进六, the first move past the development of both horses']
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+from ..rules.board import Move
+from .line import OpeningLine, lone_move_text
+
+_ASCII_DIGITS = str.maketrans("１２３４５６７８９", "123456789")
+
+
+@functools.lru_cache(maxsize=4096)
+def _text(piece: int, code: int) -> str:
+    # The text of a lone piece: 前/后 only tell twins apart, a rule names the move itself.
+    return lone_move_text(piece, Move.from_code(code)).translate(_ASCII_DIGITS)
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One fact a rule relied on: the plies (0-based) and what was played there."""
+
+    plies: tuple[int, ...]
+    what: str
+
+    def __str__(self) -> str:
+        if not self.plies:
+            return self.what
+        where = " and ".join(str(ply + 1) for ply in self.plies)
+        return f"ply {where}: {self.what}"
+
+
+@dataclass(frozen=True, slots=True)
+class Grouping:
+    """The group a game's opening falls in, and why."""
+
+    key: str
+    """The group's name, as the decision tree files it (``中炮对屏风马/车二进六``)."""
+    default: str
+    """The group's catch-all code, for a group no tagged game has reached."""
+    steps: tuple[Step, ...]
+
+
+class _Reading:
+    """The plies of a line as texts, and the steps the rules take on them."""
+
+    def __init__(self, line: OpeningLine) -> None:
+        self.texts = [_text(piece, move.code) for piece, move in zip(line.pieces, line.moves)]
+        self.steps: list[Step] = []
+
+    def at(self, ply: int) -> str:
+        return self.texts[ply] if ply < len(self.texts) else ""
+
+    def ply_of(self, text: str, side: int, start: int = 0) -> int | None:
+        """The first ply from ``start`` at which ``side`` (0 Red, 1 Black) played ``text``."""
+        for ply in range(start + (start + side) % 2, len(self.texts), 2):
+            if self.texts[ply] == text:
+                return ply
+        return None
+
+    def note(self, plies: tuple[int, ...], what: str) -> None:
+        self.steps.append(Step(plies, what))
+
+
+#: Red's developing moves against 屏风马 that leave the decade open: ECCO reads past them
+#: to the first other move, which names the system (过河车, 五七炮…).
+_DEVELOPING = frozenset({"马二进三", "马八进七", "马八进九", "车一平二", "兵三进一", "兵七进一",
+                         "车九平八"})
+#: The first non-developing moves that name a system against 屏风马; any other move
+#: leaves the game in the 七路马/边马 decade (C0x).
+_SYSTEMS = frozenset({"车二进六", "车二进四", "车一进一", "炮八平六", "炮八平七", "炮八进二",
+                      "炮八进四", "炮八平九"})
+#: Red's second move against 卒底炮 that names the line: 飞相, 右中炮 or 左中炮.
+_AGAINST_CANNON_BELOW_PAWN = {"相三进五": "飞相", "相七进五": "飞相", "炮二平五": "右中炮",
+                              "炮八平五": "左中炮"}
+
+#: The catch-all code of the opening each first move starts (in ECCO's frame).
+_FIRST_MOVE_DEFAULT = {"炮二平五": "B00", "兵三进一": "E00", "相三进五": "A10", "马二进三": "A40",
+                       "炮二平四": "A50", "炮二平六": "A60", "仕四进五": "A01", "马二进一": "A02",
+                       "炮二平一": "A03", "炮二进二": "A04", "炮二进四": "A05", "炮二平三": "A06",
+                       "炮二平七": "A07", "兵一进一": "A08"}
+
+
+def group(line: OpeningLine) -> Grouping:
+    """The group of ``line``'s opening: see the module documentation."""
+    reading = _Reading(line)
+    first, reply = reading.at(0), reading.at(1)
+    default = _FIRST_MOVE_DEFAULT.get(first, "A00")
+    if not first:
+        return Grouping("", default, ())
+    reading.note((0,), f"Red played {first}")
+    if not reply:
+        return Grouping(first, default, tuple(reading.steps))
+    if first == "炮二平五" and reply not in ("炮8平5", "炮2平5"):
+        key = _central_cannon(reading)
+        if key is not None:
+            return Grouping(key, "C00", tuple(reading.steps))
+    if first == "兵三进一" and reply == "炮8平7":
+        reading.note((1,), "Black played 炮8平7 (卒底炮)")
+        line_name = _AGAINST_CANNON_BELOW_PAWN.get(reading.at(2))
+        if line_name is None:
+            reading.note((2,), f"Red played {reading.at(2) or 'nothing'}: neither 飞相 nor 中炮")
+            return Grouping("仙人指路对卒底炮", "E10", tuple(reading.steps))
+        reading.note((2,), f"Red played {reading.at(2)} ({line_name})")
+        if line_name == "左中炮":
+            reading.note((3,), f"Black played {reading.at(3) or 'nothing'}")
+            return Grouping(f"仙人指路转左中炮对卒底炮/{reading.at(3)}", "E13",
+                            tuple(reading.steps))
+        code = "E11" if line_name == "飞相" else "E12"
+        return Grouping(f"仙人指路{line_name}对卒底炮", code, tuple(reading.steps))
+    reading.note((1,), f"Black played {reply}")
+    return Grouping(f"{first} {reply}", default, tuple(reading.steps))
+
+
+#: What Black may play before the second horse and still reach 屏风马: the 车 beside the
+#: horse, and the pawns in front of the horses.
+_BEFORE_SCREEN_HORSES = frozenset({"车9平8", "卒7进1", "卒3进1"})
+
+
+def _central_cannon(reading: _Reading) -> str | None:
+    """For 中炮 answered by a horse, the 屏风马 group and its system: Black brings out the
+    second horse by his fifth move, having played nothing but :data:`_BEFORE_SCREEN_HORSES`
+    before it."""
+    first_horse = reading.texts[1]
+    if first_horse not in ("马8进7", "马2进3"):
+        return None
+    second_horse = "马2进3" if first_horse == "马8进7" else "马8进7"
+    second = reading.ply_of(second_horse, 1)
+    if second is None or second > 9:
+        return None
+    if any(reading.texts[ply] not in _BEFORE_SCREEN_HORSES for ply in range(3, second, 2)):
+        return None
+    reading.note((1, second), f"Black played {first_horse} and {second_horse} (屏风马)")
+    for ply in range(2, len(reading.texts), 2):
+        move = reading.texts[ply]
+        if move in _DEVELOPING:
+            continue
+        if move in _SYSTEMS:
+            reading.note((ply,), f"Red played {move}, the first move past the development of "
+                                 "both horses")
+            return f"中炮对屏风马/{move}"
+        reading.note((ply,), f"Red played {move}, before any move that names a system")
+        return "中炮对屏风马/其他"
+    return "中炮对屏风马/其他"
