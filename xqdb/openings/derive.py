@@ -60,10 +60,17 @@ def tagged_games(records: Iterable[GameRecord]) -> Iterator[tuple[str, OpeningLi
 
 def grow(examples: Sequence[Example]) -> Tree:
     """A decision tree that gives every example its code, where the moves tell them apart:
-    one subtree for each group of :func:`~xqdb.openings.rules.group`."""
+    one subtree for each group of :func:`~xqdb.openings.rules.group`, and for each group
+    that one refines."""
     groups: dict[str, list[tuple[dict[int, int], str]]] = defaultdict(list)
     for line, code in examples:
-        groups[group(line).key].append((line.features(), code))
+        key, row = group(line).key, (line.features(), code)
+        groups[key].append(row)
+        # A group refines the one its key extends: that one's tree is there for the
+        # refinements no tagged game reached.
+        while "/" in key:
+            key = key.rsplit("/", 1)[0]
+            groups[key].append(row)
     return Groups({key: _grow(rows) for key, rows in groups.items()})
 
 

@@ -154,14 +154,18 @@ def decide(line: OpeningLine, root: Tree | None = None, tests: list[Test] | None
     """The code ``root`` (default: the shipped tree) gives ``line``, and the leaf reached.
 
     The rules of :mod:`xqdb.openings.rules` pick the subtree (``grouping``, when already
-    worked out); a group no tagged game reached gets the group's catch-all code. When
+    worked out): the group's own, or when no tagged game reached the group, the one of the
+    group it refines (``a/b/c`` refines ``a/b``), else the group's catch-all code. When
     ``tests`` is given, each test made in the subtree is appended to it (what
     :func:`~xqdb.openings.explain` shows); without it, nothing but the walk is done.
     """
     at: Tree = tree() if root is None else root
     if isinstance(at, Groups):
         grouping = group(line) if grouping is None else grouping
-        child = at.children.get(grouping.key)
+        key = grouping.key
+        while key not in at.children and "/" in key:
+            key = key.rsplit("/", 1)[0]
+        child = at.children.get(key)
         at = Leaf(grouping.default, 0, 0) if child is None else child
     if isinstance(at, Leaf):
         return at.code, at

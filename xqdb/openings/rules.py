@@ -114,6 +114,9 @@ def group(line: OpeningLine) -> Grouping:
         key = _central_cannon(reading)
         if key is not None:
             return Grouping(key, "C00", tuple(reading.steps))
+        key = _central_cannon_other_defence(reading)
+        if key is not None:
+            return Grouping(key, "B00", tuple(reading.steps))
     if first == "兵三进一" and reply == "炮8平7":
         reading.note((1,), "Black played 炮8平7 (卒底炮)")
         line_name = _AGAINST_CANNON_BELOW_PAWN.get(reading.at(2))
@@ -129,6 +132,16 @@ def group(line: OpeningLine) -> Grouping:
         return Grouping(f"仙人指路{line_name}对卒底炮", code, tuple(reading.steps))
     reading.note((1,), f"Black played {reply}")
     return Grouping(f"{first} {reply}", default, tuple(reading.steps))
+
+
+def _left_horse(reading: _Reading) -> str:
+    """巡河车 with or without the left horse: 进左马 when Red brings it out by his fifth move."""
+    for ply in range(2, min(len(reading.texts), 10), 2):
+        if reading.texts[ply] in ("马八进七", "马八进九"):
+            reading.note((ply,), f"Red played {reading.texts[ply]} by his fifth move (进左马)")
+            return "进左马"
+    reading.note((), "Red had not brought out his left horse by his fifth move (不进左马)")
+    return "不进左马"
 
 
 #: What Black may play before the second horse and still reach 屏风马: the 车 beside the
@@ -157,7 +170,44 @@ def _central_cannon(reading: _Reading) -> str | None:
         if move in _SYSTEMS:
             reading.note((ply,), f"Red played {move}, the first move past the development of "
                                  "both horses")
+            if move == "车二进四":
+                return "中炮对屏风马/车二进四/" + _left_horse(reading)
             return f"中炮对屏风马/{move}"
         reading.note((ply,), f"Red played {move}, before any move that names a system")
-        return "中炮对屏风马/其他"
+        return f"中炮对屏风马/其他/{move}"
     return "中炮对屏风马/其他"
+
+
+#: Black's moves that name a defence to 中炮 other than 屏风马: 后补列炮, 左炮封车,
+#: 左三步虎, 反宫马 (士角炮), 单提马 and its 横车, 右三步虎.
+_DEFENCES = {"炮2平5": "后补列炮", "炮8进4": "左炮封车", "炮8平9": "左三步虎", "炮8平6": "反宫马",
+             "马8进9": "单提马", "车9进1": "横车", "炮2平1": "右三步虎"}
+
+
+def _late_central_cannon_counts(reading: _Reading, ply: int) -> bool:
+    """Whether Black's 炮2平5 at ``ply`` makes the game a 后补列炮: by Black's fifth
+    move, or at his sixth after 左三步虎骑河车 (炮8平9, 车8进5)."""
+    if ply <= 9:
+        return True
+    before = reading.texts[1:ply:2]
+    return ply == 11 and "炮8平9" in before and "车8进5" in before
+
+
+def _central_cannon_other_defence(reading: _Reading) -> str | None:
+    """For 中炮 answered by a horse but not by 屏风马: the first two of Black's moves that
+    name a defence (:data:`_DEFENCES`) or bring out the other horse, in their order."""
+    reply = reading.texts[1]
+    if reply not in ("马8进7", "马2进3"):
+        return None
+    other_horse = "马2进3" if reply == "马8进7" else "马8进7"
+    named = [ply for ply in range(3, len(reading.texts), 2)
+             if (reading.texts[ply] in _DEFENCES or reading.texts[ply] == other_horse)
+             and (reading.texts[ply] != "炮2平5" or _late_central_cannon_counts(reading, ply))][:2]
+    moves = [reading.texts[ply] for ply in named]
+    names = [_DEFENCES.get(move, "the other horse") for move in moves]
+    if named:
+        reading.note(tuple(named), f"Black played {' then '.join(moves)} ({', '.join(names)}), "
+                                   "not 屏风马")
+    else:
+        reading.note((1,), f"Black played {reply}, then neither 屏风马 nor a named defence")
+    return "/".join([f"中炮对{reply}"] + moves)
