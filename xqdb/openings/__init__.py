@@ -79,17 +79,19 @@ class Classification:
         ...          " 相七进九 马2进1 仕六进五 士6进5")
         >>> print(classify(moves.split()).explanation())
         D20 顺炮直车对横车
-          ply 1: Red played 炮二平五
-          ply 2: Black played 炮８平５
-          yes: Black played 车９进１ at ply 6 (by ply 6)
-          yes: Red played 车一平二 at ply 5 (by ply 5)
-          no:  Red had not played 兵三进一 by ply 11
-          no:  Red had not played 车二进四 by ply 11
-          no:  Red had not played 炮八平六 by ply 7
-          no:  Red had not played 马八进九 by ply 7
-          no:  Red had not played 车二进六 by ply 7
-          yes: Red played 马八进七 at ply 7 (by ply 7)
-          no:  Red had not played 兵七进一 by ply 11
+          group 炮二平五 炮8平5, by the rules:
+            ply 1: Red played 炮二平五
+            ply 2: Black played 炮8平5
+          inside the group, by the tree:
+            yes: Black played 车９进１ at ply 6 (by ply 6)
+            yes: Red played 车一平二 at ply 5 (by ply 5)
+            no:  Red had not played 兵三进一 by ply 11
+            no:  Red had not played 车二进四 by ply 11
+            no:  Red had not played 炮八平六 by ply 7
+            no:  Red had not played 马八进九 by ply 7
+            no:  Red had not played 车二进六 by ply 7
+            yes: Red played 马八进七 at ply 7 (by ply 7)
+            no:  Red had not played 兵七进一 by ply 11
           -> D20: 8 of the 8 tagged games with these moves carry it.
         Names: 中炮, 顺炮, 单提马, 直车, 横车, 骑河车
         """

@@ -1,7 +1,7 @@
 """Derive the ECCO decision tree from games that carry ECCO tags.
 
 ECCO is a hierarchy (family letter, decade, code), and the tree is grown the same way:
-after branching on Red's first move and Black's reply, a node splits the games whose family letters
+inside each group of :func:`xqdb.openings.rules.group`, a node splits the games whose family letters
 differ, then their decades, then their codes, each time on the test (a piece's move
 within the first ``k`` plies) that leaves the purest parts (least entropy). Growing stops when every game of a node carries the
 same code, or when no test separates them (games whose openings are identical).
