@@ -114,6 +114,9 @@ def group(line: OpeningLine) -> Grouping:
         key = _central_cannon(reading)
         if key is not None:
             return Grouping(key, "C00", tuple(reading.steps))
+        key = _palace_horses(reading)
+        if key is not None:
+            return Grouping(key, "B30", tuple(reading.steps))
         key = _central_cannon_other_defence(reading)
         if key is not None:
             return Grouping(key, "B00", tuple(reading.steps))
@@ -163,19 +166,56 @@ def _central_cannon(reading: _Reading) -> str | None:
     if any(reading.texts[ply] not in _BEFORE_SCREEN_HORSES for ply in range(3, second, 2)):
         return None
     reading.note((1, second), f"Black played {first_horse} and {second_horse} (屏风马)")
+    system = _red_system(reading, _SYSTEMS)
+    if system == "车二进四":
+        return "中炮对屏风马/车二进四/" + _left_horse(reading)
+    return f"中炮对屏风马/{system}"
+
+
+def _red_system(reading: _Reading, systems: frozenset[str]) -> str:
+    """Red's first move past the development of both horses (:data:`_DEVELOPING`) when it
+    is one of ``systems``, else ``其他/`` and that move (``其他`` when there is none)."""
     for ply in range(2, len(reading.texts), 2):
         move = reading.texts[ply]
         if move in _DEVELOPING:
             continue
-        if move in _SYSTEMS:
+        if move in systems:
             reading.note((ply,), f"Red played {move}, the first move past the development of "
                                  "both horses")
-            if move == "车二进四":
-                return "中炮对屏风马/车二进四/" + _left_horse(reading)
-            return f"中炮对屏风马/{move}"
+            return move
         reading.note((ply,), f"Red played {move}, before any move that names a system")
-        return f"中炮对屏风马/其他/{move}"
-    return "中炮对屏风马/其他"
+        return f"其他/{move}"
+    return "其他"
+
+
+#: The moves that name Red's system against 反宫马, as :data:`_SYSTEMS` against 屏风马:
+#: 五六炮 (B4x), 五七炮 (B5x), 过河车, 右横车, 巡河炮, 五八炮, 急进左马 (B33-B36, B32).
+_SYSTEMS_AGAINST_PALACE_HORSES = frozenset({"炮八平六", "炮八平七", "车二进六", "车一进一",
+                                            "炮八进二", "炮八进四", "马七进六"})
+
+
+def _palace_horses(reading: _Reading) -> str | None:
+    """For 中炮 answered by 马2进3, the 反宫马 group: Black's first named move is the
+    士角炮 炮8平6 and his next horse move is 马8进7 (马8进9 or 车9进1 first make it a
+    单提马). The left horse comes late (后补左马, B30) after Black's fifth move, or at his
+    fifth when the 士角炮 waited for his third; otherwise Red's system names the decade."""
+    if reading.texts[1] != "马2进3":
+        return None
+    black = reading.texts[1::2]
+    named = [move for move in black[1:] if move in _DEFENCES or move == "马8进7"]
+    if not named or named[0] != "炮8平6":
+        return None
+    corner = black.index("炮8平6")
+    after = [move for move in black[corner + 1:] if move in ("马8进7", "马8进9", "车9进1")]
+    if after and after[0] != "马8进7":
+        return None
+    left = black.index("马8进7") if "马8进7" in black else None
+    if left is None or left >= 5 or (left == 4 and corner == 2):
+        reading.note((1, 2 * corner + 1), "Black played 马2进3 and 炮8平6, and 马8进7 "
+                     + ("only later" if left is not None else "not at all") + " (后补左马)")
+        return "中炮对反宫马/后补左马"
+    reading.note((1, 2 * corner + 1, 2 * left + 1), "Black played 马2进3, 炮8平6 and 马8进7 (反宫马)")
+    return f"中炮对反宫马/{_red_system(reading, _SYSTEMS_AGAINST_PALACE_HORSES)}"
 
 
 #: Black's moves that name a defence to 中炮 other than 屏风马: 后补列炮, 左炮封车,
