@@ -250,4 +250,28 @@ def _central_cannon_other_defence(reading: _Reading) -> str | None:
                                    "not 屏风马")
     else:
         reading.note((1,), f"Black played {reply}, then neither 屏风马 nor a named defence")
-    return "/".join([f"中炮对{reply}"] + moves)
+    if reply == "马8进7" and moves[:1] == ["炮2平5"]:
+        return f"中炮对后补列炮/{_rooks_against_late_central_cannon(reading)}"
+    return "/".join([f"中炮对{reply}"] + (moves or ["其他"]))
+
+
+#: Red's moves read past when his rooks name the line against 后补列炮.
+_HORSES_AND_PAWNS = frozenset({"马二进三", "马八进七", "马八进九", "兵三进一", "兵七进一"})
+
+
+def _rooks_against_late_central_cannon(reading: _Reading) -> str:
+    """Red's line against 后补列炮 from his first two moves past horses and pawns:
+    右直车 (D52) and then 过河车 (D53) or 双直车 (D55), 左直车 (D54), else 其他 (D51)."""
+    plies = [ply for ply in range(2, len(reading.texts), 2)
+             if reading.texts[ply] not in _HORSES_AND_PAWNS][:2]
+    moves = [reading.texts[ply] for ply in plies] + ["", ""]
+    if moves[0] == "车一平二":
+        line = {"车二进六": "过河车", "车九平八": "双直车"}.get(moves[1], "右直车")
+    elif moves[0] == "车九平八":
+        line = "双直车" if moves[1] == "车一平二" else "左直车"
+    else:
+        line = "其他"
+    shown = plies if line in ("过河车", "双直车") else plies[:1]
+    reading.note(tuple(shown), "Red played " + " then ".join(reading.texts[p] for p in shown)
+                 + f" past horses and pawns ({line})")
+    return line
