@@ -107,7 +107,9 @@ class Classification:
             lines.append("  inside the group, by the tree:")
         for test in tests:
             lines.append("    " + _describe(test, texts))
-        if self.leaf.games:
+        if self.grouping.final:
+            lines.append(f"  -> {self.ecco}: decided by the rules.")
+        elif self.leaf.games:
             lines.append(f"  -> {self.ecco}: {self.leaf.agreeing} of the {self.leaf.games} tagged "
                          f"games with these moves carry it.")
         else:

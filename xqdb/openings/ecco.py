@@ -162,6 +162,8 @@ def decide(line: OpeningLine, root: Tree | None = None, tests: list[Test] | None
     at: Tree = tree() if root is None else root
     if isinstance(at, Groups):
         grouping = group(line) if grouping is None else grouping
+        if grouping.final:
+            return grouping.default, Leaf(grouping.default, 0, 0)
         key = grouping.key
         while key not in at.children and "/" in key:
             key = key.rsplit("/", 1)[0]

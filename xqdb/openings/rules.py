@@ -56,8 +56,11 @@ class Grouping:
     key: str
     """The group's name, as the decision tree files it (``中炮对屏风马/车二进六``)."""
     default: str
-    """The group's catch-all code, for a group no tagged game has reached."""
+    """The group's catch-all code, for a group no tagged game has reached; with
+    :attr:`final`, the code itself."""
     steps: tuple[Step, ...]
+    final: bool = False
+    """Whether the rules decided the code outright, with no tree to ask."""
 
 
 class _Reading:
@@ -120,6 +123,11 @@ def group(line: OpeningLine) -> Grouping:
         key = _central_cannon_other_defence(reading)
         if key is not None:
             return Grouping(key, "B00", tuple(reading.steps))
+    if first == "炮二平五" and reply == "炮8平5":
+        key = _same_side_cannons(reading)
+        if key == "顺炮直车对横车/其他":
+            return Grouping(key, "D20", tuple(reading.steps), final=True)
+        return Grouping(key, "D00", tuple(reading.steps))
     if first == "兵三进一" and reply == "炮8平7":
         reading.note((1,), "Black played 炮8平7 (卒底炮)")
         line_name = _AGAINST_CANNON_BELOW_PAWN.get(reading.at(2))
@@ -275,3 +283,53 @@ def _rooks_against_late_central_cannon(reading: _Reading) -> str:
     reading.note(tuple(shown), "Red played " + " then ".join(reading.texts[p] for p in shown)
                  + f" past horses and pawns ({line})")
     return line
+
+
+def _same_side_cannons(reading: _Reading) -> str:
+    """顺炮 (炮二平五 炮8平5), by how soon each side's rook comes out: Red's 直车 at his
+    third move against Black's 横车 by his third is 直车对横车 (D2x, then by Red's next
+    move past 马八进七), against a later rook 直车对缓开车 (D1x); Red's 横车 at his second
+    move is 横车对缓开车 (D03), at his third against Black's 直车 横车对直车 (D04, D05);
+    a later Red rook is 缓开车 (D00-D02)."""
+    reading.note((1,), "Black played 炮8平5 (顺炮)")
+    red = _first_of(reading, 0, ("车一平二", "车一进一"))
+    black = _first_of(reading, 1, ("车9平8", "车9进1"))
+    if red is None or red[0] > 4:
+        return "顺炮/缓开车"
+    ply, move = red
+    reading.note((ply,), f"Red played {move} at his {ply // 2 + 1}th move")
+    if move == "车一进一":
+        if ply == 2:
+            return "顺炮/横车对缓开车"
+        if black is not None and black == (3, "车9平8"):
+            reading.note((3,), "Black played 车9平8 at his 2nd move")
+            return "顺炮/横车对直车"
+        return "顺炮/横车"
+    if black is None or black[1] != "车9进1" or black[0] > 5:
+        reading.note((), "Black had not played 车9进1 by his 3rd move")
+        return "顺炮/直车对缓开车"
+    reading.note((black[0],), f"Black played 车9进1 at his {black[0] // 2 + 1}th move")
+    for ply in range(6, len(reading.texts), 2):
+        move = reading.texts[ply]
+        if move != "马八进七":
+            if move not in _AGAINST_SAME_SIDE_CANNONS_AND_CROSS_ROOK:
+                reading.note((ply,), f"Red played {move}, his first move after 马八进七, "
+                                     "none of the moves that name a variation (D20)")
+                return "顺炮直车对横车/其他"
+            reading.note((ply,), f"Red played {move}, his first move after 马八进七")
+            return f"顺炮直车对横车/{move}"
+    return "顺炮直车对横车/其他"
+
+
+#: Red's moves that name a variation of 顺炮直车对横车 (D21-D29): 先上仕, 左边马,
+#: 巡河车, 过河车, 仕角炮, and the pawns that lead to 进三兵, 进七兵, 两头蛇.
+_AGAINST_SAME_SIDE_CANNONS_AND_CROSS_ROOK = frozenset({
+    "仕四进五", "仕六进五", "马八进九", "车二进四", "车二进六", "炮八平六", "兵三进一", "兵七进一"})
+
+
+def _first_of(reading: _Reading, side: int, moves: tuple[str, ...]) -> tuple[int, str] | None:
+    """The first ply at which ``side`` (0 Red, 1 Black) played one of ``moves``, and the move."""
+    for ply in range(side, len(reading.texts), 2):
+        if reading.texts[ply] in moves:
+            return ply, reading.texts[ply]
+    return None
