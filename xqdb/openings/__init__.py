@@ -73,26 +73,19 @@ class Classification:
         return sorted(plies | {t.ply for t in self.tests if t.held and t.ply is not None})
 
     def explanation(self) -> str:
-        """In words: the code, and each test with the move it looked for.
+        """In words: the code, the rules' steps and the tree's tests, with the moves they read.
 
         >>> moves = ("炮二平五 炮8平5 马二进三 马8进7 车一平二 车9进1 马八进七 卒3进1 车二进五 车9平3"
         ...          " 相七进九 马2进1 仕六进五 士6进5")
         >>> print(classify(moves.split()).explanation())
         D20 顺炮直车对横车
-          group 炮二平五 炮8平5, by the rules:
+          group 顺炮直车对横车/其他, by the rules:
             ply 1: Red played 炮二平五
-            ply 2: Black played 炮8平5
-          inside the group, by the tree:
-            yes: Black played 车９进１ at ply 6 (by ply 6)
-            yes: Red played 车一平二 at ply 5 (by ply 5)
-            no:  Red had not played 兵三进一 by ply 11
-            no:  Red had not played 车二进四 by ply 11
-            no:  Red had not played 炮八平六 by ply 7
-            no:  Red had not played 马八进九 by ply 7
-            no:  Red had not played 车二进六 by ply 7
-            yes: Red played 马八进七 at ply 7 (by ply 7)
-            no:  Red had not played 兵七进一 by ply 11
-          -> D20: 8 of the 8 tagged games with these moves carry it.
+            ply 2: Black played 炮8平5 (顺炮)
+            ply 5: Red played 车一平二 as his move 3
+            ply 6: Black played 车9进1 as his move 3
+            ply 9: Red played 车二进五 after 马八进七, no variation's move
+          -> D20: decided by the rules.
         Names: 中炮, 顺炮, 单提马, 直车, 横车, 骑河车
         """
         title = f"{self.ecco} {self.opening}" + (f" {self.variation}" if self.variation else "")

@@ -297,24 +297,23 @@ def _same_side_cannons(reading: _Reading) -> str:
     if red is None or red[0] > 4:
         return "顺炮/缓开车"
     ply, move = red
-    reading.note((ply,), f"Red played {move} at his {ply // 2 + 1}th move")
+    reading.note((ply,), f"Red played {move} as his move {ply // 2 + 1}")
     if move == "车一进一":
         if ply == 2:
             return "顺炮/横车对缓开车"
         if black is not None and black == (3, "车9平8"):
-            reading.note((3,), "Black played 车9平8 at his 2nd move")
+            reading.note((3,), "Black played 车9平8 as his move 2")
             return "顺炮/横车对直车"
         return "顺炮/横车"
     if black is None or black[1] != "车9进1" or black[0] > 5:
-        reading.note((), "Black had not played 车9进1 by his 3rd move")
+        reading.note((), "Black had not played 车9进1 by his move 3")
         return "顺炮/直车对缓开车"
-    reading.note((black[0],), f"Black played 车9进1 at his {black[0] // 2 + 1}th move")
+    reading.note((black[0],), f"Black played 车9进1 as his move {black[0] // 2 + 1}")
     for ply in range(6, len(reading.texts), 2):
         move = reading.texts[ply]
         if move != "马八进七":
             if move not in _AGAINST_SAME_SIDE_CANNONS_AND_CROSS_ROOK:
-                reading.note((ply,), f"Red played {move}, his first move after 马八进七, "
-                                     "none of the moves that name a variation (D20)")
+                reading.note((ply,), f"Red played {move} after 马八进七, no variation's move")
                 return "顺炮直车对横车/其他"
             reading.note((ply,), f"Red played {move}, his first move after 马八进七")
             return f"顺炮直车对横车/{move}"
