@@ -117,6 +117,9 @@ def group(line: OpeningLine) -> Grouping:
         key = _central_cannon(reading)
         if key is not None:
             return Grouping(key, "C00", tuple(reading.steps))
+        fixed = _right_horse_and_pawn(reading)
+        if fixed is not None:
+            return Grouping(f"中炮对进右马/{fixed}", fixed, tuple(reading.steps), final=True)
         key = _palace_horses(reading)
         if key is not None:
             return Grouping(key, "B30", tuple(reading.steps))
@@ -194,6 +197,19 @@ def _red_system(reading: _Reading, systems: frozenset[str]) -> str:
         reading.note((ply,), f"Red played {move}, before any move that names a system")
         return f"其他/{move}"
     return "其他"
+
+
+def _right_horse_and_pawn(reading: _Reading) -> str | None:
+    """中炮对进右马 with a pawn at Black's second move: 先上士 (B02) when his third is a
+    士, 鸳鸯炮 (B03) when it is 车9进2."""
+    black = reading.texts[1::2]
+    if black[:1] != ["马2进3"] or len(black) < 3 or black[1] not in ("卒3进1", "卒7进1"):
+        return None
+    code = {"士4进5": "B02", "士6进5": "B02", "车9进2": "B03"}.get(black[2])
+    if code is not None:
+        name = "先上士" if code == "B02" else "鸳鸯炮"
+        reading.note((1, 3, 5), f"Black played 马2进3, {black[1]} and {black[2]} ({name})")
+    return code
 
 
 #: The moves that name Red's system against 反宫马, as :data:`_SYSTEMS` against 屏风马:
