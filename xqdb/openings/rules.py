@@ -139,9 +139,8 @@ def group(line: OpeningLine) -> Grouping:
             return Grouping("仙人指路对卒底炮", "E10", tuple(reading.steps))
         reading.note((2,), f"Red played {reading.at(2)} ({line_name})")
         if line_name == "左中炮":
-            reading.note((3,), f"Black played {reading.at(3) or 'nothing'}")
-            return Grouping(f"仙人指路转左中炮对卒底炮/{reading.at(3)}", "E13",
-                            tuple(reading.steps))
+            key, code = _left_central_cannon_against_cannon_below_pawn(reading)
+            return Grouping(key, code, tuple(reading.steps), final=key.endswith("/其他"))
         code = "E11" if line_name == "飞相" else "E12"
         return Grouping(f"仙人指路{line_name}对卒底炮", code, tuple(reading.steps))
     reading.note((1,), f"Black played {reply}")
@@ -348,3 +347,42 @@ def _first_of(reading: _Reading, side: int, moves: tuple[str, ...]) -> tuple[int
         if reading.texts[ply] in moves:
             return ply, reading.texts[ply]
     return None
+
+
+#: After 兵三进一 炮8平7 炮八平五 象7进5, Red's third move that names the variation.
+_AGAINST_LEFT_ELEPHANT = {"仕四进五": "E21", "炮五进四": "E38", "马二进一": "E37"}
+
+
+def _left_central_cannon_against_cannon_below_pawn(reading: _Reading) -> tuple[str, str]:
+    """仙人指路转左中炮对卒底炮 (E13-E38), by Black's second move and the moves after it:
+    飞右象 (E14-E16), 转顺炮 (E17), 飞左象 (E20-E38), anything else E13. Returns the
+    group's key and its code (final when the key ends in ``/其他``)."""
+    reply, third, answer = reading.at(3), reading.at(4), reading.at(5)
+    key = "仙人指路转左中炮对卒底炮"
+    if reply == "炮2平5":
+        reading.note((3,), "Black played 炮2平5 (转顺炮)")
+        return f"{key}/转顺炮/其他", "E17"
+    if reply == "象3进5":
+        reading.note((3,), "Black played 象3进5 (飞右象)")
+        if third != "马二进一":
+            return f"{key}/飞右象/其他", "E14"
+        edge = answer == "马8进9"
+        reading.note((4, 5) if edge else (4,), "Red played 马二进一 (右边马)"
+                     + (", Black 马8进9 (互进边马)" if edge else ""))
+        return f"{key}/飞右象/{'互进边马' if edge else '红右边马'}/其他", "E16" if edge else "E15"
+    if reply != "象7进5":
+        reading.note((3,), f"Black played {reply or 'nothing'}: neither 象 nor 炮2平5")
+        return f"{key}/其他", "E13"
+    reading.note((3,), "Black played 象7进5 (飞左象)")
+    code = _AGAINST_LEFT_ELEPHANT.get(third)
+    if code is not None:
+        reading.note((4,), f"Red played {third}")
+        return f"{key}/飞左象/{third}/其他", code
+    if third != "马八进七":
+        reading.note((4,), f"Red played {third or 'nothing'}")
+        return f"{key}/飞左象/其他", "E20"
+    if answer not in ("车1进1", "卒7进1"):
+        reading.note((4,), f"Red played 马八进七 (进左马), Black {answer or 'nothing'}")
+        return f"{key}/飞左象/马八进七/其他", "E22"
+    reading.note((4, 5), f"Red played 马八进七 (进左马), Black {answer}")
+    return f"{key}/飞左象/马八进七/{answer}", "E23" if answer == "车1进1" else "E30"
