@@ -143,6 +143,9 @@ def group(line: OpeningLine) -> Grouping:
             return Grouping(key, code, tuple(reading.steps), final=key.endswith("/其他"))
         code = "E11" if line_name == "飞相" else "E12"
         return Grouping(f"仙人指路{line_name}对卒底炮", code, tuple(reading.steps))
+    if first == "兵三进一" and reply in ("卒3进1", "马2进3"):
+        code = _pawns_facing(reading)
+        return Grouping(f"仙人指路/{code}", code, tuple(reading.steps), final=True)
     reading.note((1,), f"Black played {reply}")
     return Grouping(f"{first} {reply}", default, tuple(reading.steps))
 
@@ -386,3 +389,44 @@ def _left_central_cannon_against_cannon_below_pawn(reading: _Reading) -> tuple[s
         return f"{key}/飞左象/马八进七/其他", "E22"
     reading.note((4, 5), f"Red played 马八进七 (进左马), Black {answer}")
     return f"{key}/飞左象/马八进七/{answer}", "E23" if answer == "车1进1" else "E30"
+
+
+#: Red's third move in 对兵互进右马局 that names the variation: 飞相, 横车, 边炮.
+_BOTH_RIGHT_HORSES = {"相三进五": "E43", "相七进五": "E43", "车一进一": "E44", "炮二平一": "E45"}
+
+
+def _pawns_facing(reading: _Reading) -> str:
+    """仙人指路 answered by 卒3进1 (对兵局, E40-E48) or 马2进3 (E06-E09, or 对兵互进右马
+    when both sides' horses and Black's pawn follow), decided move by move."""
+    reply, second, answer, third = (reading.at(ply) for ply in range(1, 5))
+    if reply == "马2进3":
+        if second == "兵七进一":
+            cannon = answer == "炮8平7"
+            reading.note((1, 2, 3) if cannon else (1, 2), "Black played 马2进3, Red 兵七进一 "
+                         "(两头蛇)" + (", Black 炮8平7 (转卒底炮)" if cannon else ""))
+            return "E09" if cannon else "E08"
+        if second != "马二进三":
+            reading.note((1, 2), f"Black played 马2进3, Red {second or 'nothing'}")
+            return "E06"
+        if answer != "卒3进1":
+            reading.note((1, 2), "Black played 马2进3, Red 马二进三 (互进右马)")
+            return "E07"
+        reading.note((1, 2, 3), "Black played 马2进3, Red 马二进三, Black 卒3进1 (对兵互进右马)")
+    else:
+        reading.note((1,), "Black played 卒3进1 (对兵)")
+        if second == "炮八平七":
+            code = {"炮2平5": "E47", "炮8平5": "E48"}.get(answer, "E46")
+            reading.note((2, 3) if code != "E46" else (2,), f"Red played 炮八平七 (兵底炮)"
+                         + (f", Black {answer} (中炮)" if code != "E46" else ""))
+            return code
+        if second != "马二进三":
+            reading.note((2,), f"Red played {second or 'nothing'}")
+            return "E40"
+        if answer != "马2进3":
+            reading.note((2,), "Red played 马二进三 (进右马)")
+            return "E41"
+        reading.note((2, 3), "Red played 马二进三, Black 马2进3 (互进右马)")
+    code = _BOTH_RIGHT_HORSES.get(third, "E42")
+    if code != "E42":
+        reading.note((4,), f"Red played {third}")
+    return code
