@@ -278,6 +278,8 @@ def _central_cannon_other_defence(reading: _Reading) -> str | None:
         reading.note((1,), f"Black played {reply}, then neither 屏风马 nor a named defence")
     if reply == "马8进7" and moves[:1] == ["炮2平5"]:
         return f"中炮对后补列炮/{_rooks_against_late_central_cannon(reading)}"
+    if reply == "马8进7" and moves[:1] == ["炮8平9"] and moves[1:2] != ["炮2平5"]:
+        return f"中炮对左三步虎/{_against_left_three_step_tiger(reading)}"
     return "/".join([f"中炮对{reply}"] + (moves or ["其他"]))
 
 
@@ -430,3 +432,26 @@ def _pawns_facing(reading: _Reading) -> str:
     if code != "E42":
         reading.note((4,), f"Red played {third}")
     return code
+
+
+#: Red's first move past development that names his line against 左三步虎 (B21-B24).
+_AGAINST_LEFT_THREE_STEP_TIGER = {"相七进九": "边相", "车一进一": "右横车", "炮八进二": "巡河炮",
+                                  "炮八进四": "过河炮"}
+
+
+def _against_left_three_step_tiger(reading: _Reading) -> str:
+    """Red's line against 左三步虎: 两头蛇 (B25) when both his side pawns came before his
+    first move past development (:data:`_DEVELOPING`), else that move's line or 其他."""
+    for ply in range(2, len(reading.texts), 2):
+        move = reading.texts[ply]
+        if move in _DEVELOPING:
+            continue
+        pawns = [reading.ply_of(pawn, 0) for pawn in ("兵三进一", "兵七进一")]
+        if all(p is not None and p < ply for p in pawns):
+            reading.note(tuple(sorted(p for p in pawns if p is not None)),
+                         "Red played 兵三进一 and 兵七进一 (两头蛇)")
+            return "两头蛇"
+        line = _AGAINST_LEFT_THREE_STEP_TIGER.get(move, "其他")
+        reading.note((ply,), f"Red played {move}, the first move past development")
+        return line
+    return "其他"
