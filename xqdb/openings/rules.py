@@ -1,9 +1,16 @@
 """ECCO's groups, as rules written from the ECCO definitions.
 
 A code is found in two steps. These rules first put a game in its *group*: the opening
-its first moves define (中炮对屏风马, 仙人指路对卒底炮, 飞相局…) and, where ECCO decides
-a decade by the first characteristic move, that move (过河车, 五七炮, 巡河炮…). The
-decision tree of :mod:`xqdb.openings.ecco` then picks the code inside the group.
+its first moves define (中炮对屏风马, 中炮对反宫马, 顺炮, 仙人指路对卒底炮, 飞相局…) and,
+where ECCO decides a decade by the first characteristic move, that move (过河车, 五七炮,
+巡河炮…). The decision tree of :mod:`xqdb.openings.ecco` then picks the code inside the
+group. Where an ECCO definition fixes the code outright (对兵局, 先上士, 鸳鸯炮, the
+variations of 仙人指路转左中炮对卒底炮…), the rules give it and no tree is asked
+(:attr:`Grouping.final`).
+
+A group's key names the groups it refines: ``中炮对屏风马/车二进四/进左马`` refines
+``中炮对屏风马/车二进四``, and a game whose group no tagged game reached is classified by
+the tree of the nearest group it refines.
 
 The rules read moves as texts in ECCO's frame (Red on the right wing), Black's files
 in ASCII digits, so that a rule reads as the opening books write it.
