@@ -14,10 +14,11 @@ from pathlib import Path
 
 import duckdb
 
+from ..engine.judgement import create_defaults
 from .columns import ddl
 
 #: Bumped whenever a table changes shape; stored in ``meta``.
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 #: The SQL creating every missing table and view (see :mod:`xqdb.db.columns`).
 SCHEMA = ddl()
@@ -67,6 +68,7 @@ def create_schema(con: duckdb.DuckDBPyConnection, name: str = "database") -> Non
     con.execute(SCHEMA)
     if version is None:
         con.execute("INSERT INTO meta VALUES ('schema_version', ?)", [str(SCHEMA_VERSION)])
+        create_defaults(con)
 
 
 def connect(path: str | os.PathLike[str], read_only: bool = False, *,
