@@ -33,7 +33,7 @@ How a move is judged:
   never classed: repeating is how a side claims a draw or makes the opponent, under the
   repetition rules, deviate, and the engine's score there depends on rules it may not model.
 * Where a position was searched with its game's history (``evals.game_id`` set, because it
-  repeats), that evaluation is used for that game instead of the shared one. Where a move
+  repeats), that evaluation is used for that game instead of any shared one. Where a move
   was judged at several limits of one engine (as a two-pass analysis leaves it), the
   judgement of the larger search (more nodes, before and after together) counts.
 * A move's ``accuracy`` is lichess's: with the mover's win percentages ``100 * expected``,
@@ -126,7 +126,8 @@ _PAIRED = """paired AS (
     SELECT m.game_id, m.ply, m.side, m.uci AS move, b.best_move, b.engine, b.search_limit,
            b.expected AS expected_before, 1 - a.expected AS expected_after,
            b.mate AS mate_before, a.mate AS mate_after,
-           coalesce(b.nodes, 0) + coalesce(a.nodes, 0) AS nodes
+           coalesce(b.nodes, 0) + coalesce(a.nodes, 0) AS nodes,
+           (b.game_id IS NOT NULL)::INTEGER + (a.game_id IS NOT NULL)::INTEGER AS bound
     FROM moves m
     JOIN scored b ON b.key = m.key_before AND b.side = m.side
          AND (b.game_id IS NULL OR (b.game_id = m.game_id AND b.ply = m.ply - 1))
@@ -134,12 +135,11 @@ _PAIRED = """paired AS (
          AND a.engine = b.engine AND a.search_limit = b.search_limit
          AND (a.game_id IS NULL OR (a.game_id = m.game_id AND a.ply = m.ply))
     QUALIFY row_number() OVER (PARTITION BY m.game_id, m.ply, b.engine, b.search_limit
-                               ORDER BY (b.game_id IS NULL)::INTEGER
-                                        + (a.game_id IS NULL)::INTEGER) = 1
+                               ORDER BY bound DESC) = 1
 ), limits AS (
     SELECT * FROM paired
     QUALIFY row_number() OVER (PARTITION BY game_id, ply, engine
-                               ORDER BY nodes DESC, search_limit) = 1
+                               ORDER BY bound DESC, nodes DESC, search_limit) = 1
 ), thresholds AS (
     SELECT max(min_loss) FILTER (class = 'inaccuracy') AS inaccuracy,
            max(min_loss) FILTER (class = 'mistake') AS mistake,
