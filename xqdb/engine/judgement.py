@@ -453,3 +453,16 @@ def worst_moves(con: duckdb.DuckDBPyConnection, selection: Selection,
             pos.push_text(text, "uci")
         found.append(JudgedMove(*head, fen=pos.fen()))
     return found
+
+
+def stored_curve(con: duckdb.DuckDBPyConnection, engine: str) -> WinCurve:
+    """The curve the views use for ``engine`` (an identity): the row of ``win_curves`` whose
+    ``engine`` is its longest start."""
+    row = con.execute("SELECT cp_scale, cp_offset FROM win_curves WHERE starts_with(?, engine) "
+                      "ORDER BY length(engine) DESC LIMIT 1", [engine]).fetchone()
+    return WinCurve(scale=row[0], offset=row[1]) if row else WinCurve()
+
+
+def analysed_engines(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """The engines of the stored evaluations, by identity."""
+    return [e for e, in con.execute("SELECT DISTINCT engine FROM evals ORDER BY 1").fetchall()]
