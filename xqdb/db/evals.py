@@ -148,6 +148,17 @@ def read_evals(con: duckdb.DuckDBPyConnection, engine: str | None = None,
             for key, side, name, limit, *rest in rows}
 
 
+def read_own_evals(con: duckdb.DuckDBPyConnection, engine: str,
+                   search_limit: str) -> dict[tuple[int, int], Evaluation]:
+    """The evaluations of ``engine`` at ``search_limit`` stored for one game alone (searched
+    with the game's history), by ``(game_id, ply)``."""
+    rows = con.execute(f"""
+        SELECT game_id, ply, {_VALUES} FROM evals
+        WHERE engine = ? AND search_limit = ? AND status = 'ok' AND game_id IS NOT NULL""",
+                       [engine, search_limit]).fetchall()
+    return {(game_id, ply): _evaluation(rest) for game_id, ply, *rest in rows}
+
+
 def game_evals(con: duckdb.DuckDBPyConnection, game_id: int, engine: str,
                search_limit: str) -> dict[int, Evaluation]:
     """The evaluations of one game's positions by index (0: the start, i: after ply i):
