@@ -32,6 +32,8 @@ How a move is judged:
 * A move that returns to a position already met in its game since the last capture is
   never classed: repeating is how a side claims a draw or makes the opponent, under the
   repetition rules, deviate, and the engine's score there depends on rules it may not model.
+  Nor is the engine's own best move: a drop after it is the search's horizon (the position
+  after it is searched as deep again, so sees further), not the mover's error.
 * Where a position was searched with its game's history (``evals.game_id`` set, because it
   repeats), that evaluation is used for that game instead of any shared one. Where a move
   was judged at several limits of one engine (as a two-pass analysis leaves it), the
@@ -151,7 +153,7 @@ _PAIRED = """paired AS (
 JUDGEMENTS_QUERY = f"""WITH {_CURVES}, {_SCORED}, {_REPEATS}, {_PAIRED}
 SELECT l.game_id::BIGINT AS game_id, l.ply::SMALLINT AS ply, l.side, l.move, l.best_move,
        greatest(0.0, l.expected_before - l.expected_after)::DOUBLE AS loss,
-       CASE WHEN r.ply IS NOT NULL THEN NULL
+       CASE WHEN r.ply IS NOT NULL OR l.move = l.best_move THEN NULL
             WHEN l.mate_after > 0 AND NOT coalesce(l.mate_before <= 0, false)
                 THEN 'allowed_mate'
             WHEN l.mate_before > 0 AND NOT coalesce(l.mate_after <= 0, false)
@@ -355,7 +357,7 @@ class Selection:
         select = "*"
         if self.thresholds is not None:
             t = check_thresholds(self.thresholds)
-            select = (f"* REPLACE (CASE WHEN repeats THEN NULL "
+            select = (f"* REPLACE (CASE WHEN repeats OR move = best_move THEN NULL "
                       f"WHEN class IN {MATE_CLASSES} THEN class "
                       f"WHEN loss >= {float(t.blunder)!r} THEN 'blunder' "
                       f"WHEN loss >= {float(t.mistake)!r} THEN 'mistake' "
