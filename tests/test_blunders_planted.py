@@ -68,6 +68,7 @@ def blunder_rows(db: Path, *args: str) -> list[dict]:
     return json.loads(done.stdout)
 
 
+@pytest.mark.slow  # about 20 s per engine
 @pytest.mark.parametrize("engine", ENGINES)
 def test_planted_blunders_are_classed_at_their_ply_and_the_real_moves_are_not(
         planted: tuple[Path, list[PlantedBlunder]], engine: tuple[str, ...]) -> None:
@@ -100,6 +101,7 @@ def test_planted_blunders_are_classed_at_their_ply_and_the_real_moves_are_not(
         assert row["best_move"] != row["move"]
 
 
+@pytest.mark.slow  # analyses the planted games with Fairy-Stockfish unless done before
 @pytest.mark.skipif(not Path(FAIRY).exists(), reason=f"Fairy-Stockfish is not at {FAIRY}")
 def test_puzzles_are_the_positions_after_the_blunders_where_one_move_wins(
         planted: tuple[Path, list[PlantedBlunder]], tmp_path: Path) -> None:
@@ -141,13 +143,24 @@ def test_puzzles_are_the_positions_after_the_blunders_where_one_move_wins(
     assert f"wrote {len(records)} puzzles from {len(rows)} blunders" in done.stderr
 
 
-@pytest.fixture()
-def analysed(planted: tuple[Path, list[PlantedBlunder]], tmp_path: Path) -> Path:
-    """A copy of the planted database with the built-in engine's analysis of game 1."""
-    db = tmp_path / "copy.duckdb"
-    shutil.copy(planted[0], db)
+@pytest.fixture(scope="module")
+def unanalysed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A database of the first planted game, not analysed."""
+    folder = tmp_path_factory.mktemp("one")
+    case = planted_blunders(1, SOURCE)[0]
+    (folder / "one.pgn").write_text(pgn("planted 0", case.planted_moves), encoding="utf-8")
+    done = run_xqdb("import", str(folder / "one.pgn"), "--db", str(folder / "one.duckdb"), "-q")
+    assert done.returncode == 0, done.stderr
+    return folder / "one.duckdb"
+
+
+@pytest.fixture(scope="module")
+def analysed(unanalysed: Path) -> Path:
+    """The same game analysed by the built-in engine."""
+    db = unanalysed.with_name("analysed.duckdb")
+    shutil.copy(unanalysed, db)
     done = run_xqdb("analyze", "--db", str(db), "--engine", "builtin", "--depth", "1",
-                    "--game", "1", "--jobs", "1", "-q")
+                    "--jobs", "1", "-q")
     assert done.returncode == 0, done.stderr
     return db
 
@@ -182,12 +195,12 @@ def test_user_errors_are_one_line_with_a_hint_and_exit_codes(analysed: Path, arg
     assert done.stdout == ""
 
 
-def test_a_database_without_analysis_or_file_is_refused(planted: tuple[Path, list],
+def test_a_database_without_analysis_or_file_is_refused(unanalysed: Path,
                                                         tmp_path: Path) -> None:
-    done = run_xqdb("blunders", "--db", str(planted[0]))
-    if "no engine analysis" in done.stderr:  # before the other tests analysed it
-        assert done.returncode == 3 and "xqdb analyze" in done.stderr
+    for command in ("blunders", "calibrate"):
+        done = run_xqdb(command, "--db", str(unanalysed))
+        assert done.returncode == 3 and "Traceback" not in done.stderr
+        assert done.stderr.splitlines()[1] == "Hint: run 'xqdb analyze --db FILE' first" + (
+            ", on games with results" if command == "calibrate" else "")
     missing = run_xqdb("blunders", "--db", str(tmp_path / "none.duckdb"))
     assert missing.returncode == 4 and "no such database" in missing.stderr
-    fit = run_xqdb("calibrate", "--db", str(planted[0]), "--min-positions", "10")
-    assert fit.returncode == 3 and "Traceback" not in fit.stderr

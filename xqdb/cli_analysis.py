@@ -256,11 +256,11 @@ def blunders_command(db: str, engine: str | None, player: str | None, game: int 
     xqdb blunders --db games.duckdb --game 12 --blunder 0.3 --puzzles puzzles.pgn
     """
     with _database(db) as con:
-        if player is not None and not con.execute(
-                "SELECT count(*) FROM players WHERE name = ?", [player]).fetchone()[0]:
+        if player is not None and con.execute(
+                "SELECT 1 FROM players WHERE name = ?", [player]).fetchone() is None:
             _fail(f"no player named {player!r}", "xqdb players --db FILE --search NAME")
-        if game is not None and not con.execute(
-                "SELECT count(*) FROM games WHERE game_id = ?", [game]).fetchone()[0]:
+        if game is not None and con.execute(
+                "SELECT 1 FROM games WHERE game_id = ?", [game]).fetchone() is None:
             _fail(f"no game {game} in {db}")
         selection = Selection(_engine_prefix(con, engine), game, player, classes,
                               _thresholds(con, inaccuracy, mistake, blunder))

@@ -53,7 +53,7 @@ How a move is judged:
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import duckdb
@@ -347,7 +347,8 @@ class Selection:
     def judged(self) -> tuple[str, list[object]]:
         """A query of the judged moves selected (with the columns of ``judgements``; its
         classes by :attr:`thresholds` when given) and its parameters."""
-        where, params = ["true"], []
+        where: list[str] = ["true"]
+        params: list[object] = []
         if self.engine is not None:
             where.append("starts_with(engine, ?)")
             params.append(self.engine)
@@ -373,29 +374,26 @@ class Report:
     rows: list[tuple[object, ...]]
 
 
-def _report(con: duckdb.DuckDBPyConnection, sql: str, params: list[object]) -> Report:
-    cursor = con.execute(sql, params)
+def _summary(con: duckdb.DuckDBPyConnection, query: Callable[[str], str],
+             selection: Selection, order: str) -> Report:
+    """The rows of ``query`` over the judged moves selected, of the selected player alone."""
+    judged, params = selection.judged()
+    sql = f"SELECT * FROM ({query(judged)})"
+    if selection.player is not None:
+        sql += " WHERE player = ?"
+        params.append(selection.player)
+    cursor = con.execute(f"{sql} ORDER BY {order}", params)
     return Report([d[0] for d in cursor.description], cursor.fetchall())
 
 
 def player_report(con: duckdb.DuckDBPyConnection, selection: Selection) -> Report:
     """Per player and engine, as the ``player_blunders`` view (worst accuracy first)."""
-    judged, params = selection.judged()
-    sql = f"SELECT * FROM ({per_player_query(judged)})"
-    if selection.player is not None:
-        sql += " WHERE player = ?"
-        params.append(selection.player)
-    return _report(con, sql + " ORDER BY accuracy, player", params)
+    return _summary(con, per_player_query, selection, "accuracy, player")
 
 
 def game_report(con: duckdb.DuckDBPyConnection, selection: Selection) -> Report:
     """Per game, engine and side: moves, average loss, counts per class and accuracy."""
-    judged, params = selection.judged()
-    sql = f"SELECT * FROM ({per_game_query(judged)})"
-    if selection.player is not None:
-        sql += " WHERE player = ?"
-        params.append(selection.player)
-    return _report(con, sql + " ORDER BY game_id, engine, side DESC", params)
+    return _summary(con, per_game_query, selection, "game_id, engine, side DESC")
 
 
 #: The columns of :func:`worst_moves`.
@@ -449,11 +447,13 @@ def worst_moves(con: duckdb.DuckDBPyConnection, selection: Selection,
     if limit is not None:
         sql += f" LIMIT {int(limit)}"
     found = []
-    for *head, start_fen, before in con.execute(sql, params).fetchall():
+    for (game_id, ply, side, player, move, best_move, loss, judgement, engine, start_fen,
+         before) in con.execute(sql, params).fetchall():
         pos = Position.from_fen(start_fen)
         for text in before or []:
             pos.push_text(text, "uci")
-        found.append(JudgedMove(*head, fen=pos.fen()))
+        found.append(JudgedMove(game_id, ply, side, player, move, best_move, loss, judgement,
+                                engine, pos.fen()))
     return found
 
 
