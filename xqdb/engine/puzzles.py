@@ -14,9 +14,11 @@ The puzzles are written as PGN games from a ``FEN`` tag, the solution in Chinese
 >>> hung = JudgedMove(7, 1, "black", None, "d9d8", "d4d8", 0.9, "blunder", "xqdb built-in",
 ...                   "3k5/9/9/9/9/3r5/9/2N6/9/4K4 b")
 >>> with SupervisedEngine(EngineSpec.builtin()) as engine:
-...     found = list(find_puzzles(engine, Limit(depth=2), [hung], WinCurve()))
->>> [str(m) for m in found[0].solution][:1], found[0].fen
-(['c2d4'], '9/3k5/9/9/9/3r5/9/2N6/9/4K4 w - - 1 2')
+...     found = list(find_puzzles(engine, Limit(depth=2), [hung, hung], WinCurve()))
+>>> len(found), [str(m) for m in found[0].solution][:1], found[0].fen
+(1, ['c2d4'], '9/3k5/9/9/9/3r5/9/2N6/9/4K4 w - - 1 2')
+>>> print(puzzle_pgn(found[0], 1).splitlines()[-1])
+1. 马七进六 将４退１ *
 """
 
 from __future__ import annotations
@@ -61,12 +63,15 @@ def find_puzzles(engine: SupervisedEngine, limit: Limit, blunders: Iterable[Judg
                  curve: WinCurve, rule: PuzzleRule = PuzzleRule()) -> Iterator[Puzzle]:
     """The puzzles among the positions after ``blunders``, checked with MultiPV 2 at
     ``limit``; ``curve`` turns the engine's centipawns into expected scores. A position the
-    engine fails on is passed over."""
+    engine fails on is passed over, and so is one met before (the same blunder judged by
+    several analyses, or played in several games)."""
+    seen: set[str] = set()
     for blunder in blunders:
         pos = Position.from_fen(blunder.fen)
         pos.push_text(blunder.move, "uci")
-        if len(pos.legal_moves()) < 2:
+        if pos.fen() in seen or len(pos.legal_moves()) < 2:
             continue
+        seen.add(pos.fen())
         try:
             lines = engine.analyse(Position.from_fen(pos.fen()), limit, multipv=2)
         except PositionFailedError:
