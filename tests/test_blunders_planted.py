@@ -4,13 +4,12 @@ and Fairy-Stockfish), then ``xqdb blunders`` and its puzzles, as a user runs the
 
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
 
-import duckdb
 import pytest
 
+from blunder_support import blunder_rows, fetch
 from datafiles import DATA
 from import_support import run_xqdb
 from planted import PlantedBlunder, planted_blunders
@@ -55,17 +54,7 @@ def planted(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[Plante
 
 
 def game_ids(db: Path) -> dict[str, int]:
-    con = duckdb.connect(str(db), read_only=True)
-    try:
-        return dict(con.execute("SELECT event, game_id FROM games").fetchall())
-    finally:
-        con.close()
-
-
-def blunder_rows(db: Path, *args: str) -> list[dict]:
-    done = run_xqdb("blunders", "--db", str(db), "--format", "json", "--limit", "100000", *args)
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)
+    return dict(fetch(db, "SELECT event, game_id FROM games"))
 
 
 @pytest.mark.slow  # about 20 s per engine

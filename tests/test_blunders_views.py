@@ -15,13 +15,12 @@ import duckdb
 import pytest
 
 from xqdb.db.schema import connect
-from xqdb.engine.analysis import Thresholds
+from xqdb.engine.analysis import Thresholds, WinCurve
 from xqdb.engine.calibration import database_samples, fit_win_curve
 from xqdb.engine.judgement import (
     Selection, StoredCurve, game_report, player_report, store_curves, store_thresholds,
     worst_moves,
 )
-from xqdb.engine.analysis import WinCurve
 from xqdb.importer import import_paths
 from xqdb.rules import STARTING_FEN
 

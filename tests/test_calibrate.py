@@ -3,7 +3,6 @@ results, and thresholds stored, both changing what ``xqdb blunders`` reports."""
 
 from __future__ import annotations
 
-import json
 import shutil
 import zipfile
 from pathlib import Path
@@ -11,6 +10,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from blunder_support import blunder_rows, fetch
 from datafiles import DATA
 from import_support import run_xqdb
 
@@ -18,17 +18,7 @@ FAIRY = "/usr/games/fairy-stockfish"
 
 
 def curves(db: Path) -> dict[str, tuple]:
-    con = duckdb.connect(str(db), read_only=True)
-    try:
-        return {row[0]: row[1:] for row in con.execute("SELECT * FROM win_curves").fetchall()}
-    finally:
-        con.close()
-
-
-def losses(db: Path, *args: str) -> list[dict]:
-    done = run_xqdb("blunders", "--db", str(db), "--format", "json", "--limit", "1000", *args)
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)
+    return {row[0]: row[1:] for row in fetch(db, "SELECT * FROM win_curves")}
 
 
 @pytest.mark.slow  # analyses 30 games with Fairy-Stockfish
@@ -46,7 +36,7 @@ def test_a_curve_is_fitted_per_engine_from_games_with_results(shared_data: Path,
                                                "--jobs", "1", "-q")):
         done = run_xqdb(*command, "--db", str(db))
         assert done.returncode == 0, done.stderr
-    before = losses(db)
+    before = blunder_rows(db)
     done = run_xqdb("calibrate", "--db", str(db), "--engine", "Fairy", "--min-ply", "10")
     assert done.returncode == 0, done.stderr
     print(done.stdout)
@@ -58,7 +48,7 @@ def test_a_curve_is_fitted_per_engine_from_games_with_results(shared_data: Path,
     assert f"{name}: offset {offset:+.0f} cp, scale {scale:.0f} cp" in done.stdout
     # The shipped row stays, for other versions; the views now judge by the fitted curve.
     assert curves(db)["Fairy-Stockfish"][:2] == (52.0, 145.0)
-    after = losses(db)
+    after = blunder_rows(db)
     assert [r["loss"] for r in after] != [r["loss"] for r in before]
 
 
@@ -69,11 +59,7 @@ def test_thresholds_are_stored_and_bad_ones_refused(tmp_path: Path) -> None:
     done = run_xqdb("calibrate", "--db", str(db), "--blunder", "0.3", "--mistake", "0.15")
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[0] == "thresholds: inaccuracy 0.05, mistake 0.15, blunder 0.3"
-    con = duckdb.connect(str(db), read_only=True)
-    try:
-        stored = dict(con.execute("SELECT * FROM judgement_thresholds").fetchall())
-    finally:
-        con.close()
+    stored = dict(fetch(db, "SELECT * FROM judgement_thresholds"))
     assert stored == {"inaccuracy": 0.05, "mistake": 0.15, "blunder": 0.3}
     bad = run_xqdb("calibrate", "--db", str(db), "--inaccuracy", "0.5")
     assert bad.returncode == 3 and bad.stderr.startswith("Error: thresholds must rise")
@@ -95,9 +81,5 @@ def test_an_upgrade_keeps_the_fitted_curves_and_thresholds(tmp_path: Path) -> No
     assert done.returncode == 0, done.stderr
     assert curves(db)["Pikafish"] == (10.0, 120.0, 5000, 0.5, "a fit")
     assert curves(db)["Fairy-Stockfish"][:2] == (52.0, 145.0)
-    con = duckdb.connect(str(db), read_only=True)
-    try:
-        assert con.execute("SELECT min_loss FROM judgement_thresholds WHERE class = 'blunder'"
-                           ).fetchone() == (0.3,)
-    finally:
-        con.close()
+    assert fetch(db, "SELECT min_loss FROM judgement_thresholds WHERE class = 'blunder'"
+                 ) == [(0.3,)]
