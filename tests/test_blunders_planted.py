@@ -108,19 +108,20 @@ def test_puzzles_are_the_positions_after_the_blunders_where_one_move_wins(
         for move in case.planted_moves[:-1]:
             pos.push(move)
         after_plant[pos.fen()] = case.planted_moves[-1]
-    after_blunder = {}
+    after_blunder: dict[str, set[str]] = {}
     rows = blunder_rows(db, "--engine", FAIRY, "--class", "blunder")
     for row in rows:
         pos = Position.from_fen(row["fen"])
         pos.push(pos.parse_move(row["move"], "uci"))
-        after_blunder[pos.fen()] = f"game {row['game_id']}, ply {row['ply']}"
+        # A planted game and its real game share their moves before the plant.
+        after_blunder.setdefault(pos.fen(), set()).add(f"game {row['game_id']}, ply {row['ply']}")
     records = list(read_paths([str(out)]))
     solved = 0
     for record in records:
         game = replay(record)
         assert game.is_valid, game.error
         assert game.moves and record.fen in after_blunder
-        assert record.tags["Site"] == after_blunder[record.fen]
+        assert record.tags["Site"] in after_blunder[record.fen]
         if record.fen in after_plant:
             solved += 1
             assert game.moves[0] == after_plant[record.fen]  # takes the chariot left hanging
