@@ -143,7 +143,7 @@ class _Game:
         return self.first_side if index % 2 == 0 else -self.first_side
 
 
-#: Called after each task with the pass so far.
+#: Called with the pass so far: as it starts, and after each task.
 Progress = Callable[[PassSummary], None]
 
 
@@ -152,7 +152,7 @@ def analyse_database(path: str | os.PathLike[str], spec: EngineSpec, limit: Limi
                      game_ids: Sequence[int] = (), recheck: Limit | None = None,
                      thresholds: Thresholds | None = None,
                      progress: Progress | None = None,
-                     started: Callable[[PassSummary], None] | None = None,
+                     started: Progress | None = None,
                      commit_positions: int = COMMIT_POSITIONS,
                      dry_run: bool = False) -> AnalysisSummary:
     """Evaluate the positions of the games of the database at ``path`` (those ``where``
@@ -167,15 +167,15 @@ def analyse_database(path: str | os.PathLike[str], spec: EngineSpec, limit: Limi
     Raises :class:`DatabaseError`, :class:`AnalysisError` and
     :class:`~xqdb.engine.EngineError` (an engine that does not start or greet).
     """
-    where_path = Path(path)
-    if not where_path.exists():
-        raise DatabaseError(f"{where_path}: no such database")
+    db_path = Path(path)
+    if not db_path.exists():
+        raise DatabaseError(f"{db_path}: no such database")
     begun = time.perf_counter()
     jobs = jobs or default_jobs()
     # The pool first: it forks, and must do so before DuckDB or an engine starts threads.
     with process_pool(jobs) as pool:
         identity = next(ordered_map(pool, engine_identity, [spec], window=1))
-        con = connect(where_path)
+        con = connect(db_path)
         try:
             games = _games(con, where, game_ids)
             summary = AnalysisSummary(str(path), identity, len(games))
@@ -202,10 +202,8 @@ class _PassRunner:
     """Runs passes over games: plans the searches, farms them out, writes the results."""
 
     def __init__(self, con: duckdb.DuckDBPyConnection, pool: multiprocessing.pool.Pool | None,
-                 jobs: int,
-                 spec: EngineSpec, identity: str, commit_positions: int,
-                 progress: Progress | None,
-                 started: Callable[[PassSummary], None] | None, dry_run: bool) -> None:
+                 jobs: int, spec: EngineSpec, identity: str, commit_positions: int,
+                 progress: Progress | None, started: Progress | None, dry_run: bool) -> None:
         self.con, self.pool, self.jobs = con, pool, jobs
         self.dry_run = dry_run
         self.spec, self.identity = spec, identity
