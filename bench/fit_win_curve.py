@@ -1,7 +1,7 @@
 """Fit the win-probability curve of an engine on games with known results.
 
-Run: ``python bench/fit_win_curve.py [--engine /usr/games/fairy-stockfish] [--nodes 20000]
-[--games 400]``. Reads the CCPD games of ``../shared/data/ccpd-dev.zip`` that start from the
+Run: ``python bench/fit_win_curve.py [--engine /usr/games/fairy-stockfish] [--protocol ucci]
+[--nodes 20000] [--games 400]``. Reads the CCPD games of ``../shared/data/ccpd-dev.zip`` that start from the
 initial position and have a result, evaluates the positions at plies 20, 25, ..., 60
 (those the game reaches) and fits ``E = 1 / (1 + exp(-(cp - offset) / scale))`` to the
 side to move's score (1, 1/2, 0) by maximum likelihood (:func:`xqdb.engine.calibration.
@@ -56,15 +56,16 @@ def samples(engine: SupervisedEngine, limit: Limit, games: int) -> list[tuple[fl
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--engine", default=None)
+    parser.add_argument("--protocol", default=None, help="uci, uci-variant or ucci")
     parser.add_argument("--nodes", type=int, default=20_000)
     parser.add_argument("--games", type=int, default=400)
     args = parser.parse_args()
-    choice = choose_engine(args.engine)
+    choice = choose_engine(args.engine, protocol=args.protocol)
     print(choice.message)
     started = time.perf_counter()
     with SupervisedEngine(choice.spec) as engine:
         data = samples(engine, Limit(nodes=args.nodes), args.games)
-        name = engine.name
+        name = engine.identity
     fit = fit_win_curve(data)
     print(f"{name}, {args.nodes:,} nodes: {len(data):,} positions from up to {args.games} games "
           f"in {time.perf_counter() - started:.0f} s")
