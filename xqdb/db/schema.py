@@ -4,7 +4,7 @@
 >>> con = duckdb.connect()
 >>> create_schema(con)
 >>> sorted(r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall())
-['evals', 'game_records', 'games', 'meta', 'moves', 'player_names', 'players', 'positions', 'raw_records', 'sources', 'stored_moves', 'variation_moves']
+['blunders', 'evals', 'game_records', 'games', 'judgement_thresholds', 'judgements', 'meta', 'moves', 'player_blunders', 'player_names', 'players', 'positions', 'raw_records', 'sources', 'stored_moves', 'variation_moves', 'win_curves']
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from pathlib import Path
 
 import duckdb
 
+from ..engine.judgement import create_defaults
 from .columns import ddl
 
 #: Bumped whenever a table changes shape; stored in ``meta``.
@@ -67,6 +68,7 @@ def create_schema(con: duckdb.DuckDBPyConnection, name: str = "database") -> Non
     con.execute(SCHEMA)
     if version is None:
         con.execute("INSERT INTO meta VALUES ('schema_version', ?)", [str(SCHEMA_VERSION)])
+        create_defaults(con)
 
 
 def connect(path: str | os.PathLike[str], read_only: bool = False, *,
