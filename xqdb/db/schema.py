@@ -4,7 +4,7 @@
 >>> con = duckdb.connect()
 >>> create_schema(con)
 >>> sorted(r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall())
-['game_records', 'games', 'meta', 'moves', 'player_names', 'players', 'positions', 'raw_records', 'sources', 'stored_moves', 'variation_moves']
+['evals', 'game_records', 'games', 'meta', 'moves', 'player_names', 'players', 'positions', 'raw_records', 'sources', 'stored_moves', 'variation_moves']
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import duckdb
 from .columns import ddl
 
 #: Bumped whenever a table changes shape; stored in ``meta``.
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 #: The SQL creating every missing table and view (see :mod:`xqdb.db.columns`).
 SCHEMA = ddl()
