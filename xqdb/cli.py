@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 import sys
 import time
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 
@@ -39,6 +39,14 @@ EXIT_INTERRUPTED = 130
 #: ``xqdb read`` exits with this when a record is invalid (and with EXIT_INPUT when the
 #: paths hold no record at all).
 EXIT_INVALID = 1
+
+
+def exit_cluster_failure(exc: ExecutorError) -> NoReturn:
+    """Say why the cluster could not run the work, and what to do, then exit."""
+    click.echo(f"Error: {exc}", err=True)
+    if exc.hint:
+        click.echo(f"Hint: {exc.hint}", err=True)
+    sys.exit(EXIT_CLUSTER)
 
 
 @click.group()
@@ -178,10 +186,7 @@ def import_command(paths: tuple[str, ...], db: str, jobs: int | None, scheduler:
         click.echo(f"Error: {exc}", err=True)
         sys.exit(EXIT_DATABASE)
     except ExecutorError as exc:
-        click.echo(f"Error: {exc}", err=True)
-        if exc.hint:
-            click.echo(f"Hint: {exc.hint}", err=True)
-        sys.exit(EXIT_CLUSTER)
+        exit_cluster_failure(exc)
     except KeyboardInterrupt:
         click.echo("Interrupted: what was committed stays; run the same command to resume.",
                    err=True)
