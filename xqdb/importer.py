@@ -275,22 +275,34 @@ def _read_units(executor: Executor, units: Iterable[WorkUnit], send_inputs: bool
     window = 8 * executor.jobs
     if executor.is_local:
         return executor.map(read_unit, units, window)
-    return executor.map(read_unit_on_worker, (_sendable(u, send_inputs) for u in units), window)
+    return executor.map(read_unit_on_worker, (for_cluster(u, send_inputs) for u in units),
+                        window)
 
 
-def _sendable(unit: WorkUnit, send_inputs: bool) -> WorkUnit:
-    """``unit`` with the sources a cluster worker cannot open itself carrying their bytes:
-    every source with ``send_inputs``, else standard input's (a file of this machine)."""
-    def sent(source: Source | Skipped | SourceError) -> Source | Skipped | SourceError:
-        if not isinstance(source, Source) or not (send_inputs or source.label == STDIN):
+def for_cluster(unit: WorkUnit, send_inputs: bool = False) -> WorkUnit:
+    """``unit`` as a cluster worker can read it: sources named by absolute path (a
+    worker's working folder is not this one's), or carrying their bytes: every source
+    with ``send_inputs``, else only standard input's (a file of this machine). The names
+    stored stay those the user gave.
+
+    >>> from xqdb.formats.sources import Source
+    >>> unit = WorkUnit(0, (Source("games/a.pgn", None, 10),), (None,))
+    >>> moved = for_cluster(unit).sources[0]
+    >>> os.path.isabs(moved.path), moved.display_path
+    (True, 'games/a.pgn')
+    """
+    def sendable(source: Source | Skipped | SourceError) -> Source | Skipped | SourceError:
+        if not isinstance(source, Source):
             return source
+        if not (send_inputs or source.label == STDIN):
+            return replace(source, path=os.path.abspath(source.path), label=source.display_path)
         try:
             return source.with_bytes()
         except (OSError, SourceError) as exc:
             return SourceError(f"{source}: cannot read: {exc}", source.display_path,
                                source.member)
 
-    return replace(unit, sources=tuple(sent(s) for s in unit.sources))
+    return replace(unit, sources=tuple(sendable(s) for s in unit.sources))
 
 
 def _checked_overrides(format: str | None, encoding: str | None) -> tuple[str | None, str | None]:

@@ -326,12 +326,14 @@ class DaskExecutor(Executor):
 
 @contextmanager
 def open_executor(jobs: int | None = None, scheduler: str | None = None,
-                  worker_wait: float = WORKER_WAIT) -> Iterator[Executor]:
+                  worker_wait: float = WORKER_WAIT, connect_timeout: float = CONNECT_TIMEOUT
+                  ) -> Iterator[Executor]:
     """The local pool of ``jobs`` processes (default: every core), or the Dask cluster
     whose scheduler is at ``scheduler`` (``tcp://HOST:8786``), for one run.
 
-    A cluster is checked before any work is sent: the scheduler must answer, a worker
-    must join within ``worker_wait`` seconds, and every worker must have this xqdb.
+    A cluster is checked before any work is sent: the scheduler must answer within
+    ``connect_timeout`` seconds, a worker must join within ``worker_wait`` seconds, and
+    every worker must have this xqdb.
     Raises :class:`ClusterUnavailableError` or :class:`WorkerSetupError` otherwise.
     Like :func:`process_pool`, open it before DuckDB starts its threads.
     """
@@ -340,22 +342,29 @@ def open_executor(jobs: int | None = None, scheduler: str | None = None,
         with process_pool(jobs) as pool:
             yield LocalExecutor(pool, jobs)
         return
-    with _dask_client(scheduler, worker_wait) as client:
+    with _dask_client(scheduler, worker_wait, connect_timeout) as client:
         yield DaskExecutor(client, scheduler)
 
 
 @contextmanager
-def _dask_client(scheduler: str, worker_wait: float) -> Iterator[Any]:
+def _dask_client(scheduler: str, worker_wait: float, connect_timeout: float) -> Iterator[Any]:
     """A Dask client connected to ``scheduler``, with checked workers whose ``xqdb`` log
     records reach this process's handlers."""
     try:
         from distributed import Client
+        from distributed.comm.addressing import parse_address, parse_host_port
     except ImportError:
         raise ClusterUnavailableError(
             "running on a cluster needs Dask distributed, which is not installed",
             "pip install 'xqdb[cluster]'") from None
     try:
-        client = Client(scheduler, timeout=CONNECT_TIMEOUT, set_as_default=False)
+        # Checked first: a client given a malformed address lingers and fails on exit.
+        parse_host_port(parse_address(scheduler)[1])
+    except ValueError:
+        raise ClusterUnavailableError(f"{scheduler!r} is not a scheduler address",
+                                      "give it as tcp://HOST:PORT (8786 by default)") from None
+    try:
+        client = Client(scheduler, timeout=connect_timeout, set_as_default=False)
     except (OSError, TimeoutError, ValueError) as exc:
         raise ClusterUnavailableError(
             f"cannot reach the scheduler {scheduler}: {str(exc).splitlines()[0]}",
