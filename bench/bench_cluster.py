@@ -51,7 +51,7 @@ T = TypeVar("T")
 def places() -> Iterator[list[tuple[str, str | None]]]:
     """``(name, scheduler)`` of the two places to run: the local pool, a LocalCluster."""
     with LocalCluster(n_workers=WORKERS, threads_per_worker=1, processes=True,
-                      dashboard_address=None, silence_logs=logging.CRITICAL) as cluster:
+                      dashboard_address=":0", silence_logs=logging.CRITICAL) as cluster:
         yield [("local pool", None), ("LocalCluster", cluster.scheduler_address)]
 
 
