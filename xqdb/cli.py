@@ -25,6 +25,7 @@ from .reading import SHOW_NOTATIONS, format_game, nth_record, summarize
 from .importer import (COMMIT_RECORDS, ImportSummary, InputError, StorageError, UnitResult,
                        import_paths)
 from .parallel import ExecutorError
+from .cli_reports import _scheduler_option
 
 #: Exit codes of a run that failed as a whole (Click itself uses 1 for errors and 2 for
 #: usage): nothing to read or a setting that cannot be used, and a database that cannot
@@ -123,9 +124,7 @@ def _progress_bar(paths: tuple[str, ...], enabled: bool, follow_links: bool) -> 
               help="DuckDB file to create or add to (env XQDB_DB).")
 @click.option("-j", "--jobs", type=click.IntRange(1), default=None,
               help="Worker processes (default: all cores).")
-@click.option("--scheduler", default=None, envvar="XQDB_SCHEDULER", metavar="tcp://HOST:8786",
-              help="Read on the workers of this Dask cluster instead of local processes "
-                   "(env XQDB_SCHEDULER; needs xqdb[cluster]).")
+@_scheduler_option("Read and replay")
 @click.option("--send-inputs", is_flag=True,
               help="With --scheduler: send the inputs' bytes to the workers, for workers "
                    "that do not share the input paths.")

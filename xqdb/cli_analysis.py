@@ -12,6 +12,7 @@ from .analyser import AnalysisError, PassSummary, analyse_database
 from .db.schema import DatabaseError
 from .engine import EngineError, Limit, choose_engine, parse_options
 from .engine.dialects import DIALECTS
+from .cli_reports import _scheduler_option
 from .parallel import ExecutorError
 
 
@@ -82,9 +83,7 @@ class _Bar:
               help="Milliseconds per position (not reproducible: prefer --nodes).")
 @click.option("-j", "--jobs", type=click.IntRange(1), default=None,
               help="Worker processes, each with its own engine (default: all cores).")
-@click.option("--scheduler", default=None, envvar="XQDB_SCHEDULER", metavar="tcp://HOST:8786",
-              help="Search on the workers of this Dask cluster, one engine per worker "
-                   "thread (env XQDB_SCHEDULER; needs xqdb[cluster]).")
+@_scheduler_option("Search, one engine per worker thread,")
 @click.option("--where", default=None, metavar="SQL",
               help="Only the games this condition on the games table selects.")
 @click.option("--game", "games", type=int, multiple=True, metavar="ID",
