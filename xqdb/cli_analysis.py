@@ -8,7 +8,9 @@ from typing import Any
 
 import click
 
-from .analyser import AnalysisError, PassSummary, analyse_database
+from .analyser import (
+    COMMIT_POSITIONS, COMMIT_SECONDS, AnalysisError, PassSummary, analyse_database,
+)
 from .db.schema import DatabaseError
 from .engine import EngineError, Limit, choose_engine, parse_options
 from .engine.dialects import DIALECTS
@@ -91,12 +93,18 @@ class _Bar:
 @click.option("--recheck", default=None, metavar="LIMIT",
               help="Two passes: every position at LIMIT (nodes=2000, depth=6), then at the "
                    "main limit only the moves that pass flags and their neighbours.")
+@click.option("--commit-every", type=click.IntRange(1), default=COMMIT_POSITIONS,
+              show_default=True, help="Positions per transaction (at most "
+              f"{COMMIT_SECONDS:g} s apart): what an interrupted run can lose.")
+@click.option("--dry-run", is_flag=True,
+              help="Only count the positions to search and those already evaluated.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar, no summary.")
 def analyze_command(db: str, engine: str | None, protocol: str | None,
                     options: tuple[str, ...], nodes: int | None, depth: int | None,
                     movetime: int | None, jobs: int | None, scheduler: str | None,
                     where: str | None,
-                    games: tuple[int, ...], recheck: str | None, quiet: bool) -> None:
+                    games: tuple[int, ...], recheck: str | None, commit_every: int,
+                    dry_run: bool, quiet: bool) -> None:
     """Evaluate every position of the games with an engine, into the evals table.
 
     \b
@@ -128,7 +136,8 @@ def analyze_command(db: str, engine: str | None, protocol: str | None,
     try:
         summary = analyse_database(db, choice.spec, limit, jobs=jobs, where=where,
                                    game_ids=games, recheck=fast, started=bar.start,
-                                   progress=bar.update, scheduler=scheduler)
+                                   progress=bar.update, commit_positions=commit_every,
+                                   dry_run=dry_run, scheduler=scheduler)
     except DatabaseError as exc:
         bar.finish()
         click.echo(f"Error: {exc}", err=True)

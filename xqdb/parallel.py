@@ -230,6 +230,11 @@ class Executor(ABC):
         """Whether the workers run on this machine and see what it sees."""
         return True
 
+    @property
+    def in_this_process(self) -> bool:
+        """Whether the work runs in this very process (a pool of one job)."""
+        return False
+
     def describe(self) -> str:
         """Where the work runs, for a summary."""
         return f"{self.jobs} local processes"
@@ -244,6 +249,10 @@ class LocalExecutor(Executor):
         self.jobs = jobs
         # Without a pool the work runs in this process, which still takes a core.
         self.local_processes = jobs
+
+    @property
+    def in_this_process(self) -> bool:
+        return self.pool is None
 
     def map(self, fn: Callable[[T], R], items: Iterable[T], window: int | None = None
             ) -> Iterator[R]:
