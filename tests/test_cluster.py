@@ -15,7 +15,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import duckdb
@@ -26,7 +26,7 @@ from import_support import DATA, all_rows, run_xqdb, xqdb_command
 from xqdb.analyser import analyse_database
 from xqdb.engine import EngineSpec, Limit
 from xqdb.formats.sources import SentSource
-from xqdb.importer import ImportSummary, UnitResult, for_cluster, import_paths, plan_units, \
+from xqdb.importer import ImportSummary, for_cluster, import_paths, plan_units, \
     read_unit_on_worker
 from xqdb.parallel import ClusterUnavailableError, WorkerSetupError, open_executor
 
@@ -90,24 +90,29 @@ def test_import_of_ccpd_dev_on_a_cluster_equals_the_local_import(
     assert all_rows(db) == all_rows(ccpd_local)
 
 
+def worker_killer(watcher: Client, killed: list[str]) -> Callable[..., None]:
+    """A progress callback that, the first time a worker is busy, kills its process."""
+    def kill_a_busy_worker(*_: object) -> None:
+        if killed:
+            return
+        busy = [worker for worker, keys in watcher.processing().items() if keys]
+        if busy:
+            pid = watcher.run(os.getpid, workers=busy[:1])[busy[0]]
+            os.kill(pid, signal.SIGKILL)
+            killed.append(busy[0])
+
+    return kill_a_busy_worker
+
+
 @pytest.mark.slow
 def test_a_lost_worker_costs_only_its_tasks(shared_data: Path, ccpd_local: Path,
                                             tmp_path: Path) -> None:
     killed: list[str] = []
+    db = tmp_path / "cluster.duckdb"
     with start_cluster() as running, Client(running, set_as_default=False) as watcher:
-
-        def kill_a_busy_worker(unit: UnitResult, summary: ImportSummary) -> None:
-            if killed:
-                return
-            busy = [worker for worker, keys in watcher.processing().items() if keys]
-            if busy:
-                pid = watcher.run(os.getpid, workers=busy[:1])[busy[0]]
-                os.kill(pid, signal.SIGKILL)
-                killed.append(busy[0])
-
-        db = tmp_path / "cluster.duckdb"
         summary = import_paths([str(shared_data / "ccpd-dev.zip")], db,
-                               scheduler=running.scheduler_address, progress=kill_a_busy_worker)
+                               scheduler=running.scheduler_address,
+                               progress=worker_killer(watcher, killed))
     assert killed, "no worker was busy when the first result came back"
     assert summary.retried_tasks >= 1
     assert f"{summary.retried_tasks:,} tasks retried" in str(summary)
@@ -177,6 +182,25 @@ def test_analysis_on_a_cluster_equals_the_local_analysis(cluster: str, tmp_path:
                              scheduler=cluster)
     assert (again.passes[0].to_search, again.searched) == (0, 0)
     assert _analysed(remote) == rows
+
+
+@pytest.mark.slow
+def test_an_analysis_that_loses_a_worker_completes_with_the_same_evals(tmp_path: Path) -> None:
+    games = tmp_path / "games.duckdb"
+    import_paths([str(DATA / "pgn-chinese-15.pgn")], games, jobs=1)
+    local, remote = tmp_path / "local.duckdb", tmp_path / "cluster.duckdb"
+    shutil.copy(games, local)
+    shutil.copy(games, remote)
+    limit = Limit(depth=1)
+    analyse_database(local, EngineSpec.builtin(), limit, jobs=2, game_ids=[1, 2])
+    killed: list[str] = []
+    with start_cluster() as running, Client(running, set_as_default=False) as watcher:
+        summary = analyse_database(remote, EngineSpec.builtin(), limit, game_ids=[1, 2],
+                                   scheduler=running.scheduler_address,
+                                   progress=worker_killer(watcher, killed))
+    assert killed and summary.retried_tasks >= 1
+    assert summary.failed == 0
+    assert _analysed(remote) == _analysed(local)
 
 
 def test_a_worker_without_the_engine_fails_naming_itself_and_the_path(
