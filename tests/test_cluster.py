@@ -283,3 +283,16 @@ def test_xqdb_import_on_a_cluster_started_from_the_command_line(
     assert "read on cluster" in env_out.stdout
     assert all_rows(shared) == all_rows(local)
     assert all_rows(sent) == all_rows(local)
+    # Standard input is a file of this machine alone: its bytes are always sent.
+    piped = tmp_path / "piped.duckdb"
+    out = subprocess.run(xqdb_command("import", "-", "--db", str(piped), "--scheduler",
+                                      command_line_cluster),
+                         input=(DATA / "pgn-chinese-15.pgn").read_bytes(), capture_output=True,
+                         timeout=600)
+    assert out.returncode == 0, out.stderr
+    con = duckdb.connect(str(piped), read_only=True)
+    try:
+        assert con.execute("SELECT path, records, error FROM sources").fetchall() == [
+            ("-", 15, None)]
+    finally:
+        con.close()
