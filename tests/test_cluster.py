@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import re
 import shutil
 import signal
 import socket
@@ -19,6 +20,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import duckdb
+import dask
 import pytest
 from distributed import Client, LocalCluster
 
@@ -28,7 +30,8 @@ from xqdb.engine import EngineSpec, Limit
 from xqdb.formats.sources import SentSource
 from xqdb.importer import ImportSummary, for_cluster, import_paths, plan_units, \
     read_unit_on_worker
-from xqdb.parallel import ClusterUnavailableError, WorkerSetupError, open_executor
+from xqdb.parallel import ClusterUnavailableError, TaskLostError, WorkerSetupError, \
+    open_executor
 
 #: The evals columns that depend on the position and the limit alone. The built-in engine
 #: keeps its table between searches, so ``nodes`` and ``pv`` depend on what the same
@@ -37,8 +40,8 @@ EVAL_COLUMNS = ("key, side, engine, search_limit, game_id, ply, score_cp, mate, 
                 "wdl_draw, wdl_loss, best_move, depth, status, error, origin")
 
 
-def start_cluster() -> LocalCluster:
-    return LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+def start_cluster(workers: int = 2) -> LocalCluster:
+    return LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                         dashboard_address=":0", silence_logs=logging.CRITICAL)
 
 
@@ -155,6 +158,15 @@ def test_a_malformed_or_unreachable_scheduler_is_one_line_and_a_hint(tmp_path: P
             pass
 
 
+def test_a_scheduler_without_workers_is_one_line_and_a_hint() -> None:
+    with start_cluster(workers=0) as empty:
+        with pytest.raises(ClusterUnavailableError) as failure:
+            with open_executor(scheduler=empty.scheduler_address, worker_wait=1):
+                pass
+    assert str(failure.value) == f"no worker joined the scheduler {empty.scheduler_address} in 1 s"
+    assert failure.value.hint.startswith(f"start workers with `dask worker {empty.scheduler_address}")
+
+
 def _analysed(db: Path) -> list[tuple]:
     con = duckdb.connect(str(db), read_only=True)
     try:
@@ -201,6 +213,29 @@ def test_an_analysis_that_loses_a_worker_completes_with_the_same_evals(tmp_path:
     assert killed and summary.retried_tasks >= 1
     assert summary.failed == 0
     assert _analysed(remote) == _analysed(local)
+
+
+@pytest.mark.slow
+def test_a_task_lost_more_often_than_dask_allows_fails_the_run(tmp_path: Path) -> None:
+    db = tmp_path / "games.duckdb"
+    import_paths([str(DATA / "pgn-chinese-15.pgn")], db, jobs=1)
+    killed: list[str] = []
+    # No second chance: the task running on the killed worker is lost for good.
+    with dask.config.set({"distributed.scheduler.allowed-failures": 0}), start_cluster() \
+            as running, Client(running, set_as_default=False) as watcher:
+        with pytest.raises(TaskLostError) as failure:
+            analyse_database(db, EngineSpec.builtin(), Limit(depth=1), game_ids=[1, 2],
+                             scheduler=running.scheduler_address,
+                             progress=worker_killer(watcher, killed))
+    assert killed
+    assert re.fullmatch(r"task xqdb-search_on_worker-\w+-\d+ was lost: the worker running it "
+                        r"died", str(failure.value))
+    # What was searched before stays stored.
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        assert con.execute("SELECT count(*) FROM evals").fetchone()[0] > 0
+    finally:
+        con.close()
 
 
 def test_a_worker_without_the_engine_fails_naming_itself_and_the_path(

@@ -318,9 +318,11 @@ class DaskExecutor(Executor):
         try:
             return future.result()
         except KilledWorker as exc:
+            tries = exc.allowed_failures + 1
+            died = ("the worker running it died" if tries == 1
+                    else f"the workers running it died, {tries} times")
             raise TaskLostError(
-                f"task {future.key} was lost: the workers running it died "
-                f"{exc.allowed_failures + 1} times",
+                f"task {future.key} was lost: {died}",
                 "see the workers' logs (out of memory?); Dask's "
                 "distributed.scheduler.allowed-failures sets how often a task is retried") \
                 from None
