@@ -84,6 +84,16 @@ def test_a_second_import_on_a_cluster_skips_what_is_stored(cluster: str, tmp_pat
     assert again.skipped_sources == first.sources
 
 
+def test_the_workers_log_records_reach_the_log_file(cluster: str, tmp_path: Path) -> None:
+    log = tmp_path / "import.log"
+    out = run_xqdb("import", str(DATA / "binary" / "BadMoveTest3.xqf"), "--db",
+                   str(tmp_path / "g.duckdb"), "--scheduler", cluster, "--log-file", str(log))
+    assert out.returncode == 0, out.stderr
+    lines = log.read_text(encoding="utf-8").splitlines()
+    assert any("Dask Worker" in line and "BadMoveTest3.xqf" in line
+               and "invalid at ply 10: illegal move" in line for line in lines), lines
+
+
 @pytest.mark.slow
 def test_import_of_ccpd_dev_on_a_cluster_equals_the_local_import(
         shared_data: Path, ccpd_local: Path, cluster: str, tmp_path: Path) -> None:

@@ -391,7 +391,7 @@ def _dask_client(scheduler: str, worker_wait: float, connect_timeout: float) -> 
                 f"start workers with `dask worker {scheduler} --nthreads 1`") from None
         _check_workers(client)
         level = logging.getLogger(LOGGER).getEffectiveLevel()
-        client.run(_set_log_level, LOGGER, level)
+        client.register_plugin(_log_level_plugin(LOGGER, level), name=_LOG_LEVEL_PLUGIN)
         client.forward_logging(LOGGER, level)
         forwarding = True
         yield client
@@ -418,6 +418,16 @@ def _check_workers(client: Any) -> None:
                                    f"pip install 'xqdb[cluster]=={version}' on every worker")
 
 
-def _set_log_level(name: str, level: int) -> None:
-    """Runs on each worker: let the logger's records through, for forwarding."""
-    logging.getLogger(name).setLevel(level)
+_LOG_LEVEL_PLUGIN = "xqdb-log-level"
+
+
+def _log_level_plugin(name: str, level: int) -> Any:
+    """A Dask worker plugin that sets the level of the logger ``name`` on every worker,
+    those that join or replace a lost one later too, so its records are forwarded."""
+    from distributed.diagnostics.plugin import WorkerPlugin
+
+    class LogLevel(WorkerPlugin):
+        def setup(self, worker: Any) -> None:
+            logging.getLogger(name).setLevel(level)
+
+    return LogLevel()
