@@ -174,7 +174,8 @@ def test_a_scheduler_without_workers_is_one_line_and_a_hint() -> None:
             with open_executor(scheduler=empty.scheduler_address, worker_wait=1):
                 pass
     assert str(failure.value) == f"no worker joined the scheduler {empty.scheduler_address} in 1 s"
-    assert failure.value.hint.startswith(f"start workers with `dask worker {empty.scheduler_address}")
+    hint = failure.value.hint
+    assert hint.startswith(f"start workers with `dask worker {empty.scheduler_address}")
 
 
 def _analysed(db: Path) -> list[tuple]:
@@ -322,7 +323,8 @@ def test_xqdb_import_on_a_cluster_started_from_the_command_line(
     assert f"read on cluster {command_line_cluster}, 2 workers" in out.stdout
     # The scheduler from the environment, the inputs' bytes sent to the workers.
     env_out = subprocess.run(
-        xqdb_command("import", *inputs, "--db", str(sent), "--send-inputs"), capture_output=True, text=True, timeout=600,
+        xqdb_command("import", *inputs, "--db", str(sent), "--send-inputs"),
+        capture_output=True, text=True, timeout=600,
         env={**os.environ, "XQDB_SCHEDULER": command_line_cluster})
     assert env_out.returncode == 0, env_out.stderr
     assert "read on cluster" in env_out.stdout
