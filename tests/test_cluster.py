@@ -186,12 +186,17 @@ def _analysed(db: Path) -> list[tuple]:
         con.close()
 
 
-def test_analysis_on_a_cluster_equals_the_local_analysis(cluster: str, tmp_path: Path) -> None:
-    games = tmp_path / "games.duckdb"
+def games_to_analyse(folder: Path, *names: str) -> list[Path]:
+    """Databases of the same 15 games, one for each name, in ``folder``."""
+    games = folder / "games.duckdb"
     import_paths([str(DATA / "pgn-chinese-15.pgn")], games, jobs=1)
-    local, remote = tmp_path / "local.duckdb", tmp_path / "cluster.duckdb"
-    shutil.copy(games, local)
-    shutil.copy(games, remote)
+    for name in names:
+        shutil.copy(games, folder / name)
+    return [folder / name for name in names]
+
+
+def test_analysis_on_a_cluster_equals_the_local_analysis(cluster: str, tmp_path: Path) -> None:
+    local, remote = games_to_analyse(tmp_path, "local.duckdb", "cluster.duckdb")
     limit = Limit(depth=1)
     analyse_database(local, EngineSpec.builtin(), limit, jobs=2, game_ids=[1])
     summary = analyse_database(remote, EngineSpec.builtin(), limit, game_ids=[1],
@@ -209,11 +214,7 @@ def test_analysis_on_a_cluster_equals_the_local_analysis(cluster: str, tmp_path:
 
 @pytest.mark.slow
 def test_an_analysis_that_loses_a_worker_completes_with_the_same_evals(tmp_path: Path) -> None:
-    games = tmp_path / "games.duckdb"
-    import_paths([str(DATA / "pgn-chinese-15.pgn")], games, jobs=1)
-    local, remote = tmp_path / "local.duckdb", tmp_path / "cluster.duckdb"
-    shutil.copy(games, local)
-    shutil.copy(games, remote)
+    local, remote = games_to_analyse(tmp_path, "local.duckdb", "cluster.duckdb")
     limit = Limit(depth=1)
     analyse_database(local, EngineSpec.builtin(), limit, jobs=2, game_ids=[1, 2])
     killed: list[str] = []
@@ -228,8 +229,7 @@ def test_an_analysis_that_loses_a_worker_completes_with_the_same_evals(tmp_path:
 
 @pytest.mark.slow
 def test_a_task_lost_more_often_than_dask_allows_fails_the_run(tmp_path: Path) -> None:
-    db = tmp_path / "games.duckdb"
-    import_paths([str(DATA / "pgn-chinese-15.pgn")], db, jobs=1)
+    [db] = games_to_analyse(tmp_path, "analysed.duckdb")
     killed: list[str] = []
     # No second chance: the task running on the killed worker is lost for good.
     with dask.config.set({"distributed.scheduler.allowed-failures": 0}), start_cluster() \
@@ -251,8 +251,7 @@ def test_a_task_lost_more_often_than_dask_allows_fails_the_run(tmp_path: Path) -
 
 def test_a_worker_without_the_engine_fails_naming_itself_and_the_path(
         cluster: str, tmp_path: Path) -> None:
-    db = tmp_path / "games.duckdb"
-    import_paths([str(DATA / "pgn-chinese-15.pgn")], db, jobs=1)
+    [db] = games_to_analyse(tmp_path, "analysed.duckdb")
     missing = str(tmp_path / "engines" / "fairy-stockfish")
     with pytest.raises(WorkerSetupError) as failure:
         analyse_database(db, EngineSpec((missing,)), Limit(depth=1), game_ids=[1],
