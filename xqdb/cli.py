@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 import sys
 import time
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 
@@ -24,17 +24,30 @@ from .formats.sources import Source, walk
 from .reading import SHOW_NOTATIONS, format_game, nth_record, summarize
 from .importer import (COMMIT_RECORDS, ImportSummary, InputError, StorageError, UnitResult,
                        import_paths)
+from .parallel import ExecutorError
+from .cli_reports import _scheduler_option
 
 #: Exit codes of a run that failed as a whole (Click itself uses 1 for errors and 2 for
 #: usage): nothing to read or a setting that cannot be used, and a database that cannot
 #: be used.
 EXIT_INPUT = 3
 EXIT_DATABASE = 4
+#: The cluster could not run the work: no scheduler or worker, a worker missing an
+#: input or xqdb, tasks lost too often.
+EXIT_CLUSTER = 5
 #: Ctrl-C, as shells report a process ended by SIGINT.
 EXIT_INTERRUPTED = 130
 #: ``xqdb read`` exits with this when a record is invalid (and with EXIT_INPUT when the
 #: paths hold no record at all).
 EXIT_INVALID = 1
+
+
+def exit_cluster_failure(exc: ExecutorError) -> NoReturn:
+    """Say why the cluster could not run the work, and what to do, then exit."""
+    click.echo(f"Error: {exc}", err=True)
+    if exc.hint:
+        click.echo(f"Hint: {exc.hint}", err=True)
+    sys.exit(EXIT_CLUSTER)
 
 
 @click.group()
@@ -111,6 +124,10 @@ def _progress_bar(paths: tuple[str, ...], enabled: bool, follow_links: bool) -> 
               help="DuckDB file to create or add to (env XQDB_DB).")
 @click.option("-j", "--jobs", type=click.IntRange(1), default=None,
               help="Worker processes (default: all cores).")
+@_scheduler_option("Read and replay")
+@click.option("--send-inputs", is_flag=True,
+              help="With --scheduler: send the inputs' bytes to the workers, for workers "
+                   "that do not share the input paths.")
 @click.option("--format", "format_", default=None, help="Read every source as this format.")
 @click.option("--encoding", default=None, help="Text encoding (default: detected).")
 @click.option("--force", is_flag=True,
@@ -125,7 +142,8 @@ def _progress_bar(paths: tuple[str, ...], enabled: bool, follow_links: bool) -> 
 @click.option("--log-file", type=click.Path(dir_okay=False), help="Also log to this file.")
 @click.option("-v", "--verbose", count=True, help="Say more (-vv for debug).")
 @click.option("-q", "--quiet", is_flag=True, help="Only errors; no progress bar or summary.")
-def import_command(paths: tuple[str, ...], db: str, jobs: int | None, format_: str | None,
+def import_command(paths: tuple[str, ...], db: str, jobs: int | None, scheduler: str | None,
+                   send_inputs: bool, format_: str | None,
                    encoding: str | None, force: bool, follow_links: bool,
                    memory_limit: str | None, commit_every: int, log_file: str | None,
                    verbose: int, quiet: bool) -> None:
@@ -135,6 +153,7 @@ def import_command(paths: tuple[str, ...], db: str, jobs: int | None, format_: s
     xqdb import sample_games --db games.duckdb
     xqdb import big.zip more/ --db games.duckdb --jobs 2 --log-file import.log
     xqdb import old/ --db games.duckdb --encoding big5 --force
+    xqdb import /shared/games --db games.duckdb --scheduler tcp://10.0.0.1:8786
 
     Bad records are stored as invalid games with their reason; the exit code is 0
     whenever the import ran. Importing the same files again adds nothing, but reads
@@ -157,13 +176,16 @@ def import_command(paths: tuple[str, ...], db: str, jobs: int | None, format_: s
         summary = import_paths(list(paths), db, jobs=jobs, format=format_, encoding=encoding,
                                force=force, follow_links=follow_links,
                                memory_limit=memory_limit, commit_records=commit_every,
-                               progress=progress if bar is not None else None)
+                               progress=progress if bar is not None else None,
+                               scheduler=scheduler, send_inputs=send_inputs)
     except InputError as exc:
         click.echo(f"Error: {exc}", err=True)
         sys.exit(EXIT_INPUT)
     except StorageError as exc:
         click.echo(f"Error: {exc}", err=True)
         sys.exit(EXIT_DATABASE)
+    except ExecutorError as exc:
+        exit_cluster_failure(exc)
     except KeyboardInterrupt:
         click.echo("Interrupted: what was committed stays; run the same command to resume.",
                    err=True)

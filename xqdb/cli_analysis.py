@@ -15,7 +15,7 @@ import click
 from .analyser import (
     COMMIT_POSITIONS, COMMIT_SECONDS, AnalysisError, PassSummary, analyse_database,
 )
-from .cli_reports import _database, _db_option, _emit, _output_options
+from .cli_reports import _database, _db_option, _emit, _output_options, _scheduler_option
 from .db.queries import Result
 from .db.schema import DatabaseError
 from .engine import EngineError, Limit, SupervisedEngine, choose_engine, parse_options
@@ -28,6 +28,7 @@ from .engine.judgement import (
     stored_thresholds, worst_moves,
 )
 from .engine.puzzles import find_puzzles, puzzle_pgn
+from .parallel import ExecutorError
 
 
 def _limit(nodes: int | None, depth: int | None, movetime: int | None) -> Limit:
@@ -97,6 +98,7 @@ class _Bar:
               help="Milliseconds per position (not reproducible: prefer --nodes).")
 @click.option("-j", "--jobs", type=click.IntRange(1), default=None,
               help="Worker processes, each with its own engine (default: all cores).")
+@_scheduler_option("Search, one engine per worker thread,")
 @click.option("--where", default=None, metavar="SQL",
               help="Only the games this condition on the games table selects.")
 @click.option("--game", "games", type=int, multiple=True, metavar="ID",
@@ -112,7 +114,8 @@ class _Bar:
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar, no summary.")
 def analyze_command(db: str, engine: str | None, protocol: str | None,
                     options: tuple[str, ...], nodes: int | None, depth: int | None,
-                    movetime: int | None, jobs: int | None, where: str | None,
+                    movetime: int | None, jobs: int | None, scheduler: str | None,
+                    where: str | None,
                     games: tuple[int, ...], recheck: str | None, commit_every: int,
                     dry_run: bool, quiet: bool) -> None:
     """Evaluate every position of the games with an engine, into the evals table.
@@ -121,12 +124,13 @@ def analyze_command(db: str, engine: str | None, protocol: str | None,
     xqdb analyze --db games.duckdb --nodes 20000 --jobs 2
     xqdb analyze --db games.duckdb --engine builtin --depth 3 --game 12
     xqdb analyze --db games.duckdb --where "year >= 2000" --recheck nodes=2000 --nodes 100000
+    xqdb analyze --db games.duckdb --scheduler tcp://10.0.0.1:8786 --nodes 100000
 
     A position is searched once per engine and limit, whichever games reach it; run
     again, the command searches only what is missing (an interrupted run resumes, failed
     positions are tried again).
     """
-    from .cli import EXIT_DATABASE, EXIT_INPUT, EXIT_INTERRUPTED
+    from .cli import EXIT_DATABASE, EXIT_INPUT, EXIT_INTERRUPTED, exit_cluster_failure
 
     if where and games:
         raise click.UsageError("give --where or --game, not both")
@@ -146,7 +150,7 @@ def analyze_command(db: str, engine: str | None, protocol: str | None,
         summary = analyse_database(db, choice.spec, limit, jobs=jobs, where=where,
                                    game_ids=games, recheck=fast, started=bar.start,
                                    progress=bar.update, commit_positions=commit_every,
-                                   dry_run=dry_run)
+                                   dry_run=dry_run, scheduler=scheduler)
     except DatabaseError as exc:
         bar.finish()
         click.echo(f"Error: {exc}", err=True)
@@ -155,6 +159,9 @@ def analyze_command(db: str, engine: str | None, protocol: str | None,
         bar.finish()
         click.echo(f"Error: {exc}", err=True)
         sys.exit(EXIT_INPUT)
+    except ExecutorError as exc:
+        bar.finish()
+        exit_cluster_failure(exc)
     except KeyboardInterrupt:
         bar.finish()
         click.echo("Interrupted: what was searched is stored; run the same command to resume.",

@@ -35,6 +35,14 @@ def _output_options(command: Callable[..., Any]) -> Callable[..., Any]:
                              "(default: table, or as the --output file's suffix says).")(command)
 
 
+def _scheduler_option(doing: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """``--scheduler`` (env ``XQDB_SCHEDULER``); ``doing`` says what the workers do."""
+    return click.option("--scheduler", default=None, envvar="XQDB_SCHEDULER",
+                        metavar="tcp://HOST:8786",
+                        help=f"{doing} on the workers of this Dask cluster instead of local "
+                             "processes (env XQDB_SCHEDULER; needs xqdb[cluster]).")
+
+
 @contextmanager
 def _database(db: str, write: bool = False) -> Iterator[duckdb.DuckDBPyConnection]:
     """The database, or exit with a one-line message."""

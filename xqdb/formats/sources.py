@@ -31,8 +31,9 @@ import stat
 import sys
 import tarfile
 import tempfile
+import threading
 import zipfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import BinaryIO, Iterable, Iterator, cast
 
 #: Largest member an archive may expand to (bytes). Game files are kilobytes; a member
@@ -138,6 +139,33 @@ class Source:
     def __str__(self) -> str:
         where = self.display_path
         return where if self.member is None else f"{where}!{self.member}"
+
+    def with_bytes(self) -> SentSource:
+        """This source carrying its bytes, for a process that cannot see ``path`` (a
+        machine of a cluster, or any process for standard input's temporary file).
+
+        >>> import tempfile, os
+        >>> path = os.path.join(tempfile.mkdtemp(), "a.pgn")
+        >>> with open(path, "wb") as f:
+        ...     _ = f.write(b"1. h2e2 *")
+        >>> sent = Source(path, None, 9).with_bytes()
+        >>> os.remove(path)
+        >>> sent.open().read(), str(sent) == path
+        (b'1. h2e2 *', True)
+        """
+        with self.open() as stream:
+            data = stream.read()
+        return SentSource(self.path, self.member, self.size, self.label, data)
+
+
+@dataclass(frozen=True)
+class SentSource(Source):
+    """A :class:`Source` that carries its bytes, read where the source is visible."""
+
+    data: bytes = field(default=b"", repr=False)
+
+    def open(self) -> BinaryIO:
+        return io.BytesIO(self.data)
 
 
 def iter_sources(paths: Iterable[str], max_member_size: int = MAX_MEMBER_SIZE,
@@ -341,8 +369,8 @@ def _checked_members(path: str, limit: int, label: str | None,
         yield Source(path, name, size, label)
 
 
-class _OpenArchives:
-    """The archives this process has open, each with its member index, at most
+class _OpenArchives(threading.local):
+    """The archives this thread has open, each with its member index, at most
     :attr:`limit` of them: re-reading a zip's directory for each of its ten thousand members
     would make reading quadratic, yet an index costs about 1 KB per member, so keeping every
     archive a long run has met would make memory grow with the input.
@@ -351,7 +379,8 @@ class _OpenArchives:
     needed: where a unit straddles two archives, each is opened once more. The walk keeps
     only a compact listing of the archive it lists, and opening the next archive lets the
     previous one go. A forked worker starts afresh rather than share its parent's open
-    files and their offsets.
+    files and their offsets, and each thread (a cluster worker may run several tasks at
+    once) has its own, as an open archive's file offset cannot be shared.
     """
 
     def __init__(self, limit: int = 1) -> None:
