@@ -4,7 +4,9 @@ Each report is one file of ``xqdb/queries/`` (``queries/`` at the top of the sou
 points there), shipped inside the package. Its header comment says what it answers: the
 first line is the description, and each parameter has a line
 ``-- @param NAME=DEFAULT  meaning`` (no ``=``: the parameter is required; nothing after
-``=``: it defaults to NULL). The SQL reads a parameter as ``$NAME``; values are always
+``=``: it defaults to NULL); a line ``-- @needs TABLE`` names a table or view that only
+some databases have (the analysis's ``evals`` and ``blunders``), so that a database without
+it is told so instead of failing in the SQL. The SQL reads a parameter as ``$NAME``; values are always
 bound, never pasted into the text. ``_shared.sql`` is no report: it defines the table
 and scalar macros the reports share, created (as temporary macros, so that a read-only
 database takes them) before each report runs.
@@ -41,6 +43,7 @@ from wcwidth import wcswidth
 FORMATS = ("table", "csv", "json", "parquet")
 
 _PARAM = re.compile(r"--\s*@param\s+(\w+)(?:=(\S*))?\s*(.*)")
+_NEEDS = re.compile(r"--\s*@needs\s+(\w+)")
 
 
 class QueryError(ValueError):
@@ -69,6 +72,8 @@ class Query:
     sql: str
     details: str = ""
     """The rest of the header comment: what the columns hold."""
+    needs: tuple[str, ...] = ()
+    """Tables or views the report reads that not every database has."""
 
     def bind(self, given: dict[str, str | None]) -> dict[str, str | None]:
         """Every parameter's value: given, or its default; raises :class:`QueryError` for
@@ -113,10 +118,12 @@ def parse_query(name: str, text: str) -> Query:
         header.append(line)
     params = tuple(Param(m[1], m[2] or None, m[2] is None, m[3].strip())
                    for m in map(_PARAM.match, header) if m)
-    prose = [line[2:].strip() for line in header if not _PARAM.match(line)]
+    needs = tuple(m[1] for m in map(_NEEDS.match, header) if m)
+    prose = [line[2:].strip() for line in header
+             if not _PARAM.match(line) and not _NEEDS.match(line)]
     description = prose[0] if prose else ""
     details = " ".join(p for p in prose[1:] if p)
-    return Query(name, description, params, text, details)
+    return Query(name, description, params, text, details, needs)
 
 
 def _files() -> dict[str, Any]:
@@ -161,6 +168,12 @@ def run_query(con: duckdb.DuckDBPyConnection, name: str, **given: str | None) ->
     """
     query = load_query(name)
     values = query.bind(given)
+    present = {r[0] for r in con.execute(
+        "SELECT table_name FROM information_schema.tables").fetchall()}
+    missing = [table for table in query.needs if table not in present]
+    if missing:
+        raise QueryError(f"{name} reads {' and '.join(missing)}, which this database does not "
+                         "have yet: analyse some games first (xqdb analyze)")
     _shared(con)
     return run_sql(con, query.sql, values)
 

@@ -1,0 +1,217 @@
+"""The named reports of ``xqdb query`` on the six games of ``small_db``, every expected
+figure counted by hand from the games listed there; and the corpus figures of
+ccpd-dev.zip where the issue names them.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from import_support import run_xqdb
+from small_db import build_small_db
+from xqdb.db.queries import QueryError, list_queries, run_query
+from xqdb.db.schema import connect
+from xqdb.importer import import_paths
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_small_db(tmp_path_factory.mktemp("named"))
+
+
+@pytest.fixture()
+def con(db: Path):
+    connection = connect(db, read_only=True)
+    yield connection
+    connection.close()
+
+
+def rows(con: duckdb.DuckDBPyConnection, name: str, *columns: str, **params: str) -> list:
+    """The report's rows, reduced to ``columns``."""
+    return [tuple(r[c] for c in columns) for r in run_query(con, name, **params).records()]
+
+
+def test_every_report_has_a_description_and_documented_parameters() -> None:
+    for query in list_queries():
+        assert query.description.endswith("."), query.name
+        assert all(p.doc for p in query.params), query.name
+
+
+def test_player_record_by_colour_year_and_opponent(con) -> None:
+    # 胡荣华: game 1 won as Red against 吕钦 (2600), game 2 drawn as Black against 吕钦
+    # (2600), game 3 lost as Red against 赵国荣 (unrated), game 4 won as Black against
+    # 赵国荣; the fifth record is game 4 again and does not count twice.
+    got = rows(con, "player", "kind", "group", "games", "wins", "draws", "losses", "points",
+               "score", "rated", "opp_elo", "performance", player="胡荣华")
+    assert got == [
+        # 2.5 points of 4; rated games 1 and 2: 2600 + 400 x (1 win - 0 losses) / 2 = 2800.
+        ("total", None, 4, 2, 1, 1, 2.5, 62.5, 2, 2600, 2800),
+        # Red: games 1 and 3; the rated one won: 2600 + 400 x 1 / 1 = 3000.
+        ("colour", "red", 2, 1, 0, 1, 1.0, 50.0, 1, 2600, 3000),
+        # Black: games 2 and 4; the rated one drawn: 2600 + 0 = 2600.
+        ("colour", "black", 2, 1, 1, 0, 1.5, 75.0, 1, 2600, 2600),
+        ("year", "2002", 2, 1, 0, 1, 1.0, 50.0, 0, None, None),
+        ("year", "2001", 2, 1, 1, 0, 1.5, 75.0, 2, 2600, 2800),
+        ("opponent", "赵国荣", 2, 1, 0, 1, 1.0, 50.0, 0, None, None),
+        ("opponent", "吕钦", 2, 1, 1, 0, 1.5, 75.0, 2, 2600, 2800),
+    ]
+    since_2002 = rows(con, "player", "kind", "games", "score", player="胡荣华", from_year="2002")
+    assert since_2002[0] == ("total", 2, 50.0)
+
+
+def test_head_to_head_from_the_first_player_s_side(con) -> None:
+    got = rows(con, "head_to_head", "side", "games", "wins", "draws", "losses", "score",
+               "first_year", "last_year", player="胡荣华", opponent="吕钦")
+    assert got == [("red", 1, 1, 0, 0, 100.0, 2001, 2001),
+                   ("black", 1, 0, 1, 0, 50.0, 2001, 2001),
+                   ("total", 2, 1, 1, 0, 75.0, 2001, 2001)]
+    reverse = rows(con, "head_to_head", "side", "wins", "losses", "score",
+                   player="吕钦", opponent="胡荣华")
+    assert reverse[-1] == ("total", 0, 1, 25.0)
+
+
+def test_results_by_event(con) -> None:
+    got = rows(con, "events", "event", "games", "red_wins", "draws", "black_wins",
+               "red_score", "players", "first_year")
+    # The record under 友谊赛 is game 4 again: it adds no event of its own.
+    assert got == [("全国个人赛", 2, 0, 0, 2, 0.0, 2, 2002),
+                   ("排局", 2, 0, 1, 1, 25.0, 3, 2003),
+                   ("甲级联赛", 2, 1, 1, 0, 75.0, 2, 2001)]
+    assert rows(con, "events", "event", event="联赛") == [("甲级联赛",)]
+
+
+def test_longest_and_shortest_decisive_games(con) -> None:
+    # Decisive from the opening position: game 1 (2 plies), 3 (3) and 4 (4); the
+    # perpetual check (game 6, 8 plies, 0-1) starts from a set-up position.
+    got = rows(con, "decisive_lengths", "kind", "rank", "game_id", "plies", "moves", limit="2")
+    assert got == [("longest", 1, 4, 4, 2), ("longest", 2, 3, 3, 2),
+                   ("shortest", 1, 1, 2, 1), ("shortest", 2, 3, 3, 2)]
+    anywhere = rows(con, "decisive_lengths", "kind", "game_id", limit="1", start="any")
+    assert anywhere == [("longest", 6), ("shortest", 1)]
+
+
+def test_games_by_how_they_ended(con) -> None:
+    got = rows(con, "endings", "termination", "games", "share", "red_wins", "draws",
+               "black_wins", "recorded_agrees", "recorded_differs", "first_game")
+    assert got == [("none", 4, 66.7, 0, 0, 0, 0, 0, 1),
+                   ("checkmate", 1, 16.7, 1, 0, 0, 0, 1, 5),
+                   ("perpetual_check", 1, 16.7, 0, 0, 1, 1, 0, 6)]
+
+
+def test_results_the_rules_disagree_with(con) -> None:
+    got = run_query(con, "disagreements").records()
+    assert [(r["game_id"], r["recorded"], r["rules"], r["termination"]) for r in got] == [
+        (5, "1/2-1/2", "1-0", "checkmate")]
+    assert "checkmate" in got[0]["reason"]
+    assert run_query(con, "disagreements", termination="repetition").rows == []
+
+
+def test_near_duplicates_prefixes_and_retagged_records(con) -> None:
+    got = rows(con, "near_duplicates", "kind", "game_id", "plies", "other_game",
+               "source_id", "record_index", "differs", min_plies="1")
+    assert got == [("prefix", 1, 2, 2, None, None, "the other game goes on for 1 plies"),
+                   ("retagged", 4, 4, None, 1, 4, "Date, Event")]
+    # Game 1's two plies are below the default minimum of 10.
+    assert rows(con, "near_duplicates", "kind") == [("retagged",)]
+
+
+def analysed(db: Path, folder: Path) -> Path:
+    """A copy of ``db`` with evaluations of every position before a move of games 1, 2,
+    3 and 6, and moves judged as the analysis would: the shape of the ``evals`` table and
+    the ``blunders`` view, with judgements chosen here."""
+    copy = folder / "analysed.duckdb"
+    shutil.copy(db, copy)
+    con = duckdb.connect(str(copy))
+    try:
+        con.execute("""CREATE TABLE IF NOT EXISTS evals (key UBIGINT, side VARCHAR,
+            engine VARCHAR, search_limit VARCHAR, game_id BIGINT, ply SMALLINT,
+            score_cp INTEGER, mate INTEGER, wdl_win SMALLINT, wdl_draw SMALLINT,
+            wdl_loss SMALLINT, best_move VARCHAR, pv VARCHAR, depth INTEGER, nodes BIGINT,
+            status VARCHAR, error VARCHAR, origin VARCHAR)""")
+        con.execute("""INSERT INTO evals (key, side, engine, search_limit, status, origin)
+            SELECT DISTINCT key_before, side, 'test', 'nodes=1', 'ok', 'search' FROM moves
+            WHERE game_id IN (1, 2, 3, 6)""")
+        con.execute("DROP VIEW IF EXISTS blunders")
+        con.execute("""CREATE TABLE blunders (game_id BIGINT, ply SMALLINT, side VARCHAR,
+            move VARCHAR, best_move VARCHAR, loss DOUBLE, class VARCHAR)""")
+        con.execute("""INSERT INTO blunders VALUES
+            (1, 2, 'black', 'h9g7', 'h7e7', 0.30, 'blunder'),
+            (2, 2, 'black', 'h9g7', 'h7e7', 0.25, 'blunder'),
+            (3, 1, 'red', 'b2e2', 'h2e2', 0.22, 'blunder'),
+            (2, 3, 'red', 'h0g2', 'b0c2', 0.06, 'inaccuracy'),
+            (6, 2, 'red', 'a9a8', 'a9a7', 0.50, 'blunder')""")
+    finally:
+        con.close()
+    return copy
+
+
+def test_analysis_reports_say_when_there_is_no_analysis(con, db: Path) -> None:
+    with pytest.raises(QueryError, match="does not have yet"):
+        run_query(con, "common_blunders")
+    result = run_xqdb("query", "blunder_phases", "--db", str(db))
+    assert result.returncode == 2
+    assert result.stderr.strip().splitlines() == [
+        "Error: blunder_phases reads blunders and evals, which this database does not have "
+        "yet: analyse some games first (xqdb analyze)"]
+
+
+def test_most_common_blunders_and_their_positions(db: Path, tmp_path: Path) -> None:
+    with connect(analysed(db, tmp_path), read_only=True) as con:
+        got = rows(con, "common_blunders", "side", "uci", "move", "times", "games",
+                   "avg_loss", "best_move", "first_game", "first_ply")
+        # h9g7 after h2e2 twice (games 1 and 2: (0.30 + 0.25) / 2); then the larger loss.
+        assert got == [("black", "h9g7", "马８进７", 2, 2, 0.275, "h7e7", 1, 2),
+                       ("red", "a9a8", "车九退一", 1, 1, 0.5, "a9a7", 6, 2),
+                       ("red", "b2e2", "炮八平五", 1, 1, 0.22, "h2e2", 3, 1)]
+        key = con.execute("SELECT key_before FROM moves WHERE game_id = 2 AND ply = 2"
+                          ).fetchone()
+        assert run_query(con, "common_blunders").rows[0][0] == key[0]
+        assert rows(con, "common_blunders", "uci", "times", player="胡荣华") == [
+            ("h9g7", 1), ("b2e2", 1)]
+        assert rows(con, "common_blunders", "uci", **{"class": "inaccuracy"}) == [("h0g2",)]
+
+
+def test_blunder_rate_by_phase(db: Path, tmp_path: Path) -> None:
+    with connect(analysed(db, tmp_path), read_only=True) as con:
+        got = rows(con, "blunder_phases", "player", "phase", "moves", "blunders", "per_100")
+        # Analysed: every move of games 1, 2, 3 and 6, and game 4's first (the start
+        # position, evaluated for game 1). Game 6 has one chariot on the board: endgame.
+        assert sorted(got) == sorted([
+            ("胡荣华", "opening", 4, 2, 50.0),      # g1 p1, g2 p2 (blunder), g3 p1 (blunder), g3 p3
+            ("吕钦", "opening", 3, 1, 33.3),        # g1 p2 (blunder), g2 p1, g2 p3 (inaccuracy)
+            ("吕钦", "endgame", 4, 0, 0.0),         # g6 plies 1, 3, 5, 7
+            ("许银川", "endgame", 4, 1, 25.0),      # g6 plies 2, 4, 6, 8 (ply 2 a blunder)
+            ("赵国荣", "opening", 2, 0, 0.0),       # g3 p2, g4 p1
+        ])
+        short = rows(con, "blunder_phases", "phase", "moves", "blunders",
+                     player="胡荣华", opening_plies="1")
+        assert short == [("opening", 2, 1), ("middlegame", 2, 1)]
+
+
+def test_reports_run_from_the_command_line_with_bound_parameters(db: Path) -> None:
+    result = run_xqdb("query", "head_to_head", "--db", str(db), "-p", "player=胡荣华",
+                      "-p", "opponent=x' OR '1'='1", "--format", "csv")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[0] == "side,games,wins,draws,losses,score,first_year,last_year"
+    # The quote is bound as a value: no game against such a player, so only an empty total.
+    assert result.stdout.splitlines()[1:] == ["total,0,0,0,0,,,"]
+
+
+def test_corpus_disagreements_endings_and_retagged_records(tmp_path: Path,
+                                                          shared_data: Path) -> None:
+    db = tmp_path / "ccpd.duckdb"
+    import_paths([str(shared_data / "ccpd-dev.zip")], db, jobs=2)
+    with connect(db, read_only=True) as con:
+        assert len(run_query(con, "disagreements").rows) == 317
+        endings = {r["termination"]: r for r in run_query(con, "endings").records()}
+        assert sum(r["recorded_differs"] for r in endings.values()) == 317
+        assert sum(r["games"] for r in endings.values()) == 8404
+        retagged = rows(con, "near_duplicates", "kind", limit="100000")
+        hand = con.execute("""SELECT count(*) FROM game_records r JOIN game_records g
+            ON g.game_id = r.game_id AND g.is_primary WHERE NOT r.is_primary
+            AND r.tags::VARCHAR <> g.tags::VARCHAR""").fetchone()
+        assert retagged.count(("retagged",)) == hand[0]
