@@ -28,8 +28,8 @@ LAYERS: list[set[str]] = [
     {"xqdb.openings", "xqdb.engine", "xqdb.reading", "xqdb.players"},
     {"xqdb.db"},
     # The opening tree and the HTML report read a database the import wrote.
-    {"xqdb.parallel", "xqdb.importer", "xqdb.tree", "xqdb.report"},
-    {"xqdb.cli", "xqdb.cli_reports", "xqdb.__main__"},
+    {"xqdb.parallel", "xqdb.importer", "xqdb.tree", "xqdb.report", "xqdb.show"},
+    {"xqdb.cli", "xqdb.cli_reports", "xqdb.cli_show", "xqdb.__main__"},
 ]
 
 
