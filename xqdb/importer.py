@@ -26,6 +26,7 @@ from pathlib import Path
 
 import duckdb
 
+from .db.holder import WriterNote
 from .db.players import link_players
 from .db.rows import UnitBuilder, replay_record
 from .errors import ErrorKind
@@ -216,7 +217,9 @@ def import_paths(paths: Sequence[str], db: str | os.PathLike[str], *, jobs: int 
         # leftovers are cleared by the next run. Only the holder of the database's lock
         # touches the folder: a run refused because of the lock must leave it alone.
         spool = f"{os.fspath(db)}.spool"
+        note = WriterNote(db, "xqdb import")
         try:
+            note.start()
             shutil.rmtree(spool, ignore_errors=True)
             os.makedirs(spool, exist_ok=True)
             # The workers own the cores: one DuckDB thread appends faster than several
@@ -227,10 +230,17 @@ def import_paths(paths: Sequence[str], db: str | os.PathLike[str], *, jobs: int 
                             memory=(min(memory, DUCKDB_WORKING_MEMORY), memory))
             units = plan_units(paths, writer.known_sources(), summary, format, encoding, spool,
                                follow_links)
+
+            def noted(unit: UnitResult, so_far: ImportSummary) -> None:
+                # Others refused the database read how far the import is (xqdb.db.holder).
+                note.update(so_far.imported + so_far.duplicates, so_far.sources)
+                if progress is not None:
+                    progress(unit, so_far)
+
             # A deep window keeps the workers busy while the writer commits; it is still a
             # fixed number of units, so memory does not grow with the input.
             results = ordered_map(pool, read_unit, units, window=8 * jobs)
-            _write(writer, results, summary, progress, commit_records)
+            _write(writer, results, summary, noted, commit_records)
             link_players(con)
             writer.checkpoint()
             summary.db_seconds = writer.seconds
@@ -242,6 +252,7 @@ def import_paths(paths: Sequence[str], db: str | os.PathLike[str], *, jobs: int 
             raise StorageError(f"{db}: writing failed: {str(exc).splitlines()[0]}") from None
         finally:
             con.close()
+            note.remove()
             shutil.rmtree(spool, ignore_errors=True)
     summary.seconds = time.perf_counter() - start
     return summary

@@ -15,6 +15,7 @@ from pathlib import Path
 import duckdb
 
 from .columns import ddl
+from .holder import explain_lock
 
 #: Bumped whenever a table changes shape; stored in ``meta``.
 SCHEMA_VERSION = 5
@@ -97,7 +98,7 @@ def connect(path: str | os.PathLike[str], read_only: bool = False, *,
     try:
         con = duckdb.connect(str(where), read_only=read_only)
     except duckdb.IOException as exc:
-        raise DatabaseError(f"{where}: {_explain(exc)}") from None
+        raise DatabaseError(f"{where}: {_explain(exc, where)}") from None
     except duckdb.Error as exc:
         raise DatabaseError(f"{where}: cannot open as a DuckDB database ({_first_line(exc)})") from None
     try:
@@ -120,10 +121,10 @@ def _first_line(exc: BaseException) -> str:
     return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
 
 
-def _explain(exc: duckdb.Error) -> str:
+def _explain(exc: duckdb.Error, where: Path) -> str:
     text = str(exc)
     if "lock" in text.lower():
-        return "the database is locked by another process (is another import running?)"
+        return explain_lock(where, text)
     if "not a valid DuckDB database" in text or "magic" in text.lower() or "database file" in text:
         return "not a DuckDB database"
     return _first_line(exc)
