@@ -50,7 +50,12 @@ def cli() -> None:
 @click.option("--divide", "split", is_flag=True, help="Count per first move.")
 @click.option("--board", is_flag=True, help="Print the board first.")
 def perft_command(fen: str, depth: int, split: bool, board: bool) -> None:
-    """Count legal move sequences of DEPTH plies (a move generator check)."""
+    """Count legal move sequences of DEPTH plies (a move generator check).
+
+    \b
+    xqdb perft --depth 4
+    xqdb perft --fen "3k5/9/9/9/9/9/9/9/9/4K4 w" --depth 1 --divide
+    """
     try:
         pos = Position.from_fen(fen)
     except FenError as exc:
@@ -184,7 +189,12 @@ def import_command(paths: tuple[str, ...], db: str, jobs: int | None, format_: s
 @click.option("--top", type=click.IntRange(1), default=10, show_default=True,
               help="How many players to list.")
 def info_command(db: str, top: int) -> None:
-    """What is in a database: games, players, years, formats, invalid records."""
+    """What is in a database: games, players, years, formats, invalid records.
+
+    \b
+    xqdb info --db games.duckdb
+    xqdb info --db games.duckdb --top 20
+    """
     try:
         con = connect(db, read_only=True)
     except DatabaseError as exc:
@@ -201,6 +211,9 @@ def info_command(db: str, top: int) -> None:
               help="DuckDB file written by an older xqdb (env XQDB_DB).")
 def upgrade_command(db: str) -> None:
     """Bring a database of an older schema version up to date, from the records it holds.
+
+    \b
+    xqdb upgrade --db games.duckdb
 
     Every table is derived again from the raw records stored in it: the source files are
     not needed. The old file is kept as DB.vN.
@@ -234,6 +247,10 @@ def read_command(paths: tuple[str, ...], format_: str | None, encoding: str | No
                  show: int | None, notation: str, replay: bool, examples: int,
                  all_errors: bool) -> None:
     """Summarize the game records in PATHS (files, folders, archives, - for stdin).
+
+    \b
+    xqdb read games/ archive.zip
+    xqdb read game.pgn --show 1 --notation wxf
 
     Counts records per format and encoding, valid and invalid, by kind of failure with
     examples naming file, record and ply. Exits with 1 when a record is invalid, 3 when
