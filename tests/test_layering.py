@@ -28,8 +28,10 @@ LAYERS: list[set[str]] = [
     {"xqdb.openings", "xqdb.engine", "xqdb.reading", "xqdb.players"},
     {"xqdb.db"},
     # The opening tree and the HTML report read a database the import wrote.
-    {"xqdb.parallel", "xqdb.importer", "xqdb.tree", "xqdb.report", "xqdb.show"},
-    {"xqdb.cli", "xqdb.cli_reports", "xqdb.cli_show", "xqdb.__main__"},
+    # Engine analysis of a database runs its engines in worker processes.
+    {"xqdb.parallel", "xqdb.importer", "xqdb.tree", "xqdb.report", "xqdb.analyser",
+     "xqdb.show"},
+    {"xqdb.cli", "xqdb.cli_reports", "xqdb.cli_analysis", "xqdb.cli_show", "xqdb.__main__"},
 ]
 
 

@@ -4,7 +4,7 @@
 >>> con = duckdb.connect()
 >>> create_schema(con)
 >>> sorted(r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall())
-['game_records', 'games', 'meta', 'moves', 'player_names', 'players', 'positions', 'raw_records', 'sources', 'stored_moves', 'variation_moves']
+['evals', 'game_records', 'games', 'meta', 'moves', 'player_names', 'players', 'positions', 'raw_records', 'sources', 'stored_moves', 'variation_moves']
 """
 
 from __future__ import annotations
@@ -14,11 +14,12 @@ from pathlib import Path
 
 import duckdb
 
+from ..engine.judgement import create_defaults
 from .columns import ddl
 from .holder import explain_lock
 
 #: Bumped whenever a table changes shape; stored in ``meta``.
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 #: The SQL creating every missing table and view (see :mod:`xqdb.db.columns`).
 SCHEMA = ddl()
@@ -68,6 +69,7 @@ def create_schema(con: duckdb.DuckDBPyConnection, name: str = "database") -> Non
     con.execute(SCHEMA)
     if version is None:
         con.execute("INSERT INTO meta VALUES ('schema_version', ?)", [str(SCHEMA_VERSION)])
+        create_defaults(con)
 
 
 def connect(path: str | os.PathLike[str], read_only: bool = False, *,
