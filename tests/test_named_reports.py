@@ -119,53 +119,67 @@ def test_near_duplicates_prefixes_and_retagged_records(con) -> None:
     assert rows(con, "near_duplicates", "kind") == [("retagged",)]
 
 
+#: Evaluations by hand: (game, plies played, side to move, wins per mille of the side to
+#: move (no draws), best move), for engine "test-engine". The judgement views turn each
+#: pair (before, after) of a move into the mover's loss: expected score before less
+#: (1 - the opponent's expected score after).
+EVALS = [
+    (1, 0, "red", 500, "h2e2"),      # the start
+    (1, 1, "black", 500, "h7e7"),    # after 炮二平五: ply 1 loses 0.5 - (1 - 0.5) = 0
+    (1, 2, "red", 800, "h0g2"),      # after 马８进７: ply 2 loses 0.5 - 0.2 = 0.3, a blunder
+    (2, 3, "black", 270, "b9c7"),    # game 2's 马二进三 loses 0.8 - 0.73 = 0.07: inaccuracy
+    (3, 1, "black", 720, "b9c7"),    # game 3's 炮八平五 loses 0.5 - 0.28 = 0.22: blunder
+    (3, 2, "red", 280, "b0c2"),      # ply 2: 0.72 - 0.72 = 0
+    (3, 3, "black", 720, "h9g7"),    # ply 3: 0.28 - 0.28 = 0
+    (6, 0, "black", 500, "d9d8"),    # the perpetual check: ply 1 loses 0
+    (6, 1, "red", 500, "a9a8"),
+    (6, 2, "black", 750, "d8d9"),    # ply 2 (Red) loses 0.5 - 0.25 = 0.25: blunder
+    (6, 3, "red", 250, "a8a9"),      # ply 3: 0.75 - 0.75 = 0; plies 4-8 repeat positions,
+]                                    # judged but never classed
+#: A second engine that sees nothing wrong with 马８进７.
+OTHER_EVALS = [(1, 1, "black", 500, "h7e7"), (1, 2, "red", 500, "h0g2")]
+
+
 def analysed(db: Path, folder: Path) -> Path:
-    """A copy of ``db`` with evaluations of every position before a move of games 1, 2,
-    3 and 6, and moves judged as the analysis would: the shape of the ``evals`` table and
-    the ``blunders`` view, with judgements chosen here."""
+    """A copy of ``db`` with the evaluations above stored in ``evals``, as an analysis
+    stores them; the database's views judge the moves."""
     copy = folder / "analysed.duckdb"
     shutil.copy(db, copy)
     con = duckdb.connect(str(copy))
     try:
-        con.execute("""CREATE TABLE IF NOT EXISTS evals (key UBIGINT, side VARCHAR,
-            engine VARCHAR, search_limit VARCHAR, game_id BIGINT, ply SMALLINT,
-            score_cp INTEGER, mate INTEGER, wdl_win SMALLINT, wdl_draw SMALLINT,
-            wdl_loss SMALLINT, best_move VARCHAR, pv VARCHAR, depth INTEGER, nodes BIGINT,
-            status VARCHAR, error VARCHAR, origin VARCHAR)""")
-        con.execute("""INSERT INTO evals (key, side, engine, search_limit, status, origin)
-            SELECT DISTINCT key_before, side, 'test', 'nodes=1', 'ok', 'search' FROM moves
-            WHERE game_id IN (1, 2, 3, 6)""")
-        con.execute("DROP VIEW IF EXISTS blunders")
-        con.execute("""CREATE TABLE blunders (game_id BIGINT, ply SMALLINT, side VARCHAR,
-            move VARCHAR, best_move VARCHAR, loss DOUBLE, class VARCHAR)""")
-        con.execute("""INSERT INTO blunders VALUES
-            (1, 2, 'black', 'h9g7', 'h7e7', 0.30, 'blunder'),
-            (2, 2, 'black', 'h9g7', 'h7e7', 0.25, 'blunder'),
-            (3, 1, 'red', 'b2e2', 'h2e2', 0.22, 'blunder'),
-            (2, 3, 'red', 'h0g2', 'b0c2', 0.06, 'inaccuracy'),
-            (6, 2, 'red', 'a9a8', 'a9a7', 0.50, 'blunder')""")
+        for engine, evals in (("test-engine", EVALS), ("zz-other", OTHER_EVALS)):
+            for game, plies, side, wins, best in evals:
+                key = con.execute(
+                    "SELECT CASE WHEN ? = 0 THEN key_before ELSE key_after END FROM moves"
+                    " WHERE game_id = ? AND ply = greatest(?, 1)", [plies, game, plies]
+                ).fetchone()[0]
+                con.execute("""INSERT INTO evals (key, side, engine, search_limit, score_cp,
+                    wdl_win, wdl_draw, wdl_loss, best_move, status, origin)
+                    VALUES (?, ?, ?, 'nodes=1', 0, ?, 0, ?, ?, 'ok', 'search')""",
+                            [key, side, engine, wins, 1000 - wins, best])
     finally:
         con.close()
     return copy
 
 
 def test_analysis_reports_say_when_there_is_no_analysis(con, db: Path) -> None:
-    with pytest.raises(QueryError, match="does not have yet"):
+    with pytest.raises(QueryError, match="empty"):
         run_query(con, "common_blunders")
     result = run_xqdb("query", "blunder_phases", "--db", str(db))
     assert result.returncode == 2
     assert result.stderr.strip().splitlines() == [
-        "Error: blunder_phases reads blunders and evals, which this database does not have "
-        "yet: analyse some games first (xqdb analyze)"]
+        "Error: blunder_phases reads evals, which is empty in this database: analyse some "
+        "games first (xqdb analyze --db FILE)"]
 
 
 def test_most_common_blunders_and_their_positions(db: Path, tmp_path: Path) -> None:
     with connect(analysed(db, tmp_path), read_only=True) as con:
         got = rows(con, "common_blunders", "side", "uci", "move", "times", "games",
                    "avg_loss", "best_move", "first_game", "first_ply")
-        # h9g7 after h2e2 twice (games 1 and 2: (0.30 + 0.25) / 2); then the larger loss.
-        assert got == [("black", "h9g7", "马８进７", 2, 2, 0.275, "h7e7", 1, 2),
-                       ("red", "a9a8", "车九退一", 1, 1, 0.5, "a9a7", 6, 2),
+        # 马８进７ after 炮二平五 in games 1 and 2; then by the larger loss. The second
+        # engine's kinder word on 马８进７ does not count it again.
+        assert got == [("black", "h9g7", "马８进７", 2, 2, 0.3, "h7e7", 1, 2),
+                       ("red", "a9a8", "车九退一", 1, 1, 0.25, "a9a8", 6, 2),
                        ("red", "b2e2", "炮八平五", 1, 1, 0.22, "h2e2", 3, 1)]
         key = con.execute("SELECT key_before FROM moves WHERE game_id = 2 AND ply = 2"
                           ).fetchone()
@@ -173,23 +187,26 @@ def test_most_common_blunders_and_their_positions(db: Path, tmp_path: Path) -> N
         assert rows(con, "common_blunders", "uci", "times", player="胡荣华") == [
             ("h9g7", 1), ("b2e2", 1)]
         assert rows(con, "common_blunders", "uci", **{"class": "inaccuracy"}) == [("h0g2",)]
+        assert rows(con, "common_blunders", "uci", engine="zz") == []
 
 
 def test_blunder_rate_by_phase(db: Path, tmp_path: Path) -> None:
     with connect(analysed(db, tmp_path), read_only=True) as con:
         got = rows(con, "blunder_phases", "player", "phase", "moves", "blunders", "per_100")
-        # Analysed: every move of games 1, 2, 3 and 6, and game 4's first (the start
-        # position, evaluated for game 1). Game 6 has one chariot on the board: endgame.
+        # Judged: every move of games 1, 2, 3 and 6 (game 4 leaves the evaluated
+        # positions at once). Game 6 has one chariot on the board: endgame.
         assert sorted(got) == sorted([
             ("胡荣华", "opening", 4, 2, 50.0),      # g1 p1, g2 p2 (blunder), g3 p1 (blunder), g3 p3
             ("吕钦", "opening", 3, 1, 33.3),        # g1 p2 (blunder), g2 p1, g2 p3 (inaccuracy)
             ("吕钦", "endgame", 4, 0, 0.0),         # g6 plies 1, 3, 5, 7
             ("许银川", "endgame", 4, 1, 25.0),      # g6 plies 2, 4, 6, 8 (ply 2 a blunder)
-            ("赵国荣", "opening", 2, 0, 0.0),       # g3 p2, g4 p1
+            ("赵国荣", "opening", 1, 0, 0.0),       # g3 p2
         ])
         short = rows(con, "blunder_phases", "phase", "moves", "blunders",
                      player="胡荣华", opening_plies="1")
         assert short == [("opening", 2, 1), ("middlegame", 2, 1)]
+        other = rows(con, "blunder_phases", "player", "moves", "blunders", engine="zz")
+        assert sorted(other) == [("吕钦", 1, 0), ("胡荣华", 1, 0)]
 
 
 def test_reports_run_from_the_command_line_with_bound_parameters(db: Path) -> None:

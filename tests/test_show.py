@@ -119,26 +119,25 @@ def test_evaluations_and_judgements_where_the_game_was_analysed(db: Path,
     copy = tmp_path / "analysed.duckdb"
     shutil.copy(db, copy)
     con = duckdb.connect(str(copy))
-    con.execute("""CREATE TABLE IF NOT EXISTS evals (key UBIGINT, side VARCHAR,
-        engine VARCHAR, search_limit VARCHAR, game_id BIGINT, ply SMALLINT, score_cp INTEGER,
-        mate INTEGER, wdl_win SMALLINT, wdl_draw SMALLINT, wdl_loss SMALLINT,
-        best_move VARCHAR, pv VARCHAR, depth INTEGER, nodes BIGINT, status VARCHAR,
-        error VARCHAR, origin VARCHAR)""")
     keys = dict(con.execute("SELECT ply, key_after FROM moves WHERE game_id = 3").fetchall())
-    # After ply 1 Black is to move: +35 for Black is -0.35 for Red. Ply 2 has a shallow
-    # shared search and a deeper one: the deeper counts. Ply 3 is mate in 2 for Black.
+    keys[0] = con.execute("SELECT start_key FROM games WHERE game_id = 3").fetchone()[0]
+    # After ply 1 Black is to move: +35 for Black is -0.35 for Red. After ply 2, a shallow
+    # search and a deeper one: the deeper is shown. After ply 3 Black mates in 2, which
+    # the views class as a mate allowed by Red's third move (the WDL says even before it).
     con.executemany("""INSERT INTO evals (key, side, engine, search_limit, score_cp, mate,
-        depth, status, origin) VALUES (?, ?, 'e', 'l', ?, ?, ?, 'ok', 'search')""",
-        [(keys[1], "black", 35, None, 10), (keys[2], "red", 900, None, 1),
-         (keys[2], "red", 120, None, 12), (keys[3], "black", None, 2, 12)])
-    con.execute("DROP VIEW IF EXISTS blunders")
-    con.execute("""CREATE TABLE blunders (game_id BIGINT, ply SMALLINT, side VARCHAR,
-        move VARCHAR, best_move VARCHAR, loss DOUBLE, class VARCHAR)""")
-    con.execute("INSERT INTO blunders VALUES (3, 3, 'red', 'b0c2', 'h0g2', 0.4, 'blunder')")
+        wdl_win, wdl_draw, wdl_loss, depth, status, origin)
+        VALUES (?, ?, 'e', ?, ?, ?, 500, 0, 500, ?, 'ok', 'search')""",
+        [(keys[0], "red", "depth=12", 0, None, 12),
+         (keys[1], "black", "depth=12", 35, None, 12),
+         (keys[2], "red", "depth=1", 900, None, 1),
+         (keys[2], "red", "depth=12", 120, None, 12),
+         (keys[3], "black", "depth=12", None, 2, 12)])
     con.close()
     with connect(copy, read_only=True) as ro:
         view = load_game(ro, 3, notation="iccs")
-    assert [str(m) for m in view.moves] == ["B2-E2 -0.35", "B9-C7 +1.20", "B0-C2?? #-2"]
+    assert [(str(m), m.judgement) for m in view.moves] == [
+        ("B2-E2 -0.35", None), ("B9-C7 +1.20", None), ("B0-C2?? #-2", "allowed_mate")]
     code, out, _ = show("--db", str(copy), "3")
     assert "   1. 炮八平五 -0.35  马２进３ +1.20" in out.splitlines()
-    assert "?? blunder" in out
+    assert "   2. 马八进七?? #-2" in out.splitlines()
+    assert "?? blunder, or a mate allowed or missed" in out

@@ -31,7 +31,8 @@ BLACK_CHARS = dict(zip(PIECE_TYPES, "将士象马车炮卒"))
 #: An empty point: full width, so that every point of the board is two columns wide.
 EMPTY = "＋"
 #: Marks of the analysis's judgements after a move, as annotators write them.
-MARKS = {"inaccuracy": "?!", "mistake": "?", "blunder": "??"}
+MARKS = {"inaccuracy": "?!", "mistake": "?", "blunder": "??", "allowed_mate": "??",
+         "missed_mate": "??"}
 
 
 class GameNotFound(LookupError):
@@ -154,7 +155,7 @@ class PlyView:
     """The analysis's class of the move (``blunder``, ``mistake``...), if any."""
 
     def __str__(self) -> str:
-        mark = MARKS.get(self.judgement or "", f"({self.judgement})" if self.judgement else "")
+        mark = MARKS.get(self.judgement or "", "")
         return " ".join(part for part in (self.text + mark, self.score) if part)
 
 
@@ -215,7 +216,7 @@ class GameView:
         lines += self.move_lines()
         if self.analysed:
             lines.append("  (evaluations after each move from Red's side; ?! inaccuracy, "
-                         "? mistake, ?? blunder)")
+                         "? mistake, ?? blunder, or a mate allowed or missed)")
         lines += self.notes
         return "\n".join(lines)
 
@@ -230,11 +231,6 @@ def _width(text: str) -> int:
     return width if width >= 0 else len(text)
 
 
-def _tables(con: duckdb.DuckDBPyConnection) -> set[str]:
-    return {r[0] for r in con.execute(
-        "SELECT table_name FROM information_schema.tables").fetchall()}
-
-
 def _format_score(score_cp: int | None, mate: int | None, side: str) -> str | None:
     """An evaluation of the side to move, turned to Red's view."""
     sign = 1 if side == "red" else -1
@@ -247,30 +243,27 @@ def _format_score(score_cp: int | None, mate: int | None, side: str) -> str | No
 
 def _analysis(con: duckdb.DuckDBPyConnection, game_id: int
               ) -> tuple[dict[int, str], dict[int, str]]:
-    """Per ply: the evaluation after the move, and the judgement of the move."""
-    tables = _tables(con)
+    """Per ply: the evaluation after the move, and the analysis's class of the move."""
     scores: dict[int, str] = {}
-    judged: dict[int, str] = {}
-    if "evals" in tables:
-        # The game's own evaluation (searched with its history) before one shared by
-        # every game; then the deepest search.
-        for ply, score_cp, mate, side in con.execute("""
-                SELECT m.ply, arg_max(e.score_cp, e.rank), arg_max(e.mate, e.rank),
-                       arg_max(e.side, e.rank)
-                FROM moves m
-                JOIN (SELECT *, (game_id IS NOT NULL)::INTEGER * 1e12
-                                + coalesce(depth, 0) * 1e6 + coalesce(nodes, 0) / 1e6 AS rank
-                      FROM evals WHERE status = 'ok') e
-                  ON e.key = m.key_after AND (e.game_id IS NULL
-                                              OR (e.game_id = m.game_id AND e.ply = m.ply))
-                WHERE m.game_id = ?
-                GROUP BY m.ply""", [game_id]).fetchall():
-            text = _format_score(score_cp, mate, side)
-            if text is not None:
-                scores[ply] = text
-    if "blunders" in tables:
-        judged = dict(con.execute("SELECT ply, class FROM blunders WHERE game_id = ?",
-                                  [game_id]).fetchall())
+    # The game's own evaluation (searched with its history) before one shared by every
+    # game; then the deepest search.
+    for ply, score_cp, mate, side in con.execute("""
+            SELECT m.ply, arg_max(e.score_cp, e.rank), arg_max(e.mate, e.rank),
+                   arg_max(e.side, e.rank)
+            FROM moves m
+            JOIN (SELECT *, (game_id IS NOT NULL)::INTEGER * 1e12
+                            + coalesce(depth, 0) * 1e6 + coalesce(nodes, 0) / 1e6 AS rank
+                  FROM evals WHERE status = 'ok') e
+              ON e.key = m.key_after AND (e.game_id IS NULL
+                                          OR (e.game_id = m.game_id AND e.ply = m.ply))
+            WHERE m.game_id = ?
+            GROUP BY m.ply""", [game_id]).fetchall():
+        text = _format_score(score_cp, mate, side)
+        if text is not None:
+            scores[ply] = text
+    # With several engines, the first by name has the word, as in the named reports.
+    judged = dict(con.execute("SELECT ply, class FROM blunders WHERE game_id = ?"
+                              " ORDER BY engine DESC", [game_id]).fetchall())
     return scores, judged
 
 

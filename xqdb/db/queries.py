@@ -4,9 +4,9 @@ Each report is one file of ``xqdb/queries/`` (``queries/`` at the top of the sou
 points there), shipped inside the package. Its header comment says what it answers: the
 first line is the description, and each parameter has a line
 ``-- @param NAME=DEFAULT  meaning`` (no ``=``: the parameter is required; nothing after
-``=``: it defaults to NULL); a line ``-- @needs TABLE`` names a table or view that only
-some databases have (the analysis's ``evals`` and ``blunders``), so that a database without
-it is told so instead of failing in the SQL. The SQL reads a parameter as ``$NAME``; values are always
+``=``: it defaults to NULL); a line ``-- @needs TABLE`` names a table that must hold rows
+for the report to say anything (the analysis's ``evals``), so that a database without them
+is told what to run instead of showing an empty table. The SQL reads a parameter as ``$NAME``; values are always
 bound, never pasted into the text. ``_shared.sql`` is no report: it defines the table
 and scalar macros the reports share, created (as temporary macros, so that a read-only
 database takes them) before each report runs.
@@ -44,6 +44,8 @@ FORMATS = ("table", "csv", "json", "parquet")
 
 _PARAM = re.compile(r"--\s*@param\s+(\w+)(?:=(\S*))?\s*(.*)")
 _NEEDS = re.compile(r"--\s*@needs\s+(\w+)")
+#: What fills each table a report may need, for the message when it is empty.
+_FILLED_BY = {"evals": "analyse some games first (xqdb analyze --db FILE)"}
 
 
 class QueryError(ValueError):
@@ -73,7 +75,7 @@ class Query:
     details: str = ""
     """The rest of the header comment: what the columns hold."""
     needs: tuple[str, ...] = ()
-    """Tables or views the report reads that not every database has."""
+    """Tables that must hold rows for the report to say anything."""
 
     def bind(self, given: dict[str, str | None]) -> dict[str, str | None]:
         """Every parameter's value: given, or its default; raises :class:`QueryError` for
@@ -168,12 +170,10 @@ def run_query(con: duckdb.DuckDBPyConnection, name: str, **given: str | None) ->
     """
     query = load_query(name)
     values = query.bind(given)
-    present = {r[0] for r in con.execute(
-        "SELECT table_name FROM information_schema.tables").fetchall()}
-    missing = [table for table in query.needs if table not in present]
-    if missing:
-        raise QueryError(f"{name} reads {' and '.join(missing)}, which this database does not "
-                         "have yet: analyse some games first (xqdb analyze)")
+    for table in query.needs:
+        if not run_sql(con, f'SELECT EXISTS (SELECT 1 FROM "{table}")').rows[0][0]:
+            raise QueryError(f"{name} reads {table}, which is empty in this database: "
+                             f"{_FILLED_BY.get(table, 'fill it first')}")
     _shared(con)
     return run_sql(con, query.sql, values)
 

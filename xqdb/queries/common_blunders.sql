@@ -1,12 +1,14 @@
 -- The most common blunders: the same bad move in the same position, across games, with the position it comes from.
 --
 -- One row per position (its Zobrist key, `moves.key_before`, whatever move order reached
--- it) and move judged `class` by the analysis (the `blunders` view): how often it was
--- played so judged, in how many games, its average loss of expected score, the best move
--- the engine gave instead (the most frequent), and the first game and ply where it
--- happened (`xqdb show --db FILE GAME --ply PLY-1` shows the position before it).
--- @needs blunders
--- @param class=blunder   which judgement counts: blunder, mistake, inaccuracy, or a mate class
+-- it) and move that the engine analysis judged `class` (the `judgements` view: see
+-- `xqdb blunders`): how often it was played, in how many games, its average loss of
+-- the mover's expected score (0..1), the engine's move there (the most frequent), and the
+-- first game and ply where it happened (`xqdb show --db FILE GAME --ply PLY-1` shows the
+-- position before it). With several engines, each move counts once (see `engine`).
+-- @needs evals
+-- @param class=blunder   which judgement counts: blunder, mistake, inaccuracy, allowed_mate or missed_mate
+-- @param engine=         the judgements of the engine whose name starts so (default: per move, the first engine by name)
 -- @param min_times=1     leave out moves so judged fewer times
 -- @param limit=20        at most this many rows, most frequent first
 -- @param player=         only the moves of this player (canonical name, see `xqdb players`)
@@ -14,11 +16,11 @@
 -- @param to_year=        only games of this year or earlier
 -- @param event=          only games whose event contains this text
 WITH judged AS (
-    SELECT m.key_before, m.side, m.chinese, b.game_id, b.ply, b.move, b.best_move, b.loss
-    FROM blunders b
+    SELECT m.key_before, m.side, m.chinese, j.game_id, j.ply, j.move, j.best_move, j.loss
+    FROM judged_moves($engine) j
     JOIN moves m USING (game_id, ply)
     JOIN picked_games($player, 'either', $from_year, $to_year, $event) g USING (game_id)
-    WHERE b.class = $class
+    WHERE j.class = $class
       AND ($player IS NULL
            OR (m.side = 'red' AND g.red_name = $player)
            OR (m.side = 'black' AND g.black_name = $player))
