@@ -232,3 +232,21 @@ def test_corpus_disagreements_endings_and_retagged_records(tmp_path: Path,
             ON g.game_id = r.game_id AND g.is_primary WHERE NOT r.is_primary
             AND r.tags::VARCHAR <> g.tags::VARCHAR""").fetchone()
         assert retagged.count(("retagged",)) == hand[0]
+
+
+def test_analysis_reports_after_a_real_analysis(db: Path, tmp_path: Path) -> None:
+    copy = tmp_path / "engine.duckdb"
+    shutil.copy(db, copy)
+    analysis = run_xqdb("analyze", "--db", str(copy), "--engine", "builtin", "--depth", "1",
+                        "-j", "1")
+    assert analysis.returncode == 0, analysis.stderr
+    with connect(copy, read_only=True) as con:
+        phases = run_query(con, "blunder_phases", **{"class": "inaccuracy"}).records()
+        judged = con.execute("SELECT count(*), count(*) FILTER (class = 'inaccuracy')"
+                             " FROM judgements").fetchone()
+        # Every judged move lands in one player's phase (every game has both players).
+        assert (sum(r["moves"] for r in phases), sum(r["blunders"] for r in phases)) == judged
+        assert judged[0] > 0
+    shown = run_xqdb("show", "--db", str(copy), "1")
+    assert shown.returncode == 0
+    assert "evaluations after each move from Red's side" in shown.stdout
