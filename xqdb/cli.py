@@ -7,6 +7,7 @@ the README.
 from __future__ import annotations
 
 import logging
+import os
 import sys
 import time
 from typing import Any
@@ -20,7 +21,7 @@ from .rules.position import STARTING_FEN
 from .db.info import database_info
 from .db.schema import DatabaseError, connect
 from .formats import formats
-from .formats.sources import Source, walk
+from .formats.sources import Source, no_such_path, walk
 from .reading import SHOW_NOTATIONS, format_game, nth_record, summarize
 from .importer import (COMMIT_RECORDS, ImportSummary, InputError, StorageError, UnitResult,
                        import_paths)
@@ -30,6 +31,8 @@ from .importer import (COMMIT_RECORDS, ImportSummary, InputError, StorageError, 
 #: be used.
 EXIT_INPUT = 3
 EXIT_DATABASE = 4
+#: The hint after a FEN that cannot be read.
+FEN_HINT = f"the start position reads {STARTING_FEN.split(' - ')[0]}"
 #: Ctrl-C, as shells report a process ended by SIGINT.
 EXIT_INTERRUPTED = 130
 #: ``xqdb read`` exits with this when a record is invalid (and with EXIT_INPUT when the
@@ -37,7 +40,31 @@ EXIT_INTERRUPTED = 130
 EXIT_INVALID = 1
 
 
-@click.group()
+class _Group(click.Group):
+    """The ``xqdb`` group: a usage error is one line with its hint, as every other error."""
+
+    def main(self, args: Any = None, prog_name: str | None = None,
+             complete_var: str | None = None, standalone_mode: bool = True,
+             **extra: Any) -> Any:
+        # Run as `python -m xqdb` or from a script, the command is still called xqdb.
+        prog_name = prog_name or "xqdb"
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, False, **extra)
+        try:
+            return super().main(args, prog_name, complete_var, False, **extra)
+        except click.UsageError as exc:
+            path = exc.ctx.command_path if exc.ctx is not None else "xqdb"
+            click.echo(f"Error: {exc.format_message()} (see '{path} --help')", err=True)
+            sys.exit(exc.exit_code)
+        except click.ClickException as exc:
+            exc.show()
+            sys.exit(exc.exit_code)
+        except click.Abort:
+            click.echo("Aborted!", err=True)
+            sys.exit(1)
+
+
+@click.group(cls=_Group)
 @click.version_option(package_name="xqdb")
 def cli() -> None:
     """Xiangqi game databases: import, validate, classify and analyse game records."""
@@ -59,7 +86,7 @@ def perft_command(fen: str, depth: int, split: bool, board: bool) -> None:
     try:
         pos = Position.from_fen(fen)
     except FenError as exc:
-        raise click.ClickException(f"bad FEN: {exc}") from None
+        raise click.ClickException(f"bad FEN: {exc} ({FEN_HINT})") from None
     if board:
         click.echo(str(pos))
         click.echo(pos.fen())
@@ -266,6 +293,10 @@ def read_command(paths: tuple[str, ...], format_: str | None, encoding: str | No
             encoding = normalize_encoding(encoding)
         except ValueError as exc:
             raise click.BadParameter(str(exc), param_hint="--encoding") from None
+    missing = [path for path in paths if path != "-" and not os.path.exists(path)]
+    if missing:
+        click.echo(f"Error: {no_such_path(missing[0])}", err=True)
+        sys.exit(EXIT_INPUT)
     if show is not None:
         try:
             record = nth_record(paths, show, format_, encoding)

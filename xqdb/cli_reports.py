@@ -52,7 +52,8 @@ def _database(db: str, write: bool = False) -> Iterator[duckdb.DuckDBPyConnectio
     from .cli import EXIT_DATABASE  # here: xqdb.cli imports this module as it loads
 
     try:
-        con = connect(db, read_only=not write)
+        # Only an import makes a database: a mistyped path here must not leave an empty one.
+        con = connect(db, read_only=not write, create=False)
     except DatabaseError as exc:
         click.echo(f"Error: {exc}", err=True)
         sys.exit(EXIT_DATABASE)
@@ -309,7 +310,10 @@ def tree_command(db: str, moves: str, fen: str | None, notation: str, min_games:
     try:
         key = position_key(moves, fen)
     except PositionError as exc:
-        click.echo(f"Error: {exc}", err=True)
+        from .cli import FEN_HINT
+
+        hint = f" ({FEN_HINT})" if str(exc).startswith("bad FEN") else ""
+        click.echo(f"Error: {exc}{hint}", err=True)
         sys.exit(EXIT_QUERY)
     with _database(db) as con:
         _emit(run_query(con, "tree", key=str(key), notation=notation,

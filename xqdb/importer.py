@@ -35,7 +35,7 @@ from .db.writer import Staged, Writer
 from .formats.encoding import normalize_encoding
 from .formats.hashing import open_hashed
 from .formats.record import GameRecord
-from .formats.sources import Skipped, Source, SourceError, walk
+from .formats.sources import Skipped, Source, SourceError, no_such_path, walk
 from .parallel import default_jobs, ordered_map, process_pool
 from .replay import ReplayedGame, Status
 
@@ -201,7 +201,7 @@ def import_paths(paths: Sequence[str], db: str | os.PathLike[str], *, jobs: int 
         raise InputError("no inputs given")
     for path in paths:
         if path != "-" and not os.path.exists(path):
-            raise InputError(f"{path}: no such file or folder")
+            raise InputError(no_such_path(path))
     format, encoding = _checked_overrides(format, encoding)
     memory = memory_bytes(memory_limit) if memory_limit is not None else default_memory_limit()
     jobs = jobs or default_jobs()

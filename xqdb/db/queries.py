@@ -39,6 +39,8 @@ import duckdb
 import pyarrow as pa
 from wcwidth import wcswidth
 
+from ..errors import closest
+
 #: Formats a result can be written in.
 FORMATS = ("table", "csv", "json", "parquet")
 
@@ -89,8 +91,8 @@ class Query:
         for param in self.params:
             value = given.get(param.name, param.default)
             if param.required and value is None:
-                raise QueryError(f"{self.name} needs --param {param.name}=VALUE "
-                                 f"({param.doc})")
+                raise QueryError(f"{self.name} needs --param {param.name}=VALUE: "
+                                 f"{param.doc}")
             values[param.name] = value
         return values
 
@@ -148,7 +150,9 @@ def load_query(name: str) -> Query:
     """The report ``name``; raises :class:`QueryError` when there is none."""
     files = _files()
     if name not in files or name.startswith("_"):
-        raise QueryError(f"no query named {name!r} (xqdb query --list lists them)")
+        meant = closest(name, [n for n in files if not n.startswith("_")])
+        hint = f"did you mean {meant}? " if meant else ""
+        raise QueryError(f"no query named {name!r} ({hint}xqdb query --list lists them)")
     return parse_query(name, files[name].read_text(encoding="utf-8"))
 
 

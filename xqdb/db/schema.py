@@ -73,8 +73,8 @@ def create_schema(con: duckdb.DuckDBPyConnection, name: str = "database") -> Non
 
 
 def connect(path: str | os.PathLike[str], read_only: bool = False, *,
-            any_version: bool = False) -> duckdb.DuckDBPyConnection:
-    """Open (and for writing, create) the database at ``path``.
+            any_version: bool = False, create: bool = True) -> duckdb.DuckDBPyConnection:
+    """Open (and for writing, create unless not ``create``) the database at ``path``.
 
     A database of another schema version is refused, unless ``any_version`` (read-only:
     to upgrade it).
@@ -83,8 +83,9 @@ def connect(path: str | os.PathLike[str], read_only: bool = False, *,
     :class:`DatabaseError` with a one-line message naming the file.
     """
     where = Path(path)
-    if read_only and not where.exists():
-        raise DatabaseError(f"{where}: no such database")
+    if (read_only or not create) and not where.exists():
+        raise DatabaseError(f"{where}: no such database (xqdb import FILES --db {where} "
+                            "creates one)")
     if where.is_dir():
         raise DatabaseError(f"{where}: is a folder, not a database file")
     # DuckDB opens some other files (CSV, Parquet...) as in-memory views: writing there
