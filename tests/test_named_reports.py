@@ -15,7 +15,6 @@ from import_support import run_xqdb
 from small_db import build_small_db
 from xqdb.db.queries import QueryError, list_queries, run_query
 from xqdb.db.schema import connect
-from xqdb.importer import import_paths
 
 
 @pytest.fixture(scope="module")
@@ -216,22 +215,6 @@ def test_reports_run_from_the_command_line_with_bound_parameters(db: Path) -> No
     assert result.stdout.splitlines()[0] == "side,games,wins,draws,losses,score,first_year,last_year"
     # The quote is bound as a value: no game against such a player, so only an empty total.
     assert result.stdout.splitlines()[1:] == ["total,0,0,0,0,,,"]
-
-
-def test_corpus_disagreements_endings_and_retagged_records(tmp_path: Path,
-                                                          shared_data: Path) -> None:
-    db = tmp_path / "ccpd.duckdb"
-    import_paths([str(shared_data / "ccpd-dev.zip")], db, jobs=2)
-    with connect(db, read_only=True) as con:
-        assert len(run_query(con, "disagreements").rows) == 317
-        endings = {r["termination"]: r for r in run_query(con, "endings").records()}
-        assert sum(r["recorded_differs"] for r in endings.values()) == 317
-        assert sum(r["games"] for r in endings.values()) == 8404
-        retagged = rows(con, "near_duplicates", "kind", limit="100000")
-        hand = con.execute("""SELECT count(*) FROM game_records r JOIN game_records g
-            ON g.game_id = r.game_id AND g.is_primary WHERE NOT r.is_primary
-            AND r.tags::VARCHAR <> g.tags::VARCHAR""").fetchone()
-        assert retagged.count(("retagged",)) == hand[0]
 
 
 def test_analysis_reports_after_a_real_analysis(db: Path, tmp_path: Path) -> None:

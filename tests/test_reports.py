@@ -342,3 +342,17 @@ def test_upgrade_keeps_the_corrections_made_to_player_names(tmp_path: Path) -> N
     assert linked == con.execute("SELECT count(*) FROM games WHERE red = ?",
                                  [spelling]).fetchall()[0][0] > 0
     con.close()
+
+
+def test_disagreements_endings_and_retagged_records_of_the_corpus(con) -> None:
+    # The named reports of tests/test_named_reports.py on ccpd-dev.zip, where the figures
+    # are known: 317 recorded results differ from the rules' verdict, 8,404 valid games.
+    assert len(run_query(con, "disagreements").rows) == 317
+    endings = {r["termination"]: r for r in run_query(con, "endings").records()}
+    assert sum(r["recorded_differs"] for r in endings.values()) == 317
+    assert sum(r["games"] for r in endings.values()) == 8404
+    retagged = [r[0] for r in run_query(con, "near_duplicates", limit="100000").rows]
+    hand = con.execute("""SELECT count(*) FROM game_records r JOIN game_records g
+        ON g.game_id = r.game_id AND g.is_primary WHERE NOT r.is_primary
+        AND r.tags::VARCHAR <> g.tags::VARCHAR""").fetchone()
+    assert retagged.count("retagged") == hand[0]
