@@ -71,7 +71,7 @@ def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     keys.append(con.execute("SELECT key_after FROM moves WHERE ply = 5").fetchone()[0])
     rows = [  # key, side, engine, limit, game_id, ply, cp, mate, wdl, best, nodes
         (keys[0], "red", FAIRY, "nodes=1000", None, None, 60, None, None, "h2e2", 1000),
-        (keys[1], "black", FAIRY, "nodes=1000", None, None, -40, None, None, "h9g7", 1000),
+        (keys[1], "black", FAIRY, "nodes=1000", None, None, -40, None, None, "b9c7", 1000),
         (keys[2], "red", FAIRY, "nodes=1000", None, None, 300, None, None, "b0c2", 1000),
         (keys[3], "black", FAIRY, "nodes=1000", None, None, None, 3, None, "b9c7", 1000),
         (keys[4], "red", FAIRY, "nodes=1000", 1, 4, -500, None, None, "h0g2", 1000),
@@ -113,7 +113,7 @@ def test_each_move_is_judged_as_worked_out_by_hand(db: Path) -> None:
         assert row["accuracy"] == pytest.approx(lichess_accuracy(100 * before, 100 * after))
     assert rows[1]["search_limit"] == "nodes=5000" and rows[2]["search_limit"] == "nodes=1000"
     assert [rows[p]["repeats"] for p in range(1, 6)] == [False, False, False, True, True]
-    assert (rows[2]["side"], rows[2]["move"], rows[2]["best_move"]) == ("black", "h9g7", "h9g7")
+    assert (rows[2]["side"], rows[2]["move"], rows[2]["best_move"]) == ("black", "h9g7", "b9c7")
 
 
 def test_the_blunders_view_holds_the_classed_moves(db: Path) -> None:
@@ -181,6 +181,10 @@ def test_stored_thresholds_and_curves_change_the_views_without_recomputing(db: P
     try:
         store_thresholds(con, Thresholds(0.05, 0.10, 0.15))
         assert con.execute("SELECT class FROM blunders WHERE ply = 2").fetchone() == ("blunder",)
+        # The engine's own move is never classed, whatever the drop after it.
+        con.execute("UPDATE evals SET best_move = 'h9g7' WHERE best_move = 'b9c7'")
+        assert con.execute("SELECT class FROM judgements WHERE ply = 2 AND engine = ?",
+                           [FAIRY]).fetchone() == (None,)
         store_curves(con, [StoredCurve(FAIRY, WinCurve(scale=1000.0))])
         loss = con.execute("SELECT loss FROM judgements WHERE ply = 2 AND engine = ?",
                            [FAIRY]).fetchone()[0]

@@ -36,7 +36,7 @@ from .db.schema import DatabaseError, connect
 from .engine.analysis import (
     Evaluation, Repetitions, Thresholds, curve_for, judge_moves, recheck_plies,
 )
-from .engine.batch import SearchTask, TaskResult, engine_identity, run_task
+from .engine.batch import SearchTask, TaskResult, close_engines, engine_identity, run_task
 from .engine.runner import EngineSpec
 from .engine.score import Limit
 from .parallel import default_jobs, ordered_map, process_pool
@@ -65,6 +65,7 @@ class PassSummary:
     limit: str
     positions: int = 0
     """Positions of the games the pass looked at (the start and after each ply)."""
+    dry_run: bool = False
     to_search: int = 0
     searched: int = 0
     cached: int = 0
@@ -82,6 +83,9 @@ class PassSummary:
         what = f"{self.positions:,} positions"
         if self.moves_rechecked is not None:
             what = f"{self.moves_rechecked:,} moves rechecked, {what}"
+        if self.dry_run:
+            return (f"{self.limit}: {what}: {self.to_search:,} to search, {self.cached:,} "
+                    f"taken from the cache, {self.ended:,} with the game over (a dry run)")
         rate = f" ({self.searched / self.seconds:,.1f}/s)" if self.seconds > 0 else ""
         text = (f"{self.limit}: {what}: {self.searched:,} searched{rate}, "
                 f"{self.cached:,} taken from the cache, {self.failed:,} failed")
@@ -110,7 +114,9 @@ class AnalysisSummary:
         return sum(p.failed for p in self.passes)
 
     def __str__(self) -> str:
-        lines = [f"analysed {self.games:,} games of {self.path} with {self.engine}"]
+        games = f"{self.games:,} game{'s' * (self.games != 1)}"
+        verb = "a dry run over" if any(p.dry_run for p in self.passes) else "analysed"
+        lines = [f"{verb} {games} of {self.path} with {self.engine}"]
         lines += [f"  {p}" for p in self.passes]
         if self.failed:
             lines.append(f"{self.failed:,} positions failed: run the same command again to "
@@ -147,14 +153,16 @@ def analyse_database(path: str | os.PathLike[str], spec: EngineSpec, limit: Limi
                      thresholds: Thresholds | None = None,
                      progress: Progress | None = None,
                      started: Callable[[PassSummary], None] | None = None,
-                     commit_positions: int = COMMIT_POSITIONS) -> AnalysisSummary:
+                     commit_positions: int = COMMIT_POSITIONS,
+                     dry_run: bool = False) -> AnalysisSummary:
     """Evaluate the positions of the games of the database at ``path`` (those ``where``
     selects, or ``game_ids``; all by default) with the engine ``spec`` at ``limit`` into
     its ``evals`` table.
 
     ``recheck``: first every position at this limit, then at ``limit`` only the moves it
     flags (by ``thresholds``) and their neighbours. ``started`` is called as each pass
-    begins, ``progress`` after each batch of searches.
+    begins, ``progress`` after each batch of searches. ``dry_run``: count what the
+    (first) pass would search, and search nothing.
 
     Raises :class:`DatabaseError`, :class:`AnalysisError` and
     :class:`~xqdb.engine.EngineError` (an engine that does not start or greet).
@@ -172,9 +180,9 @@ def analyse_database(path: str | os.PathLike[str], spec: EngineSpec, limit: Limi
             games = _games(con, where, game_ids)
             summary = AnalysisSummary(str(path), identity, len(games))
             runner = _PassRunner(con, pool, jobs, spec, identity, commit_positions, progress,
-                                 started)
-            if recheck is None:
-                summary.passes.append(runner.run(limit, games, None))
+                                 started, dry_run)
+            if recheck is None or dry_run:
+                summary.passes.append(runner.run(recheck or limit, games, None))
             else:
                 summary.passes.append(runner.run(recheck, games, None))
                 wanted = _to_recheck(con, games, identity, recheck,
@@ -184,6 +192,8 @@ def analyse_database(path: str | os.PathLike[str], spec: EngineSpec, limit: Limi
                 summary.passes.append(deep)
         finally:
             con.close()
+            if pool is None:
+                close_engines()  # the engine ran in this process
     summary.seconds = time.perf_counter() - begun
     return summary
 
@@ -195,8 +205,9 @@ class _PassRunner:
                  jobs: int,
                  spec: EngineSpec, identity: str, commit_positions: int,
                  progress: Progress | None,
-                 started: Callable[[PassSummary], None] | None) -> None:
+                 started: Callable[[PassSummary], None] | None, dry_run: bool) -> None:
         self.con, self.pool, self.jobs = con, pool, jobs
+        self.dry_run = dry_run
         self.spec, self.identity = spec, identity
         self.commit_positions = commit_positions
         self.progress, self.started = progress, started
@@ -206,9 +217,11 @@ class _PassRunner:
         """One pass at ``limit``: every position, or by game id only the positions
         ``wanted[game][1]``."""
         began = time.perf_counter()
-        summary = PassSummary(limit.key())
+        summary = PassSummary(limit.key(), dry_run=self.dry_run)
         tasks = list(self._plan(limit, games, wanted, summary))
         summary.to_search = sum(len(t.targets) for t in tasks)
+        if self.dry_run:
+            return summary
         if self.started is not None:
             self.started(summary)
         pending: list[StoredEval] = []

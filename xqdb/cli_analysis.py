@@ -12,7 +12,9 @@ from typing import Any, NoReturn
 
 import click
 
-from .analyser import AnalysisError, PassSummary, analyse_database
+from .analyser import (
+    COMMIT_POSITIONS, COMMIT_SECONDS, AnalysisError, PassSummary, analyse_database,
+)
 from .cli_reports import _database, _db_option, _emit, _output_options
 from .db.queries import Result
 from .db.schema import DatabaseError
@@ -102,11 +104,17 @@ class _Bar:
 @click.option("--recheck", default=None, metavar="LIMIT",
               help="Two passes: every position at LIMIT (nodes=2000, depth=6), then at the "
                    "main limit only the moves that pass flags and their neighbours.")
+@click.option("--commit-every", type=click.IntRange(1), default=COMMIT_POSITIONS,
+              show_default=True, help="Positions per transaction (at most "
+              f"{COMMIT_SECONDS:g} s apart): what an interrupted run can lose.")
+@click.option("--dry-run", is_flag=True,
+              help="Only count the positions to search and those already evaluated.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar, no summary.")
 def analyze_command(db: str, engine: str | None, protocol: str | None,
                     options: tuple[str, ...], nodes: int | None, depth: int | None,
                     movetime: int | None, jobs: int | None, where: str | None,
-                    games: tuple[int, ...], recheck: str | None, quiet: bool) -> None:
+                    games: tuple[int, ...], recheck: str | None, commit_every: int,
+                    dry_run: bool, quiet: bool) -> None:
     """Evaluate every position of the games with an engine, into the evals table.
 
     \b
@@ -137,7 +145,8 @@ def analyze_command(db: str, engine: str | None, protocol: str | None,
     try:
         summary = analyse_database(db, choice.spec, limit, jobs=jobs, where=where,
                                    game_ids=games, recheck=fast, started=bar.start,
-                                   progress=bar.update)
+                                   progress=bar.update, commit_positions=commit_every,
+                                   dry_run=dry_run)
     except DatabaseError as exc:
         bar.finish()
         click.echo(f"Error: {exc}", err=True)
@@ -156,15 +165,15 @@ def analyze_command(db: str, engine: str | None, protocol: str | None,
         click.echo(str(summary))
 
 
-def _fail(message: str, hint: str | None = None, code: str = "EXIT_INPUT") -> NoReturn:
-    """Print a one-line error (and a hint) and exit with the code named ``code`` of
-    :mod:`xqdb.cli`."""
-    from . import cli
+def _fail(message: str, hint: str | None = None) -> NoReturn:
+    """Print a one-line error (and a hint) and exit with EXIT_INPUT: the user asked for
+    something the database does not hold, or gave settings that cannot be used."""
+    from .cli import EXIT_INPUT
 
     click.echo(f"Error: {message}", err=True)
     if hint:
         click.echo(f"Hint: {hint}", err=True)
-    sys.exit(getattr(cli, code))
+    sys.exit(EXIT_INPUT)
 
 
 def _thresholds(con: Any, inaccuracy: float | None, mistake: float | None,
@@ -256,11 +265,11 @@ def blunders_command(db: str, engine: str | None, player: str | None, game: int 
     xqdb blunders --db games.duckdb --game 12 --blunder 0.3 --puzzles puzzles.pgn
     """
     with _database(db) as con:
-        if player is not None and not con.execute(
-                "SELECT count(*) FROM players WHERE name = ?", [player]).fetchone()[0]:
+        if player is not None and con.execute(
+                "SELECT 1 FROM players WHERE name = ?", [player]).fetchone() is None:
             _fail(f"no player named {player!r}", "xqdb players --db FILE --search NAME")
-        if game is not None and not con.execute(
-                "SELECT count(*) FROM games WHERE game_id = ?", [game]).fetchone()[0]:
+        if game is not None and con.execute(
+                "SELECT 1 FROM games WHERE game_id = ?", [game]).fetchone() is None:
             _fail(f"no game {game} in {db}")
         selection = Selection(_engine_prefix(con, engine), game, player, classes,
                               _thresholds(con, inaccuracy, mistake, blunder))

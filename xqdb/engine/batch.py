@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from ..position import Position
 from ..rules.board import Move
 from .analysis import Evaluation
+from .client import EngineError
 from .runner import EngineSpec, PositionFailedError, SupervisedEngine
 from .score import Limit
 
@@ -120,9 +121,11 @@ def run_task(task: SearchTask) -> TaskResult:
         started = time.perf_counter()
         try:
             info = engine.analyse(searched, task.limit)
-        except PositionFailedError as exc:
+        except EngineError as exc:  # failed twice, or an answer that makes no sense
             result.searched.append(Searched(index, key, pos.turn, with_history, None,
                                             error=str(exc)))
+            if not isinstance(exc, PositionFailedError):
+                engine.close()  # its state is unknown: the next position gets a fresh one
         else:
             result.searched.append(Searched(index, key, pos.turn, with_history,
                                             Evaluation.from_info(info)))

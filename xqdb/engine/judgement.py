@@ -32,6 +32,8 @@ How a move is judged:
 * A move that returns to a position already met in its game since the last capture is
   never classed: repeating is how a side claims a draw or makes the opponent, under the
   repetition rules, deviate, and the engine's score there depends on rules it may not model.
+  Nor is the engine's own best move: a drop after it is the search's horizon (the position
+  after it is searched as deep again, so sees further), not the mover's error.
 * Where a position was searched with its game's history (``evals.game_id`` set, because it
   repeats), that evaluation is used for that game instead of any shared one. Where a move
   was judged at several limits of one engine (as a two-pass analysis leaves it), the
@@ -51,7 +53,7 @@ How a move is judged:
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import duckdb
@@ -151,7 +153,7 @@ _PAIRED = """paired AS (
 JUDGEMENTS_QUERY = f"""WITH {_CURVES}, {_SCORED}, {_REPEATS}, {_PAIRED}
 SELECT l.game_id::BIGINT AS game_id, l.ply::SMALLINT AS ply, l.side, l.move, l.best_move,
        greatest(0.0, l.expected_before - l.expected_after)::DOUBLE AS loss,
-       CASE WHEN r.ply IS NOT NULL THEN NULL
+       CASE WHEN r.ply IS NOT NULL OR l.move = l.best_move THEN NULL
             WHEN l.mate_after > 0 AND NOT coalesce(l.mate_before <= 0, false)
                 THEN 'allowed_mate'
             WHEN l.mate_before > 0 AND NOT coalesce(l.mate_after <= 0, false)
@@ -345,7 +347,8 @@ class Selection:
     def judged(self) -> tuple[str, list[object]]:
         """A query of the judged moves selected (with the columns of ``judgements``; its
         classes by :attr:`thresholds` when given) and its parameters."""
-        where, params = ["true"], []
+        where: list[str] = ["true"]
+        params: list[object] = []
         if self.engine is not None:
             where.append("starts_with(engine, ?)")
             params.append(self.engine)
@@ -355,7 +358,7 @@ class Selection:
         select = "*"
         if self.thresholds is not None:
             t = check_thresholds(self.thresholds)
-            select = (f"* REPLACE (CASE WHEN repeats THEN NULL "
+            select = (f"* REPLACE (CASE WHEN repeats OR move = best_move THEN NULL "
                       f"WHEN class IN {MATE_CLASSES} THEN class "
                       f"WHEN loss >= {float(t.blunder)!r} THEN 'blunder' "
                       f"WHEN loss >= {float(t.mistake)!r} THEN 'mistake' "
@@ -371,29 +374,26 @@ class Report:
     rows: list[tuple[object, ...]]
 
 
-def _report(con: duckdb.DuckDBPyConnection, sql: str, params: list[object]) -> Report:
-    cursor = con.execute(sql, params)
+def _summary(con: duckdb.DuckDBPyConnection, query: Callable[[str], str],
+             selection: Selection, order: str) -> Report:
+    """The rows of ``query`` over the judged moves selected, of the selected player alone."""
+    judged, params = selection.judged()
+    sql = f"SELECT * FROM ({query(judged)})"
+    if selection.player is not None:
+        sql += " WHERE player = ?"
+        params.append(selection.player)
+    cursor = con.execute(f"{sql} ORDER BY {order}", params)
     return Report([d[0] for d in cursor.description], cursor.fetchall())
 
 
 def player_report(con: duckdb.DuckDBPyConnection, selection: Selection) -> Report:
     """Per player and engine, as the ``player_blunders`` view (worst accuracy first)."""
-    judged, params = selection.judged()
-    sql = f"SELECT * FROM ({per_player_query(judged)})"
-    if selection.player is not None:
-        sql += " WHERE player = ?"
-        params.append(selection.player)
-    return _report(con, sql + " ORDER BY accuracy, player", params)
+    return _summary(con, per_player_query, selection, "accuracy, player")
 
 
 def game_report(con: duckdb.DuckDBPyConnection, selection: Selection) -> Report:
     """Per game, engine and side: moves, average loss, counts per class and accuracy."""
-    judged, params = selection.judged()
-    sql = f"SELECT * FROM ({per_game_query(judged)})"
-    if selection.player is not None:
-        sql += " WHERE player = ?"
-        params.append(selection.player)
-    return _report(con, sql + " ORDER BY game_id, engine, side DESC", params)
+    return _summary(con, per_game_query, selection, "game_id, engine, side DESC")
 
 
 #: The columns of :func:`worst_moves`.
@@ -447,11 +447,13 @@ def worst_moves(con: duckdb.DuckDBPyConnection, selection: Selection,
     if limit is not None:
         sql += f" LIMIT {int(limit)}"
     found = []
-    for *head, start_fen, before in con.execute(sql, params).fetchall():
+    for (game_id, ply, side, player, move, best_move, loss, judgement, engine, start_fen,
+         before) in con.execute(sql, params).fetchall():
         pos = Position.from_fen(start_fen)
         for text in before or []:
             pos.push_text(text, "uci")
-        found.append(JudgedMove(*head, fen=pos.fen()))
+        found.append(JudgedMove(game_id, ply, side, player, move, best_move, loss, judgement,
+                                engine, pos.fen()))
     return found
 
 

@@ -1,0 +1,103 @@
+"""``xqdb calibrate``: a win curve fitted from a database's own analysis of games with known
+results, and thresholds stored, both changing what ``xqdb blunders`` reports."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import zipfile
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from datafiles import DATA
+from import_support import run_xqdb
+
+FAIRY = "/usr/games/fairy-stockfish"
+
+
+def curves(db: Path) -> dict[str, tuple]:
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        return {row[0]: row[1:] for row in con.execute("SELECT * FROM win_curves").fetchall()}
+    finally:
+        con.close()
+
+
+def losses(db: Path, *args: str) -> list[dict]:
+    done = run_xqdb("blunders", "--db", str(db), "--format", "json", "--limit", "1000", *args)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+@pytest.mark.slow  # analyses 30 games with Fairy-Stockfish
+@pytest.mark.skipif(not Path(FAIRY).exists(), reason=f"Fairy-Stockfish is not at {FAIRY}")
+def test_a_curve_is_fitted_per_engine_from_games_with_results(shared_data: Path,
+                                                              tmp_path: Path) -> None:
+    folder = tmp_path / "ccpd"
+    folder.mkdir()
+    with zipfile.ZipFile(shared_data / "ccpd-dev.zip") as archive:
+        members = [m for m in archive.namelist() if m.lower().endswith(".pgn")][:30]
+        for number, member in enumerate(members):
+            (folder / f"{number}.pgn").write_bytes(archive.read(member))
+    db = tmp_path / "ccpd.duckdb"
+    for command in (("import", str(folder)), ("analyze", "--engine", FAIRY, "--nodes", "2000",
+                                               "--jobs", "1", "-q")):
+        done = run_xqdb(*command, "--db", str(db))
+        assert done.returncode == 0, done.stderr
+    before = losses(db)
+    done = run_xqdb("calibrate", "--db", str(db), "--engine", "Fairy", "--min-ply", "10")
+    assert done.returncode == 0, done.stderr
+    print(done.stdout)
+    fitted = {name: row for name, row in curves(db).items() if row[2] is not None}
+    assert len(fitted) == 1
+    (name, (offset, scale, positions, log_loss, fitted_on)), = fitted.items()
+    assert name.startswith("Fairy-Stockfish") and positions >= 200
+    assert 0 < scale < 1000 and -200 < offset < 200 and log_loss < 0.693
+    assert f"{name}: offset {offset:+.0f} cp, scale {scale:.0f} cp" in done.stdout
+    # The shipped row stays, for other versions; the views now judge by the fitted curve.
+    assert curves(db)["Fairy-Stockfish"][:2] == (52.0, 145.0)
+    after = losses(db)
+    assert [r["loss"] for r in after] != [r["loss"] for r in before]
+
+
+def test_thresholds_are_stored_and_bad_ones_refused(tmp_path: Path) -> None:
+    db = tmp_path / "empty.duckdb"
+    shutil.copy(DATA / "ccpd" / "midgame-00000150.pgn", tmp_path / "games.pgn")
+    assert run_xqdb("import", str(tmp_path / "games.pgn"), "--db", str(db), "-q").returncode == 0
+    done = run_xqdb("calibrate", "--db", str(db), "--blunder", "0.3", "--mistake", "0.15")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[0] == "thresholds: inaccuracy 0.05, mistake 0.15, blunder 0.3"
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        stored = dict(con.execute("SELECT * FROM judgement_thresholds").fetchall())
+    finally:
+        con.close()
+    assert stored == {"inaccuracy": 0.05, "mistake": 0.15, "blunder": 0.3}
+    bad = run_xqdb("calibrate", "--db", str(db), "--inaccuracy", "0.5")
+    assert bad.returncode == 3 and bad.stderr.startswith("Error: thresholds must rise")
+
+
+def test_an_upgrade_keeps_the_fitted_curves_and_thresholds(tmp_path: Path) -> None:
+    db = tmp_path / "games.duckdb"
+    shutil.copy(DATA / "ccpd" / "midgame-00000150.pgn", tmp_path / "games.pgn")
+    assert run_xqdb("import", str(tmp_path / "games.pgn"), "--db", str(db), "-q").returncode == 0
+    assert run_xqdb("calibrate", "--db", str(db), "--blunder", "0.3").returncode == 0
+    con = duckdb.connect(str(db))
+    try:
+        con.execute("INSERT INTO win_curves VALUES ('Pikafish', 10, 120, 5000, 0.5, 'a fit')")
+        # As a database written by the previous version would read.
+        con.execute("UPDATE meta SET value = '5' WHERE key = 'schema_version'")
+    finally:
+        con.close()
+    done = run_xqdb("upgrade", "--db", str(db))
+    assert done.returncode == 0, done.stderr
+    assert curves(db)["Pikafish"] == (10.0, 120.0, 5000, 0.5, "a fit")
+    assert curves(db)["Fairy-Stockfish"][:2] == (52.0, 145.0)
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        assert con.execute("SELECT min_loss FROM judgement_thresholds WHERE class = 'blunder'"
+                           ).fetchone() == (0.3,)
+    finally:
+        con.close()
