@@ -119,19 +119,20 @@ def test_near_duplicates_prefixes_and_retagged_records(con) -> None:
 
 
 #: Evaluations by hand: (game, plies played, side to move, wins per mille of the side to
-#: move (no draws), best move), for engine "test-engine". The judgement views turn each
+#: move (no draws), best move: never the move played where a class is expected, since the
+#: engine's own move is never classed), for engine "test-engine". The judgement views turn each
 #: pair (before, after) of a move into the mover's loss: expected score before less
 #: (1 - the opponent's expected score after).
 EVALS = [
     (1, 0, "red", 500, "h2e2"),      # the start
     (1, 1, "black", 500, "h7e7"),    # after 炮二平五: ply 1 loses 0.5 - (1 - 0.5) = 0
-    (1, 2, "red", 800, "h0g2"),      # after 马８进７: ply 2 loses 0.5 - 0.2 = 0.3, a blunder
+    (1, 2, "red", 800, "b0c2"),      # after 马８进７: ply 2 loses 0.5 - 0.2 = 0.3, a blunder
     (2, 3, "black", 270, "b9c7"),    # game 2's 马二进三 loses 0.8 - 0.73 = 0.07: inaccuracy
     (3, 1, "black", 720, "b9c7"),    # game 3's 炮八平五 loses 0.5 - 0.28 = 0.22: blunder
     (3, 2, "red", 280, "b0c2"),      # ply 2: 0.72 - 0.72 = 0
     (3, 3, "black", 720, "h9g7"),    # ply 3: 0.28 - 0.28 = 0
     (6, 0, "black", 500, "d9d8"),    # the perpetual check: ply 1 loses 0
-    (6, 1, "red", 500, "a9a8"),
+    (6, 1, "red", 500, "a9a7"),
     (6, 2, "black", 750, "d8d9"),    # ply 2 (Red) loses 0.5 - 0.25 = 0.25: blunder
     (6, 3, "red", 250, "a8a9"),      # ply 3: 0.75 - 0.75 = 0; plies 4-8 repeat positions,
 ]                                    # judged but never classed
@@ -178,7 +179,7 @@ def test_most_common_blunders_and_their_positions(db: Path, tmp_path: Path) -> N
         # 马８进７ after 炮二平五 in games 1 and 2; then by the larger loss. The second
         # engine's kinder word on 马８进７ does not count it again.
         assert got == [("black", "h9g7", "马８进７", 2, 2, 0.3, "h7e7", 1, 2),
-                       ("red", "a9a8", "车九退一", 1, 1, 0.25, "a9a8", 6, 2),
+                       ("red", "a9a8", "车九退一", 1, 1, 0.25, "a9a7", 6, 2),
                        ("red", "b2e2", "炮八平五", 1, 1, 0.22, "h2e2", 3, 1)]
         key = con.execute("SELECT key_before FROM moves WHERE game_id = 2 AND ply = 2"
                           ).fetchone()
