@@ -1,11 +1,13 @@
-"""A database of six games small enough to compute every report figure by hand.
+"""A database of seven games small enough to compute every report figure by hand.
 
 The games are short and written here so that each report's expected numbers can be
 counted on the page: four games among 胡荣华, 吕钦 and 赵国荣 over two events (2001 and
 2002; only 胡荣华 and 吕钦 carry ratings), a record of the fourth game again under other
-tags (linked to it as a duplicate), a mate that the record scores as a draw, and a
-perpetual check the checking side loses. Game ids follow the order below: the duplicate
-record is no game of its own, so the mate is game 5 and the perpetual check game 6.
+tags (linked to it as a duplicate), a mate that the record scores as a draw, a
+perpetual check the checking side loses, and a record whose start position lacks Red's
+king (an invalid game, which no report counts). Game ids follow the order below: the
+duplicate record is no game of its own, so the mate is game 5, the perpetual check game 6
+and the invalid game 7.
 """
 
 from __future__ import annotations
@@ -77,11 +79,19 @@ SMALL_PGN = """\
 [Result "0-1"]
 
 1... d9d8 2. a9a8 d8d9 3. a8a9 d9d8 4. a9a8 d8d9 5. a8a9 0-1
+
+[Event "排局"]
+[Red "许银川"]
+[Black "赵国荣"]
+[FEN "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBA1ABNR w - - 0 1"]
+[Result "*"]
+
+1. h2e2 *
 """
 
 
 def build_small_db(folder: Path) -> Path:
-    """Import the six games into ``folder/small.duckdb`` (in one worker) and return it."""
+    """Import the seven games into ``folder/small.duckdb`` (in one worker) and return it."""
     pgn = folder / "small.pgn"
     pgn.write_text(SMALL_PGN, encoding="utf-8")
     db = folder / "small.duckdb"

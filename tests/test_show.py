@@ -108,7 +108,7 @@ def test_svg_board_parses_and_has_every_piece(db: Path, tmp_path: Path) -> None:
 def test_errors_are_one_line(db: Path) -> None:
     result = run_xqdb("show", "--db", str(db), "99")
     assert result.returncode == 2
-    assert result.stderr == "Error: no game 99 in this database (games are 1 to 6)\n"
+    assert result.stderr == "Error: no game 99 in this database (games are 1 to 7)\n"
     result = run_xqdb("show", "--db", str(db), "1", "--ply", "3")
     assert result.returncode == 2
     assert result.stderr == "Error: game 1 has 2 plies: --ply takes 0 to 2\n"
@@ -141,3 +141,14 @@ def test_evaluations_and_judgements_where_the_game_was_analysed(db: Path,
     assert "   1. 炮八平五 -0.35  马２进３ +1.20" in out.splitlines()
     assert "   2. 马八进七?? #-2" in out.splitlines()
     assert "?? blunder, or a mate allowed or missed" in out
+
+
+def test_an_invalid_game_without_a_board(db: Path, tmp_path: Path) -> None:
+    code, out, _ = show("--db", str(db), "7")
+    assert code == 0
+    assert out.splitlines()[0] == "game 7: 许银川 - 赵国荣  *"
+    assert "  invalid: bad FEN " in out and "red has no king" in out
+    assert out.splitlines()[-1] == "no board: the start position cannot be set up"
+    result = run_xqdb("show", "--db", str(db), "7", "--svg", str(tmp_path / "x.svg"))
+    assert result.returncode == 2 and result.stderr == (
+        "Error: game 7 has no board to draw: its start position cannot be set up\n")

@@ -52,6 +52,10 @@ def show_command(game_id: int, db: str, ply: int | None, notation: str, svg: str
     use_color = _use_color(color)
     click.echo(view.render(color=use_color), color=use_color)
     if svg is not None:
+        if view.position is None:
+            click.echo(f"Error: game {game_id} has no board to draw: its start position "
+                       "cannot be set up", err=True)
+            sys.exit(EXIT_QUERY)
         with open(svg, "w", encoding="utf-8") as out:
             out.write(svg_board(view.position, view.last))
         click.echo(f"wrote {svg}")

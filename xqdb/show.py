@@ -20,6 +20,7 @@ from typing import Any
 import click
 import duckdb
 
+from .errors import FenError
 from .position import Position
 from .rules.board import RED, Move, PIECE_TYPES, piece_color
 from .rules.position import STARTING_FEN
@@ -170,7 +171,8 @@ class GameView:
     moves: list[PlyView]
     ply: int
     """The ply the board is shown after (0: the start)."""
-    position: Position
+    position: Position | None
+    """``None`` for an invalid game whose start position cannot be set up."""
     last: Move | None = None
     analysed: bool = False
     notes: list[str] = field(default_factory=list)
@@ -210,6 +212,8 @@ class GameView:
 
     def render(self, color: bool = False) -> str:
         lines = self.header()
+        if self.position is None:
+            return "\n".join(lines + ["", "no board: the start position cannot be set up"])
         lines += ["", f"after ply {self.ply} of {len(self.moves)}, "
                       f"{'Red' if self.position.turn == RED else 'Black'} to move:",
                   board_text(self.position, color=color, last=self.last), ""]
@@ -290,8 +294,13 @@ def load_game(con: duckdb.DuckDBPyConnection, game_id: int, ply: int | None = No
     if not 0 <= ply <= len(codes):
         raise PlyOutOfRange(f"game {game_id} has {len(codes)} plies: --ply takes 0 to "
                             f"{len(codes)}")
+    tags = {k: str(v) for k, v in json.loads(fields["tags"] or "{}").items() if str(v).strip()}
+    try:
+        pos = Position.from_fen(fields["start_fen"] or STARTING_FEN)
+    except FenError:
+        # Stored as an invalid game (its error says why): there is no board to show.
+        return GameView(game_id, fields, tags, [], 0, None)
     scores, judged = _analysis(con, game_id)
-    pos = Position.from_fen(fields["start_fen"] or STARTING_FEN)
     shown, last = pos.copy(), None
     moves = []
     for number, code in enumerate(codes, 1):
@@ -302,7 +311,6 @@ def load_game(con: duckdb.DuckDBPyConnection, game_id: int, ply: int | None = No
         pos.push(move)
         if number == ply:
             shown, last = pos.copy(), move
-    tags = {k: str(v) for k, v in json.loads(fields["tags"] or "{}").items() if str(v).strip()}
     return GameView(game_id, fields, tags, moves, ply, shown, last,
                     analysed=bool(scores or judged))
 
