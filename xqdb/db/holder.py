@@ -24,7 +24,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import sys
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -131,8 +130,11 @@ def _command_of(pid: int) -> str | None:
     words = [w.decode(errors="replace") for w in raw.split(b"\0") if w]
     if not words:
         return None
-    if words[0] == sys.executable or Path(words[0]).name.startswith("python"):
+    if Path(words[0]).name.startswith("python"):
         words[0] = Path(words[0]).name
+        if len(words) > 1 and Path(words[1]).name == "xqdb":
+            # `python .../bin/xqdb analyze ...` is the xqdb command to whoever typed it.
+            words = ["xqdb", *words[2:]]
     return " ".join(words)[:80]
 
 
