@@ -210,12 +210,22 @@ def test_blunder_rate_by_phase(db: Path, tmp_path: Path) -> None:
 
 
 def test_reports_run_from_the_command_line_with_bound_parameters(db: Path) -> None:
-    result = run_xqdb("query", "head_to_head", "--db", str(db), "-p", "player=胡荣华",
-                      "-p", "opponent=x' OR '1'='1", "--format", "csv")
+    result = run_xqdb("query", "events", "--db", str(db), "-p", "event=联赛' OR '1'='1",
+                      "--format", "csv")
     assert result.returncode == 0, result.stderr
-    assert result.stdout.splitlines()[0] == "side,games,wins,draws,losses,score,first_year,last_year"
-    # The quote is bound as a value: no game against such a player, so only an empty total.
-    assert result.stdout.splitlines()[1:] == ["total,0,0,0,0,,,"]
+    # The quote is bound as a value: no event's name contains it, so no row.
+    assert result.stdout.splitlines() == [
+        "event,games,red_wins,draws,black_wins,red_score,players,first_year,last_year"]
+    result = run_xqdb("query", "head_to_head", "--db", str(db), "-p", "player=胡荣华",
+                      "-p", "opponent=吕钦", "--format", "csv")
+    assert result.stdout.splitlines()[-1] == "total,2,1,1,0,75.0,2001,2001"
+
+
+def test_a_player_no_game_names_is_refused_with_the_closest_name(con) -> None:
+    with pytest.raises(QueryError, match=r"^no player named '胡荣' \(did you mean 胡荣华\? "):
+        run_query(con, "head_to_head", player="胡荣", opponent="吕钦")
+    with pytest.raises(QueryError, match="no player named 'nobody' \\(xqdb players"):
+        run_query(con, "player", player="nobody")
 
 
 def test_analysis_reports_after_a_real_analysis(db: Path, tmp_path: Path) -> None:

@@ -46,6 +46,8 @@ FORMATS = ("table", "csv", "json", "parquet")
 
 _PARAM = re.compile(r"--\s*@param\s+(\w+)(?:=(\S*))?\s*(.*)")
 _NEEDS = re.compile(r"--\s*@needs\s+(\w+)")
+#: Parameters that name a player: a name no player has is refused, as a typing error.
+_PLAYER_PARAMS = ("player", "opponent")
 #: What fills each table a report may need, for the message when it is empty.
 _FILLED_BY = {"evals": "analyse some games first (xqdb analyze --db FILE)"}
 
@@ -174,6 +176,15 @@ def run_query(con: duckdb.DuckDBPyConnection, name: str, **given: str | None) ->
     """
     query = load_query(name)
     values = query.bind(given)
+    for param in _PLAYER_PARAMS:
+        player = values.get(param) if any(p.name == param for p in query.params) else None
+        if player is not None and not con.execute("SELECT 1 FROM players WHERE name = ?",
+                                                  [player]).fetchone():
+            names = [r[0] for r in con.execute("SELECT name FROM players").fetchall()]
+            meant = closest(player, names)
+            hint = f"did you mean {meant}? " if meant else ""
+            raise QueryError(f"no player named {player!r} ({hint}xqdb players --search TEXT "
+                             "finds the names)")
     for table in query.needs:
         if not run_sql(con, f'SELECT EXISTS (SELECT 1 FROM "{table}")').rows[0][0]:
             raise QueryError(f"{name} reads {table}, which is empty in this database: "
