@@ -19,6 +19,7 @@ from typing import Any
 
 import click
 import duckdb
+from wcwidth import wcswidth
 
 from .errors import FenError
 from .position import Position
@@ -229,8 +230,7 @@ class GameView:
 
 
 def _width(text: str) -> int:
-    from wcwidth import wcswidth
-
+    """Terminal columns of ``text``: a Chinese character takes two."""
     width = wcswidth(text)
     return width if width >= 0 else len(text)
 
