@@ -14,7 +14,7 @@ one. The library behind ``xqdb show``.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import click
@@ -176,7 +176,6 @@ class GameView:
     """``None`` for an invalid game whose start position cannot be set up."""
     last: Move | None = None
     analysed: bool = False
-    notes: list[str] = field(default_factory=list)
 
     def header(self) -> list[str]:
         f = self.fields
@@ -222,7 +221,6 @@ class GameView:
         if self.analysed:
             lines.append("  (evaluations after each move from Red's side; ?! inaccuracy, "
                          "? mistake, ?? blunder, or a mate allowed or missed)")
-        lines += self.notes
         return "\n".join(lines)
 
     def __str__(self) -> str:
