@@ -45,14 +45,14 @@ def test_board_tags_opening_and_moves(db: Path) -> None:
     assert "7 ＋ 炮 ＋ ＋ ＋ ＋ 马 炮 ＋" in lines
     assert "2 ＋ 炮 ＋ ＋ 炮 ＋ ＋ ＋ ＋" in lines
     assert "0 车 马 相 仕 帅 仕 相 马 车" in lines
-    assert lines[-2:] == ["   1. 炮二平五  马８进７", "   2. 马二进三"]
+    assert lines[-2:] == ["    1. 炮二平五  马８进７", "    2. 马二进三"]
     assert "\x1b[" not in out  # not a terminal: plain
 
 
 def test_other_notations_colour_and_a_game_starting_with_black(db: Path) -> None:
     code, out, _ = show("--db", str(db), "6", "--notation", "wxf", "--ply", "0", "--color")
     assert code == 0
-    assert "   1. ...      K4+1" in out.splitlines()
+    assert "    1. ...   K4+1" in out.splitlines()
     assert "ending: perpetual check, 0-1 by the rules" in out
     assert "\x1b[31m\x1b[1m帅\x1b[0m" in out  # Red's king in red
     assert "\x1b[1m将\x1b[0m" in out            # Black's in bold, the terminal's colour
@@ -138,8 +138,8 @@ def test_evaluations_and_judgements_where_the_game_was_analysed(db: Path,
     assert [(str(m), m.judgement) for m in view.moves] == [
         ("B2-E2 -0.35", None), ("B9-C7 +1.20", None), ("B0-C2?? #-2", "allowed_mate")]
     code, out, _ = show("--db", str(copy), "3")
-    assert "   1. 炮八平五 -0.35  马２进３ +1.20" in out.splitlines()
-    assert "   2. 马八进七?? #-2" in out.splitlines()
+    assert "    1. 炮八平五 -0.35  马２进３ +1.20" in out.splitlines()
+    assert "    2. 马八进七?? #-2" in out.splitlines()
     assert "?? blunder, or a mate allowed or missed" in out
 
 

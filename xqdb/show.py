@@ -19,10 +19,10 @@ from typing import Any
 
 import click
 import duckdb
-from wcwidth import wcswidth
 
 from .errors import FenError
 from .position import Position
+from .reading import numbered_moves
 from .rules.board import RED, Move, PIECE_TYPES, piece_color
 from .rules.position import STARTING_FEN
 
@@ -197,18 +197,8 @@ class GameView:
 
     def move_lines(self) -> list[str]:
         """The moves numbered as on a score sheet, one line per move number."""
-        lines: list[str] = []
         first_black = self.fields["start_fen"].split()[1:2] == ["b"]
-        cells = ([""] if first_black else []) + [str(m) for m in self.moves]
-        width = max((_width(c) for c in cells), default=0)
-        for i in range(0, len(cells), 2):
-            pair = cells[i:i + 2]
-            number = i // 2 + 1
-            red = pair[0] + " " * (width - _width(pair[0])) if len(pair) > 1 else pair[0]
-            text = f"{red}  {pair[1]}" if len(pair) > 1 else red
-            lines.append(f"{number:>4}. {'...' if first_black and i == 0 else ''}{text}"
-                         .rstrip())
-        return lines
+        return numbered_moves([str(m) for m in self.moves], first_black)
 
     def render(self, color: bool = False) -> str:
         lines = self.header()
@@ -225,12 +215,6 @@ class GameView:
 
     def __str__(self) -> str:
         return self.render(color=False)
-
-
-def _width(text: str) -> int:
-    """Terminal columns of ``text``: a Chinese character takes two."""
-    width = wcswidth(text)
-    return width if width >= 0 else len(text)
 
 
 def _format_score(score_cp: int | None, mate: int | None, side: str) -> str | None:

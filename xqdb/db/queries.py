@@ -37,9 +37,8 @@ from typing import Any
 
 import duckdb
 import pyarrow as pa
-from wcwidth import wcswidth
-
 from ..errors import closest
+from ..reading import display_width
 
 #: Formats a result can be written in.
 FORMATS = ("table", "csv", "json", "parquet")
@@ -205,18 +204,13 @@ def _cell(value: Any) -> str:
     return str(value)
 
 
-def _width(text: str) -> int:
-    width = wcswidth(text)
-    return width if width >= 0 else len(text)
-
-
 def _fit(text: str, width: int) -> str:
     """``text`` cut to ``width`` terminal columns (an ellipsis marks the cut)."""
-    if _width(text) <= width:
+    if display_width(text) <= width:
         return text
     out, used = "", 0
     for char in text:
-        size = max(_width(char), 0)
+        size = max(display_width(char), 0)
         if used + size > width - 1:
             break
         out, used = out + char, used + size
@@ -227,7 +221,7 @@ def render(result: Result, width: int = 120) -> str:
     """The rows as a text table at most ``width`` columns wide, Chinese aligned by its
     display width; numbers right-aligned, the widest text columns cut first."""
     cells = [[_cell(v) for v in row] for row in result.rows]
-    widths = [max([_width(c)] + [_width(r[i]) for r in cells])
+    widths = [max([display_width(c)] + [display_width(r[i]) for r in cells])
               for i, c in enumerate(result.columns)]
     numeric = [all(isinstance(row[i], int | float | Decimal) or row[i] is None
                    for row in result.rows) and bool(result.rows)
@@ -240,7 +234,7 @@ def render(result: Result, width: int = 120) -> str:
         parts = []
         for i, value in enumerate(values):
             text = _fit(value, widths[i])
-            pad = " " * (widths[i] - _width(text))
+            pad = " " * (widths[i] - display_width(text))
             parts.append(pad + text if numeric[i] else text + pad)
         return "  ".join(parts).rstrip()
 
