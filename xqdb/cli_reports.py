@@ -25,14 +25,14 @@ EXIT_QUERY = 2
 
 _db_option = click.option("--db", "db", required=True, envvar="XQDB_DB",
                           type=click.Path(dir_okay=False), help="DuckDB file (env XQDB_DB).")
-# A group checks its --db itself: Click would demand a required one before the
-# subcommand's --help could answer.
+# A group checks its --db itself (Click would demand a required one before the
+# subcommand's --help could answer), and so does query, which needs none for --list.
 _group_db_option = click.option("--db", "db", envvar="XQDB_DB", type=click.Path(dir_okay=False),
                                 help="DuckDB file (env XQDB_DB).")
 
 
 def _needed(db: str | None) -> str:
-    """``db``, or a usage error saying it is missing (for the groups' --db)."""
+    """``db``, or a usage error saying it is missing (for an optional --db)."""
     if db is None:
         raise click.UsageError("Missing option '--db' (or env XQDB_DB).")
     return db
@@ -118,9 +118,7 @@ def query_command(name: str | None, db: str | None, pairs: tuple[str, ...], list
                            f"default {param.default}" if param.default else "default none")
                 click.echo(f"    {param.name} ({default}): {param.doc}")
         return
-    if db is None:
-        raise click.UsageError("Missing option '--db' (or env XQDB_DB).")
-    with _database(db) as con:
+    with _database(_needed(db)) as con:
         _emit(run_query(con, name, **_params(pairs)), format_, output)
 
 
