@@ -10,7 +10,7 @@ import logging
 import os
 import sys
 import time
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 
@@ -41,27 +41,36 @@ EXIT_INVALID = 1
 
 
 class _Group(click.Group):
-    """The ``xqdb`` group: a usage error is one line with its hint, as every other error."""
+    """The ``xqdb`` group: a usage error is one line with its hint, as every other error.
 
-    def main(self, args: Any = None, prog_name: str | None = None,
-             complete_var: str | None = None, standalone_mode: bool = True,
-             **extra: Any) -> Any:
+    Usage errors come from parsing, here or in a subcommand (which this group invokes),
+    so both are caught here; everything else is Click's standalone handling.
+    """
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:
         # Run as `python -m xqdb` or from a script, the command is still called xqdb.
-        prog_name = prog_name or "xqdb"
-        if not standalone_mode:
-            return super().main(args, prog_name, complete_var, False, **extra)
+        if len(args) < 2:
+            kwargs["prog_name"] = kwargs.get("prog_name") or "xqdb"
+        return super().main(*args, **kwargs)
+
+    def make_context(self, info_name: str | None, args: list[str],
+                     parent: click.Context | None = None, **extra: Any) -> click.Context:
         try:
-            return super().main(args, prog_name, complete_var, False, **extra)
+            return super().make_context(info_name, args, parent, **extra)
         except click.UsageError as exc:
-            path = exc.ctx.command_path if exc.ctx is not None else "xqdb"
-            click.echo(f"Error: {exc.format_message()} (see '{path} --help')", err=True)
-            sys.exit(exc.exit_code)
-        except click.ClickException as exc:
-            exc.show()
-            sys.exit(exc.exit_code)
-        except click.Abort:
-            click.echo("Aborted!", err=True)
-            sys.exit(1)
+            _usage_error(exc)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except click.UsageError as exc:
+            _usage_error(exc)
+
+
+def _usage_error(exc: click.UsageError) -> NoReturn:
+    path = exc.ctx.command_path if exc.ctx is not None else "xqdb"
+    click.echo(f"Error: {exc.format_message()} (see '{path} --help')", err=True)
+    sys.exit(exc.exit_code)
 
 
 @click.group(cls=_Group)
