@@ -160,8 +160,8 @@ def test_a_malformed_or_unreachable_scheduler_is_one_line_and_a_hint(tmp_path: P
                    "--scheduler", "localhost")
     assert out.returncode == 5
     assert out.stderr.splitlines() == [
-        "Error: 'localhost' is not a scheduler address",
-        "Hint: give it as tcp://HOST:PORT (8786 by default)"]
+        "Error: 'localhost' is not a scheduler address "
+        "(give it as tcp://HOST:PORT, port 8786 by default)"]
     assert not db.exists()
     with pytest.raises(ClusterUnavailableError, match="cannot reach the scheduler"):
         with open_executor(scheduler=f"tcp://127.0.0.1:{free_port()}", connect_timeout=1):

@@ -29,8 +29,9 @@ LAYERS: list[set[str]] = [
     {"xqdb.db"},
     # The opening tree and the HTML report read a database the import wrote.
     # Engine analysis of a database runs its engines in worker processes.
-    {"xqdb.parallel", "xqdb.importer", "xqdb.tree", "xqdb.report", "xqdb.analyser"},
-    {"xqdb.cli", "xqdb.cli_reports", "xqdb.cli_analysis", "xqdb.__main__"},
+    {"xqdb.parallel", "xqdb.importer", "xqdb.tree", "xqdb.report", "xqdb.analyser",
+     "xqdb.show"},
+    {"xqdb.cli", "xqdb.cli_reports", "xqdb.cli_analysis", "xqdb.cli_show", "xqdb.__main__"},
 ]
 
 

@@ -7,6 +7,7 @@ the README.
 from __future__ import annotations
 
 import logging
+import os
 import sys
 import time
 from typing import Any, NoReturn
@@ -20,7 +21,7 @@ from .rules.position import STARTING_FEN
 from .db.info import database_info
 from .db.schema import DatabaseError, connect
 from .formats import formats
-from .formats.sources import Source, walk
+from .formats.sources import Source, no_such_path, walk
 from .reading import SHOW_NOTATIONS, format_game, nth_record, summarize
 from .importer import (COMMIT_RECORDS, ImportSummary, InputError, StorageError, UnitResult,
                        import_paths)
@@ -35,6 +36,8 @@ EXIT_DATABASE = 4
 #: The cluster could not run the work: no scheduler or worker, a worker missing an
 #: input or xqdb, tasks lost too often.
 EXIT_CLUSTER = 5
+#: The hint after a FEN that cannot be read.
+FEN_HINT = f"the start position reads {STARTING_FEN.split(' - ')[0]}"
 #: Ctrl-C, as shells report a process ended by SIGINT.
 EXIT_INTERRUPTED = 130
 #: ``xqdb read`` exits with this when a record is invalid (and with EXIT_INPUT when the
@@ -44,13 +47,44 @@ EXIT_INVALID = 1
 
 def exit_cluster_failure(exc: ExecutorError) -> NoReturn:
     """Say why the cluster could not run the work, and what to do, then exit."""
-    click.echo(f"Error: {exc}", err=True)
-    if exc.hint:
-        click.echo(f"Hint: {exc.hint}", err=True)
+    click.echo(f"Error: {exc}" + (f" ({exc.hint})" if exc.hint else ""), err=True)
     sys.exit(EXIT_CLUSTER)
 
 
-@click.group()
+class _Group(click.Group):
+    """The ``xqdb`` group: a usage error is one line with its hint, as every other error.
+
+    Usage errors come from parsing, here or in a subcommand (which this group invokes),
+    so both are caught here; everything else is Click's standalone handling.
+    """
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        # Run as `python -m xqdb` or from a script, the command is still called xqdb.
+        if len(args) < 2:
+            kwargs["prog_name"] = kwargs.get("prog_name") or "xqdb"
+        return super().main(*args, **kwargs)
+
+    def make_context(self, info_name: str | None, args: list[str],
+                     parent: click.Context | None = None, **extra: Any) -> click.Context:
+        try:
+            return super().make_context(info_name, args, parent, **extra)
+        except click.UsageError as exc:
+            _usage_error(exc)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except click.UsageError as exc:
+            _usage_error(exc)
+
+
+def _usage_error(exc: click.UsageError) -> NoReturn:
+    path = exc.ctx.command_path if exc.ctx is not None else "xqdb"
+    click.echo(f"Error: {exc.format_message()} (see '{path} --help')", err=True)
+    sys.exit(exc.exit_code)
+
+
+@click.group(cls=_Group)
 @click.version_option(package_name="xqdb")
 def cli() -> None:
     """Xiangqi game databases: import, validate, classify and analyse game records."""
@@ -63,11 +97,16 @@ def cli() -> None:
 @click.option("--divide", "split", is_flag=True, help="Count per first move.")
 @click.option("--board", is_flag=True, help="Print the board first.")
 def perft_command(fen: str, depth: int, split: bool, board: bool) -> None:
-    """Count legal move sequences of DEPTH plies (a move generator check)."""
+    """Count legal move sequences of DEPTH plies (a move generator check).
+
+    \b
+    xqdb perft --depth 4
+    xqdb perft --fen "3k5/9/9/9/9/9/9/9/9/4K4 w" --depth 1 --divide
+    """
     try:
         pos = Position.from_fen(fen)
     except FenError as exc:
-        raise click.ClickException(f"bad FEN: {exc}") from None
+        raise click.ClickException(f"bad FEN: {exc} ({FEN_HINT})") from None
     if board:
         click.echo(str(pos))
         click.echo(pos.fen())
@@ -206,7 +245,12 @@ def import_command(paths: tuple[str, ...], db: str, jobs: int | None, scheduler:
 @click.option("--top", type=click.IntRange(1), default=10, show_default=True,
               help="How many players to list.")
 def info_command(db: str, top: int) -> None:
-    """What is in a database: games, players, years, formats, invalid records."""
+    """What is in a database: games, players, years, formats, invalid records.
+
+    \b
+    xqdb info --db games.duckdb
+    xqdb info --db games.duckdb --top 20
+    """
     try:
         con = connect(db, read_only=True)
     except DatabaseError as exc:
@@ -223,6 +267,9 @@ def info_command(db: str, top: int) -> None:
               help="DuckDB file written by an older xqdb (env XQDB_DB).")
 def upgrade_command(db: str) -> None:
     """Bring a database of an older schema version up to date, from the records it holds.
+
+    \b
+    xqdb upgrade --db games.duckdb
 
     Every table is derived again from the raw records stored in it: the source files are
     not needed. The old file is kept as DB.vN.
@@ -257,6 +304,10 @@ def read_command(paths: tuple[str, ...], format_: str | None, encoding: str | No
                  all_errors: bool) -> None:
     """Summarize the game records in PATHS (files, folders, archives, - for stdin).
 
+    \b
+    xqdb read games/ archive.zip
+    xqdb read game.pgn --show 1 --notation wxf
+
     Counts records per format and encoding, valid and invalid, by kind of failure with
     examples naming file, record and ply. Exits with 1 when a record is invalid, 3 when
     there is no record to read, 2 for a bad option (--show past the last record too).
@@ -271,6 +322,10 @@ def read_command(paths: tuple[str, ...], format_: str | None, encoding: str | No
             encoding = normalize_encoding(encoding)
         except ValueError as exc:
             raise click.BadParameter(str(exc), param_hint="--encoding") from None
+    missing = [path for path in paths if path != "-" and not os.path.exists(path)]
+    if missing:
+        click.echo(f"Error: {no_such_path(missing[0])}", err=True)
+        sys.exit(EXIT_INPUT)
     if show is not None:
         try:
             record = nth_record(paths, show, format_, encoding)
@@ -305,8 +360,9 @@ def engine_command() -> None:
 def _add_report_commands() -> None:
     from .cli_reports import COMMANDS
     from .cli_analysis import COMMANDS as ANALYSIS_COMMANDS
+    from .cli_show import COMMANDS as SHOW_COMMANDS
 
-    for command in (*COMMANDS, *ANALYSIS_COMMANDS):
+    for command in (*COMMANDS, *ANALYSIS_COMMANDS, *SHOW_COMMANDS):
         cli.add_command(command)
 
 

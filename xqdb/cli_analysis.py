@@ -173,13 +173,11 @@ def analyze_command(db: str, engine: str | None, protocol: str | None,
 
 
 def _fail(message: str, hint: str | None = None) -> NoReturn:
-    """Print a one-line error (and a hint) and exit with EXIT_INPUT: the user asked for
+    """Print a one-line error (with its hint in brackets) and exit with EXIT_INPUT: the user asked for
     something the database does not hold, or gave settings that cannot be used."""
     from .cli import EXIT_INPUT
 
-    click.echo(f"Error: {message}", err=True)
-    if hint:
-        click.echo(f"Hint: {hint}", err=True)
+    click.echo(f"Error: {message}" + (f" ({hint})" if hint else ""), err=True)
     sys.exit(EXIT_INPUT)
 
 
@@ -326,8 +324,10 @@ def _write_puzzles(con: Any, selection: Selection, engine: str | None, nodes: in
 def calibrate_command(db: str, engine: str | None, min_ply: int, min_positions: int,
                       inaccuracy: float | None, mistake: float | None,
                       blunder: float | None) -> None:
-    """Fit each engine's win curve from its analysis of games with known results, and
-    store it (and the thresholds given) for xqdb blunders and the database's views.
+    """Fit each engine's win curve from its analysis of games with known results.
+
+    The curve is stored (with the thresholds given) for xqdb blunders and the database's
+    views.
 
     \b
     xqdb calibrate --db games.duckdb --engine Fairy-Stockfish

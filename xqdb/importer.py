@@ -28,6 +28,7 @@ from pathlib import Path
 
 import duckdb
 
+from .db.holder import WriterNote
 from .db.players import link_players
 from .db.rows import UnitBuilder, replay_record
 from .errors import ErrorKind
@@ -36,7 +37,7 @@ from .db.writer import Staged, Writer
 from .formats.encoding import normalize_encoding
 from .formats.hashing import open_hashed
 from .formats.record import GameRecord
-from .formats.sources import STDIN, SentSource, Skipped, Source, SourceError, walk
+from .formats.sources import STDIN, SentSource, Skipped, Source, SourceError, no_such_path, walk
 from .parallel import Executor, default_jobs, open_executor, require_paths
 from .replay import ReplayedGame, Status
 
@@ -217,7 +218,7 @@ def import_paths(paths: Sequence[str], db: str | os.PathLike[str], *, jobs: int 
         raise InputError("no inputs given")
     for path in paths:
         if path != "-" and not os.path.exists(path):
-            raise InputError(f"{path}: no such file or folder")
+            raise InputError(no_such_path(path))
     format, encoding = _checked_overrides(format, encoding)
     memory = memory_bytes(memory_limit) if memory_limit is not None else default_memory_limit()
     jobs = jobs or default_jobs()
@@ -233,7 +234,9 @@ def import_paths(paths: Sequence[str], db: str | os.PathLike[str], *, jobs: int 
         # leftovers are cleared by the next run. Only the holder of the database's lock
         # touches the folder: a run refused because of the lock must leave it alone.
         spool = f"{os.fspath(db)}.spool"
+        note = WriterNote(db, "xqdb import")
         try:
+            note.start()
             shutil.rmtree(spool, ignore_errors=True)
             os.makedirs(spool, exist_ok=True)
             # The workers own the cores: one DuckDB thread appends faster than several
@@ -246,7 +249,14 @@ def import_paths(paths: Sequence[str], db: str | os.PathLike[str], *, jobs: int 
             # back whole.
             units = plan_units(paths, writer.known_sources(), summary, format, encoding,
                                spool if executor.is_local else None, follow_links)
-            _write(writer, _read_units(executor, units, send_inputs), summary, progress,
+
+            def noted(unit: UnitResult, so_far: ImportSummary) -> None:
+                # Others refused the database read how far the import is (xqdb.db.holder).
+                note.update(so_far.imported + so_far.duplicates, so_far.sources)
+                if progress is not None:
+                    progress(unit, so_far)
+
+            _write(writer, _read_units(executor, units, send_inputs), summary, noted,
                    commit_records)
             link_players(con)
             writer.checkpoint()
@@ -262,6 +272,7 @@ def import_paths(paths: Sequence[str], db: str | os.PathLike[str], *, jobs: int 
             raise StorageError(f"{db}: writing failed: {str(exc).splitlines()[0]}") from None
         finally:
             con.close()
+            note.remove()
             shutil.rmtree(spool, ignore_errors=True)
     summary.seconds = time.perf_counter() - start
     return summary

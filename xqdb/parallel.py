@@ -373,7 +373,7 @@ def _dask_client(scheduler: str, worker_wait: float, connect_timeout: float) -> 
         parse_host_port(parse_address(scheduler)[1])
     except ValueError:
         raise ClusterUnavailableError(f"{scheduler!r} is not a scheduler address",
-                                      "give it as tcp://HOST:PORT (8786 by default)") from None
+                                      "give it as tcp://HOST:PORT, port 8786 by default") from None
     try:
         client = Client(scheduler, timeout=connect_timeout, set_as_default=False)
     except (OSError, TimeoutError, ValueError) as exc:

@@ -5,7 +5,7 @@ True
 >>> position_key("炮二平五 马8进7 车一进九")
 Traceback (most recent call last):
 ...
-xqdb.tree.PositionError: move 3, '车一进九': ...
+xqdb.tree.PositionError: move 3: '车一进九': ...
 """
 
 from __future__ import annotations
@@ -36,5 +36,6 @@ def position_key(moves: str, fen: str | None = None) -> int:
         try:
             position.push_text(text)
         except (NotationError, ValueError) as exc:
-            raise PositionError(f"move {number}, {text!r}: {exc}") from None
+            # The notation's message begins with the text itself.
+            raise PositionError(f"move {number}: {exc}") from None
     return position.zobrist()

@@ -36,6 +36,8 @@ import zipfile
 from dataclasses import dataclass, field
 from typing import BinaryIO, Iterable, Iterator, cast
 
+from ..errors import closest
+
 #: Largest member an archive may expand to (bytes). Game files are kilobytes; a member
 #: larger than this is a mistake or an attack, not a game collection.
 MAX_MEMBER_SIZE = 1 << 30
@@ -199,7 +201,29 @@ def walk(paths: Iterable[str], max_member_size: int = MAX_MEMBER_SIZE,
         elif os.path.exists(path):
             yield from _file_sources(path, max_member_size)
         else:
-            yield SourceError(f"{path}: no such file or folder", path)
+            yield SourceError(no_such_path(path), path)
+
+
+def no_such_path(path: str) -> str:
+    """The message for a path that does not exist, with the likeliest path meant.
+
+    >>> no_such_path("/")[:0], no_such_path("/nowhere/at/all")
+    ('', '/nowhere/at/all: no such file or folder (there is no folder /nowhere)')
+    """
+    parent = os.path.dirname(os.path.normpath(path)) or "."
+    if not os.path.isdir(parent):
+        # The deepest folder that exists is where the path went wrong.
+        while parent not in ("", os.sep, ".") and not os.path.isdir(os.path.dirname(parent)
+                                                                    or "."):
+            parent = os.path.dirname(parent)
+        return f"{path}: no such file or folder (there is no folder {parent})"
+    try:
+        names = os.listdir(parent)
+    except OSError:
+        names = []
+    meant = closest(os.path.basename(os.path.normpath(path)), names)
+    hint = f" (did you mean {os.path.join(os.path.dirname(path), meant)}?)" if meant else ""
+    return f"{path}: no such file or folder{hint}"
 
 
 def _folder_sources(folder: str, max_member_size: int, follow_links: bool
