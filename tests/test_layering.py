@@ -28,8 +28,10 @@ LAYERS: list[set[str]] = [
     {"xqdb.openings", "xqdb.engine", "xqdb.reading", "xqdb.players"},
     {"xqdb.db"},
     # The opening tree and the HTML report read a database the import wrote.
-    {"xqdb.parallel", "xqdb.importer", "xqdb.tree", "xqdb.report"},
-    {"xqdb.cli", "xqdb.cli_reports", "xqdb.__main__"},
+    # Searching and exporting read a database too.
+    {"xqdb.parallel", "xqdb.importer", "xqdb.tree", "xqdb.report", "xqdb.search",
+     "xqdb.export"},
+    {"xqdb.cli", "xqdb.cli_reports", "xqdb.cli_browse", "xqdb.__main__"},
 ]
 
 

@@ -282,8 +282,9 @@ def engine_command() -> None:
 
 def _add_report_commands() -> None:
     from .cli_reports import COMMANDS
+    from .cli_browse import COMMANDS as BROWSE_COMMANDS
 
-    for command in COMMANDS:
+    for command in COMMANDS + BROWSE_COMMANDS:
         cli.add_command(command)
 
 

@@ -329,3 +329,103 @@ def _text_records(stream: BinaryIO, head: bytes, encoding: str
     for record, _, line in _split(chunks(), _BOUNDARY_TEXT):
         assert isinstance(record, str)  # text chunks are split into text records
         yield record.lstrip("\ufeff"), None, line
+
+
+# --- writing ------------------------------------------------------------------------------
+
+#: Tag names the reader takes (others cannot be written as PGN tags).
+_TAG_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+#: Longest movetext line written, in characters (tokens are never split).
+LINE_WIDTH = 80
+
+
+def write(record: GameRecord) -> str:
+    """The PGN text of ``record``, which :func:`read` reads back as the same game.
+
+    Tags are written as they are, in their order; a ``FEN`` tag is added for a record that
+    starts from a set-up position, and a ``Format`` tag when the move texts alone would
+    not tell their notation (``uci10``, ``san-fsf``...). A ``Format`` tag already there is
+    set to ``record.notation``. Tag values lose their line breaks (PGN has one line per
+    tag), and tags whose names PGN cannot write are left out; a record without tags gets
+    an empty ``Event``, since games in a file are told apart by their tags. Comments, NAGs and
+    variations are written in place; the result ends the movetext when there is one.
+
+    >>> import io
+    >>> rec = GameRecord(Origin("a.pgn"), FORMAT, tags={"Red": 'A "B"'}, notation="iccs",
+    ...                  result="1-0")
+    >>> rec.mainline.moves.extend(["H2-E2", "H9-G7"])
+    >>> rec.mainline.variations.append((1, Line(moves=["H7-E7"])))
+    >>> rec.mainline.comments[1] = "central cannon"
+    >>> print(write(rec))
+    [Red "A \\"B\\""]
+    <BLANKLINE>
+    1. H2-E2 {central cannon} 1... H9-G7 (1... H7-E7) 1-0
+    >>> back = next(read(io.BytesIO(write(rec).encode()), Origin("a.pgn")))
+    >>> back.tags, back.moves, back.result, back.mainline.variations[0][1].moves
+    ({'Red': 'A "B"'}, ['H2-E2', 'H9-G7'], '1-0', ['H7-E7'])
+    """
+    tags = dict(record.tags)
+    if record.fen and "FEN" not in tags:
+        tags["FEN"] = record.fen
+    if "Format" in tags or (record.moves and sniff_moves(record.moves) != record.notation):
+        tags["Format"] = record.notation
+    lines = [f'[{name} "{_tag_value(value)}"]' for name, value in tags.items()
+             if _TAG_NAME.fullmatch(name)] or ['[Event ""]']  # a game's first line is a tag
+    black_first = bool(record.fen) and record.fen.split()[1:2] == ["b"]
+    tokens = _line_tokens(record.mainline, 0, black_first)
+    if record.result is not None:
+        tokens.append(record.result)
+    return "\n".join(lines) + "\n\n" + "\n".join(_wrapped(tokens))
+
+
+def _tag_value(value: str) -> str:
+    return " ".join(value.splitlines()).replace('"', '\\"')
+
+
+def _comment(text: str) -> str:
+    # A brace would end the comment: PGN has no way to write one inside.
+    return "{" + text.replace("}", ")") + "}"
+
+
+def _line_tokens(line: Line, first_ply: int, black_first: bool) -> list[str]:
+    """The tokens of ``line``, whose first move is game ply ``first_ply + 1``."""
+    tokens: list[str] = []
+    if line.comments.get(0):
+        tokens.append(_comment(line.comments[0]))
+    branches: dict[int, list[Line]] = {}
+    for index, variation in line.variations:
+        branches.setdefault(index, []).append(variation)
+    numbered = True  # the next move needs its number: a line's first, or one after a break
+    for index, text in enumerate(line.moves):
+        ply = first_ply + index + int(black_first)  # 0-based, counting from a Red move
+        if ply % 2 == 0:
+            tokens.append(f"{ply // 2 + 1}.")
+        elif numbered:
+            tokens.append(f"{ply // 2 + 1}...")
+        tokens.append(text)
+        numbered = False
+        for nag in line.nags.get(index + 1, ()):
+            tokens.append(f"${nag}")
+        if line.comments.get(index + 1):
+            tokens.append(_comment(line.comments[index + 1]))
+            numbered = True
+        for variation in branches.get(index, ()):
+            inner = _line_tokens(variation, first_ply + index, black_first)
+            tokens.append("(" + inner[0])
+            tokens.extend(inner[1:])
+            tokens[-1] += ")"
+            numbered = True
+    return tokens
+
+
+def _wrapped(tokens: list[str]) -> list[str]:
+    lines: list[str] = []
+    current = ""
+    for token in tokens:
+        if current and len(current) + 1 + len(token) > LINE_WIDTH:
+            lines.append(current)
+            current = token
+        else:
+            current = f"{current} {token}" if current else token
+    lines.append(current)
+    return lines
