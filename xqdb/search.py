@@ -93,7 +93,7 @@ class MaterialPattern:
     ``N0`` asks for none. Terms may be run together or parted by spaces or commas.
 
     >>> str(MaterialPattern.parse("RRcc, h0"))
-    'R2 c2 n0'
+    'R2 n0 c2'
     >>> MaterialPattern.parse("R3")
     Traceback (most recent call last):
     ...
@@ -167,7 +167,8 @@ class MaterialPattern:
 
 
 def material_states(where: str = "TRUE") -> str:
-    """SQL listing every material state of the games ``where`` selects: ``game_id``, the
+    """SQL listing every material state of the games ``where`` selects (those that have a
+    start position: a record that held no game has none): ``game_id``, the
     ``ply`` it began (0: the start), ``until`` (the ply of the next capture, or one past
     the game's last ply) and one count column per piece of :data:`COUNTED`."""
     counts = ",\n           ".join(
@@ -180,7 +181,7 @@ def material_states(where: str = "TRUE") -> str:
     return f"""
     WITH start AS (
         SELECT game_id, plies, split_part(start_fen, ' ', 1) AS board
-        FROM games WHERE start_fen IS NOT NULL AND ({where})
+        FROM games WHERE start_key IS NOT NULL AND ({where})
     ), counted AS (
         SELECT game_id, plies,
            {counts}
