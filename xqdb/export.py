@@ -16,11 +16,13 @@ Parquet layout (Hive partitions, which DuckDB, Polars, pandas and Spark read as 
 table with a ``year`` column)::
 
     OUT/games/year=1982/data_0.parquet     one row per game: the columns of ``games``
-    OUT/games/year=NULL/data_0.parquet     games whose Date tag names no year
+    OUT/games/year=__HIVE_DEFAULT_PARTITION__/data_0.parquet
+                                           games whose Date tag names no year (read as a
+                                           NULL year)
     OUT/moves/year=1982/data_0.parquet     one row per move: the columns of the ``moves``
                                            view (every stored notation), by game and ply
 
->>> written_moves(None, [2272, 7582], "wxf")
+>>> written_moves(None, [2272, 7989], "wxf")
 ['C2.5', 'H8+7']
 """
 

@@ -26,7 +26,7 @@ from typing import Any, BinaryIO, Iterator
 
 from .encoding import ascii_view, decode, detect_encoding, head_text, text_stream
 from ..errors import ErrorKind
-from ..notation import from_tag, sniff_moves
+from ..notation import REGISTRY, from_tag, sniff_moves
 from .record import GameRecord, Line, Origin
 from .tags import normalize_result
 
@@ -367,7 +367,8 @@ def write(record: GameRecord) -> str:
     tags = dict(record.tags)
     if record.fen and "FEN" not in tags:
         tags["FEN"] = record.fen
-    if "Format" in tags or (record.moves and sniff_moves(record.moves) != record.notation):
+    if "Format" in tags or (record.moves and not _reads_as(sniff_moves(record.moves),
+                                                         record.notation)):
         tags["Format"] = record.notation
     lines = [f'[{name} "{_tag_value(value)}"]' for name, value in tags.items()
              if _TAG_NAME.fullmatch(name)] or ['[Event ""]']  # a game's first line is a tag
@@ -376,6 +377,12 @@ def write(record: GameRecord) -> str:
     if record.result is not None:
         tokens.append(record.result)
     return "\n".join(lines) + "\n\n" + "\n".join(_wrapped(tokens))
+
+
+def _reads_as(sniffed: str, notation: str) -> bool:
+    """Whether texts sniffed as ``sniffed`` are read as ``notation`` reads them."""
+    return sniffed == notation or (sniffed in REGISTRY and notation in REGISTRY
+                                   and REGISTRY[sniffed].read is REGISTRY[notation].read)
 
 
 def _tag_value(value: str) -> str:
