@@ -282,7 +282,8 @@ def _written_next(con: duckdb.DuckDBPyConnection, rows: Iterable[tuple], notatio
             fen, codes = con.execute(
                 "SELECT start_fen, (SELECT list(move ORDER BY ply) FROM stored_moves m "
                 "WHERE m.game_id = g.game_id AND m.ply <= $ply) FROM games g "
-                "WHERE game_id = $game", {"game": game_id, "ply": ply + 1}).fetchone()
+                "WHERE game_id = $game", {"game": game_id, "ply": ply + 1}).fetchone() or (
+                    None, [])
             text = written_moves(fen, codes, notation)[-1]
         out.append((*row[:-4], code, text, found, total))
     return out

@@ -372,7 +372,7 @@ def write(record: GameRecord) -> str:
         tags["Format"] = record.notation
     lines = [f'[{name} "{_tag_value(value)}"]' for name, value in tags.items()
              if _TAG_NAME.fullmatch(name)] or ['[Event ""]']  # a game's first line is a tag
-    black_first = bool(record.fen) and record.fen.split()[1:2] == ["b"]
+    black_first = (record.fen or "").split()[1:2] == ["b"]
     tokens = _line_tokens(record.mainline, 0, black_first)
     if record.result is not None:
         tokens.append(record.result)
