@@ -177,8 +177,8 @@ def test_export_command(small_db: Path, tmp_path: Path) -> None:
         done = runner.invoke(cli, ["export", "--db", str(small_db), "--out",
                                    str(tmp_path / "x.pgn"), *args])
         lines = done.stderr.splitlines()
-        assert done.exit_code == 3 and len(lines) == 2 and says in lines[0], done.stderr
-        assert lines[1].startswith("Hint: ")
+        assert done.exit_code == 3 and len(lines) == 1 and says in lines[0], done.stderr
+        assert lines[0].startswith("Error: ") and lines[0].endswith(")")
 
 
 @pytest.mark.slow

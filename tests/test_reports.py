@@ -209,7 +209,7 @@ def test_openings_and_tree_commands(db: Path) -> None:
     assert tree.returncode == 0, tree.stderr
     assert tree.stdout.splitlines()[1].startswith("H2+3,3084,")
     bad = run_xqdb("tree", "--db", str(db), "--moves", "炮二平五 车一进九")
-    assert bad.returncode == 2 and "move 2, '车一进九'" in bad.stderr
+    assert bad.returncode == 2 and "move 2: '车一进九'" in bad.stderr
 
 
 def test_players_alias_merges_and_splits_and_survives_relinking(db: Path,

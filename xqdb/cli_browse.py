@@ -11,6 +11,7 @@ import click
 from .cli_reports import _database, _emit, _output_options
 from .export import FORMATS as EXPORT_FORMATS, ExportError, export_games
 from .notation import WRITTEN_NOTATIONS
+from .rules.position import STARTING_FEN
 from .search import MaterialPattern, SearchError, search_material, search_position
 from .tree import PositionError, position_after
 
@@ -18,11 +19,10 @@ _notations = click.Choice(WRITTEN_NOTATIONS)
 
 
 def _fail(message: str, hint: str) -> NoReturn:
-    """One line saying what is wrong and one saying what to do; exits with EXIT_INPUT."""
+    """One line saying what is wrong and, in brackets, what to do; exits with EXIT_INPUT."""
     from .cli import EXIT_INPUT  # here: xqdb.cli imports this module as it loads
 
-    click.echo(f"Error: {message}", err=True)
-    click.echo(f"Hint: {hint}", err=True)
+    click.echo(f"Error: {message} ({hint})", err=True)
     sys.exit(EXIT_INPUT)
 
 
@@ -73,8 +73,7 @@ def search_command(db: str, fen: str | None, moves: str | None, mirror: bool,
         try:
             position = position_after(moves or "", fen)
         except PositionError as exc:
-            hint = ("a FEN gives the board from Black's side, rank by rank, and the side to "
-                    "move: 'rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w'"
+            hint = (f"the start position reads {STARTING_FEN.split(' - ')[0]}"
                     if str(exc).startswith("bad FEN") else
                     "moves are space-separated, in Chinese (炮二平五), WXF (C2.5), ICCS "
                     "(H2-E2) or coordinates (h2e2), each legal after the ones before")
