@@ -153,8 +153,15 @@ def test_parquet_is_partitioned_by_year(small_db: Path, tmp_path: Path) -> None:
     row = other.execute(f"SELECT * EXCLUDE (year) FROM {read.format(folder / 'moves')} "
                         "ORDER BY game_id, ply LIMIT 1").fetchone()
     assert row == first
-    with connect(small_db, read_only=True) as con, pytest.raises(ExportError, match="not an empty"):
-        export_games(con, str(folder), "parquet")
+    with connect(small_db, read_only=True) as con:
+        with pytest.raises(ExportError, match="not an empty"):
+            export_games(con, str(folder), "parquet")
+        ids = [r[0] for r in con.execute("SELECT game_id FROM games WHERE year = 1989 "
+                                         "ORDER BY game_id LIMIT 3").fetchall()]
+        some = export_games(con, str(tmp_path / "some"), "parquet", where="year = 1989",
+                            game_ids=[*ids, 1])
+    assert some.games == len(ids) == 3 == other.execute(
+        f"SELECT count(*) FROM {read.format(tmp_path / 'some' / 'games')}").fetchone()[0]
 
 
 def test_export_command(small_db: Path, tmp_path: Path) -> None:
