@@ -14,6 +14,7 @@ from browse_support import build_small_database, replayed_games
 from import_support import run_xqdb
 from xqdb.cli import cli
 from xqdb.db.schema import connect
+from xqdb.importer import import_paths
 from xqdb.position import Position
 from xqdb.rules.board import piece_symbol
 from xqdb.search import MaterialPattern, SearchError, mirrored, search_material, \
@@ -144,6 +145,21 @@ def test_material_search_agrees_with_the_replayed_boards(
     assert found.total == len(expected)
 
 
+def test_material_that_fits_across_a_capture_counts_as_one_run(tmp_path: Path) -> None:
+    # Both chariots each all game long; a pawn taken at ply 5 splits the material into two
+    # states of 5 plies, which together fit for the whole game.
+    record = tmp_path / "pawns.pgn"
+    record.write_text('[Event "pawns"]\n\n1. c3c4 a6a5 2. c4c5 a5a4 3. c5c6 a4a3 4. c6c7 a3a2 '
+                      '5. c7c8 *\n', encoding="utf-8")
+    db = tmp_path / "pawns.duckdb"
+    import_paths([str(record)], db, jobs=1)
+    with connect(db, read_only=True) as con:
+        rows = [search_material(con, MaterialPattern.parse("R2 r2"), plies=n).games.records()
+                for n in (6, 10, 11)]
+    assert [[(r["ply"], r["next"]) for r in found] for found in rows] == [
+        [(0, "兵七进一")], [(0, "兵七进一")], []]
+
+
 def test_material_patterns() -> None:
     assert str(MaterialPattern.parse("RR,cc h0 E1-2 p3+")) == "R2 B1-2 n0 c2 p3-5"
     assert MaterialPattern.parse("Rr").matches({"R": 1, "r": 1, "C": 2})
@@ -195,3 +211,31 @@ def test_search_command_without_a_database(tmp_path: Path) -> None:
     assert done.exit_code == 4 and "no such database" in done.stderr
     done = CliRunner().invoke(cli, ["search", "--db", str(tmp_path / "none.duckdb")])
     assert done.exit_code == 2 and "give --fen, --moves or --material" in done.stderr
+
+
+@pytest.mark.slow
+def test_searches_over_ccpd_dev_agree_with_the_replayed_games(
+        shared_data: Path, tmp_path: Path) -> None:
+    db = tmp_path / "ccpd.duckdb"
+    import_paths([str(shared_data / "ccpd-dev.zip")], db, jobs=2)
+    games = replayed_games(db)
+    assert len(games) > 8_000
+    common = position_after("炮二平五 马8进7")
+    pattern = MaterialPattern.parse("R1 r1 N0 n0 C0 c0")
+    with connect(db, read_only=True) as con:
+        for position in (Position(), common, mirrored(common)):
+            found = search_position(con, position, limit=100_000)
+            assert {r["game_id"]: r["ply"] for r in found.games.records()} == first_plies(
+                games, {position.zobrist()})
+        both = search_position(con, common, mirror=True, limit=100_000)
+        assert both.total == len(first_plies(games, {common.zobrist(),
+                                                     mirrored(common).zobrist()})) > 1_000
+        found = search_material(con, pattern, plies=2, limit=100_000)
+    expected = {}
+    for game_id, positions in games.items():
+        fits = [pattern.matches(material_of(p)) for p in positions]
+        first = next((ply for ply in range(len(fits) - 1) if fits[ply] and fits[ply + 1]), None)
+        if first is not None:
+            expected[game_id] = first
+    assert {r["game_id"]: r["ply"] for r in found.games.records()} == expected
+    assert len(expected) > 50

@@ -258,10 +258,17 @@ def search_material(con: duckdb.DuckDBPyConnection, pattern: MaterialPattern, *,
                     plies: int = 1, notation: str = "chinese", limit: int = 100) -> Found:
     """The games whose material fitted ``pattern`` for at least ``plies`` plies in a row,
     each once, at the first ply it did, with the move it played next in ``notation``."""
+    # Consecutive states that all fit make one run (a pawn taken need not end it): runs are
+    # numbered by the states before them that do not fit.
     hits = f"""
-        SELECT game_id, min(ply) AS ply, NULL AS found
-        FROM ({material_states()})
-        WHERE {pattern.sql()} AND until - ply >= $plies
+        SELECT game_id, min(first) AS ply, NULL AS found FROM (
+            SELECT game_id, min(ply) AS first, max(until) AS last FROM (
+                SELECT game_id, ply, until, fits, count(*) FILTER (NOT fits) OVER (
+                    PARTITION BY game_id ORDER BY ply ROWS UNBOUNDED PRECEDING) AS run
+                FROM (SELECT game_id, ply, until, ({pattern.sql()}) AS fits
+                      FROM ({material_states()})))
+            WHERE fits GROUP BY game_id, run)
+        WHERE last - first >= $plies
         GROUP BY game_id"""
     rows = _run(con, hits, {"plies": plies}, move_text_column(notation), limit)
     if move_text_column(notation) is None:
