@@ -12,6 +12,9 @@ piece is taken, so its *material states* are the start position's pieces (counte
 window over the captures of the database gives every state and the ply it began.
 :class:`MaterialPattern` says which states match.
 
+Invalid games are searched too, up to the move where their record failed: those moves
+were played.
+
 >>> pattern = MaterialPattern.parse("R r1 N0-1 P2+ p0")
 >>> str(pattern)
 'R1 N0-1 P2-5 r1 p0'
@@ -32,12 +35,12 @@ from .db.queries import Result
 from .export import written_moves
 from .position import Position
 from .rules.board import (ADVISOR, CANNON, CHARIOT, COLOR_NAMES, ELEPHANT, HORSE, KING,
-                          LETTER_TO_TYPE, PAWN, PIECE_LETTERS, PIECE_NAMES, RED, BLACK,
-                          Move, Piece, piece_symbol)
+                          LETTER_TO_TYPE, PAWN, PIECE_NAMES, RED, BLACK, Move, Piece,
+                          PieceType, piece_symbol)
 
 #: How many of each piece type a side has at the start, and so at most (no piece is ever
 #: added to the board).
-MOST: dict[int, int] = {KING: 1, ADVISOR: 2, ELEPHANT: 2, HORSE: 2, CHARIOT: 2, CANNON: 2,
+MOST: dict[PieceType, int] = {KING: 1, ADVISOR: 2, ELEPHANT: 2, HORSE: 2, CHARIOT: 2, CANNON: 2,
                         PAWN: 5}
 #: The pieces a pattern can count, Red's then Black's, in the order patterns are written.
 COUNTED: tuple[Piece, ...] = tuple(t * c for c in (RED, BLACK)
@@ -48,7 +51,7 @@ COLUMNS = ["game_id", "ply", "red", "black", "result", "event", "date", "next"]
 
 
 class SearchError(ValueError):
-    """A search that cannot run: a bad material pattern, or no position given."""
+    """A material pattern that cannot be read: the message says what is wrong in it."""
 
 
 def mirrored(position: Position) -> Position:
@@ -137,17 +140,15 @@ class MaterialPattern:
             high = int(m[4]) if m[3] else MOST[ptype] if m[5] else low
             if low > high:
                 raise SearchError(f"{text!r}: {m[0]!r} is an empty range")
-            if low > MOST[ptype] or high > MOST[ptype]:
-                raise SearchError(f"{text!r}: a side has at most {MOST[ptype]} "
-                                  f"{PIECE_NAMES[ptype]}s")
             counted[piece] = (low, high)
         for piece, count in bare.items():
             if piece in counted:
                 raise SearchError(f"{text!r}: {piece_symbol(piece)} is counted twice")
-            if count > MOST[abs(piece)]:
+            counted[piece] = (count, count)
+        for piece, (_, high) in counted.items():
+            if high > MOST[abs(piece)]:
                 raise SearchError(f"{text!r}: a side has at most {MOST[abs(piece)]} "
                                   f"{PIECE_NAMES[abs(piece)]}s")
-            counted[piece] = (count, count)
         if not counted:
             raise SearchError(f"{text!r} names no piece (write e.g. 'R1 r0 P2+')")
         return cls(tuple((p, *counted[p]) for p in COUNTED if p in counted))
@@ -166,11 +167,11 @@ class MaterialPattern:
                             for p, low, high in self.ranges)
 
 
-def material_states(where: str = "TRUE") -> str:
-    """SQL listing every material state of the games ``where`` selects (those that have a
-    start position: a record that held no game has none): ``game_id``, the
-    ``ply`` it began (0: the start), ``until`` (the ply of the next capture, or one past
-    the game's last ply) and one count column per piece of :data:`COUNTED`."""
+def material_states() -> str:
+    """SQL listing every material state of every game with a start position (a record
+    that held no game has none): ``game_id``, the ``ply`` it began (0: the start),
+    ``until`` (the ply of the next capture, or one past the game's last ply) and one count
+    column per piece of :data:`COUNTED`."""
     counts = ",\n           ".join(
         f"length(board) - length(replace(board, '{piece_symbol(p)}', '')) AS {_piece_column(p)}"
         for p in COUNTED)
@@ -181,7 +182,7 @@ def material_states(where: str = "TRUE") -> str:
     return f"""
     WITH start AS (
         SELECT game_id, plies, split_part(start_fen, ' ', 1) AS board
-        FROM games WHERE start_key IS NOT NULL AND ({where})
+        FROM games WHERE start_key IS NOT NULL
     ), counted AS (
         SELECT game_id, plies,
            {counts}
