@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 
@@ -13,7 +14,9 @@ from browse_support import build_small_database
 from xqdb.cli import cli
 from xqdb.db.schema import connect
 from xqdb.export import ExportError, export_games
+from xqdb.formats import dhtmlxq, pgn
 from xqdb.formats.dhtmlxq import COLLECTION_BRANCHES
+from xqdb.formats.record import GameRecord, Line, Origin
 from xqdb.importer import import_paths
 
 #: Per game: its tags, and its variations' moves (variation, parent, branch ply, ply, move).
@@ -202,3 +205,33 @@ def test_every_game_of_ccpd_dev_imports_again_the_same(shared_data: Path,
     assert records == 11_791 and len(before) > 8_000 and invalid < 10
     _, fresh = exported_and_imported(source, tmp_path, "pgn")
     assert_same_games(before, games_of(fresh), added=())
+
+
+def flattened(line: Line) -> list[tuple[int, int, tuple[str, ...], str | None]]:
+    """A tree of lines as (depth, branch index, moves, first comment), walked without
+    recursion."""
+    out = []
+    stack = [(line, 0, 0)]
+    while stack:
+        current, depth, at = stack.pop()
+        out.append((depth, at, tuple(current.moves), current.comments.get(1)))
+        stack.extend((v, depth + 1, i) for i, v in reversed(current.variations))
+    return out
+
+
+@pytest.mark.parametrize("fmt", ["pgn", "dhtmlxq"])
+def test_variations_nested_deeper_than_the_recursion_limit(fmt: str) -> None:
+    # Each variation replaces the second move of the one above it, 3,000 deep.
+    texts = {"pgn": ("h2e2", "h9g7", "b9c7"), "dhtmlxq": ("7747", "7062", "1022")}[fmt]
+    main = Line(moves=list(texts[:2]), comments={1: "main"})
+    line = main
+    for depth in range(3000):
+        variation = Line(moves=[texts[2 - depth % 2], texts[1 + depth % 2]])
+        line.variations.append((1, variation))
+        line = variation
+    writer, reader = (pgn.write, pgn.read) if fmt == "pgn" else (dhtmlxq.write, dhtmlxq.read)
+    record = GameRecord(Origin("deep"), fmt, tags={"Event": "deep"}, notation=fmt if fmt ==
+                        "dhtmlxq" else "uci", result="1-0", mainline=main)
+    back = next(reader(io.BytesIO(writer(record).encode()), Origin("deep")))
+    assert flattened(back.mainline) == flattened(main)
+    assert len(flattened(main)) == 3001

@@ -169,10 +169,13 @@ def _add_variations(con: duckdb.DuckDBPyConnection, game_id: int, start: str | N
 
     def path(number: int, plies: int) -> list[int]:
         """The codes of the first ``plies`` plies of the game along line ``number``."""
-        parent, first, codes, _ = lines[number]
-        if number == 0:
-            return codes[:plies]
-        return path(parent, first - 1) + codes[:plies - first + 1]
+        segments = []
+        while number != 0:
+            parent, first, codes, _ = lines[number]
+            segments.append(codes[:plies - first + 1])
+            number, plies = parent, first - 1
+        segments.append(lines[0][2][:plies])
+        return [code for segment in reversed(segments) for code in segment]
 
     for number, parent, branch_ply, codes in rows:
         if parent not in lines:

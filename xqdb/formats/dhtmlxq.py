@@ -400,7 +400,7 @@ def write(record: GameRecord) -> str:
         if binit is None or side == "b" and not record.moves:
             parts.append(_value("fen", record.fen))
     parts.append(_value("movelist", "".join(record.moves)))
-    parts.extend(_branch_tags(record.mainline, 0, 1, [0]))
+    parts.extend(_branch_tags(record.mainline))
     parts.append("[/DhtmlXQ]")
     return "\n".join(parts)
 
@@ -427,17 +427,26 @@ def _binit(fen: str) -> tuple[str | None, str]:
     return "".join(slots), "w" if turn > 0 else "b"
 
 
-def _branch_tags(line: Line, branch: int, start: int, counter: list[int]) -> list[str]:
-    """The comment tags of ``line`` (branch number ``branch``, first move at absolute ply
-    ``start``) and the tags of the variations below it; ``counter`` numbers the branches."""
+def _branch_tags(main: Line) -> list[str]:
+    """The comment tags of ``main`` and the move and comment tags of every variation below
+    it, the variations numbered 1, 2, 3... as they are met."""
     parts = []
-    prefix = f"comment{branch}_" if branch else "comment"
-    for index, text in sorted(line.comments.items()):
-        if text:
-            parts.append(_value(f"{prefix}{start + index - 1}", text.replace("\n", "||")))
-    for index, variation in line.variations:
-        counter[0] += 1
-        number, first = counter[0], start + index
-        parts.append(_value(f"move_{branch}_{first}_{number}", "".join(variation.moves)))
-        parts.extend(_branch_tags(variation, number, first, counter))
+    number = 0
+    # (line, its branch number, the absolute ply of its first move); an explicit stack,
+    # since records nest variations deeper than Python's recursion limit.
+    stack = [(main, 0, 1)]
+    while stack:
+        line, branch, start = stack.pop()
+        prefix = f"comment{branch}_" if branch else "comment"
+        for index, text in sorted(line.comments.items()):
+            if text:
+                parts.append(_value(f"{prefix}{start + index - 1}", text.replace("\n", "||")))
+        # A parent's variations get rising numbers in their order, which the reader keeps.
+        children = []
+        for index, variation in line.variations:
+            number += 1
+            parts.append(_value(f"move_{branch}_{start + index}_{number}",
+                                "".join(variation.moves)))
+            children.append((variation, number, start + index))
+        stack.extend(reversed(children))
     return parts

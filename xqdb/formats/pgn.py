@@ -373,7 +373,7 @@ def write(record: GameRecord) -> str:
     lines = [f'[{name} "{_tag_value(value)}"]' for name, value in tags.items()
              if _TAG_NAME.fullmatch(name)] or ['[Event ""]']  # a game's first line is a tag
     black_first = (record.fen or "").split()[1:2] == ["b"]
-    tokens = _line_tokens(record.mainline, 0, black_first)
+    tokens = _line_tokens(record.mainline, black_first)
     if record.result is not None:
         tokens.append(record.result)
     return "\n".join(lines) + "\n\n" + "\n".join(_wrapped(tokens))
@@ -394,35 +394,77 @@ def _comment(text: str) -> str:
     return "{" + text.replace("}", ")") + "}"
 
 
-def _line_tokens(line: Line, first_ply: int, black_first: bool) -> list[str]:
-    """The tokens of ``line``, whose first move is game ply ``first_ply + 1``."""
+@dataclasses.dataclass(slots=True)
+class _Writing:
+    """A line being written: where it starts and how far it has got."""
+
+    line: Line
+    first_ply: int
+    """The game ply of the line's first move, less one."""
+    index: int = 0
+    """The next move to write."""
+    numbered: bool = True
+    """The next move needs its number: a line's first, or one after a comment or a
+    variation."""
+    pending: list[Line] = dataclasses.field(default_factory=list)
+    """Variations still to write after the move just written."""
+
+
+def _line_tokens(root: Line, black_first: bool) -> list[str]:
+    """The movetext tokens of ``root`` and its variations, ``(`` and ``)`` glued to the
+    tokens they enclose."""
+    # An explicit stack: records nest variations deeper than Python's recursion limit.
     tokens: list[str] = []
-    if line.comments.get(0):
-        tokens.append(_comment(line.comments[0]))
-    branches: dict[int, list[Line]] = {}
-    for index, variation in line.variations:
-        branches.setdefault(index, []).append(variation)
-    numbered = True  # the next move needs its number: a line's first, or one after a break
-    for index, text in enumerate(line.moves):
-        ply = first_ply + index + int(black_first)  # 0-based, counting from a Red move
+    stack = [_Writing(root, 0)]
+    if root.comments.get(0):
+        tokens.append(_comment(root.comments[0]))
+    while stack:
+        top = stack[-1]
+        if top.pending:
+            variation = top.pending.pop(0)
+            top.numbered = True
+            stack.append(_Writing(variation, top.first_ply + top.index - 1))
+            tokens.append("(")
+            if variation.comments.get(0):
+                tokens.append(_comment(variation.comments[0]))
+            continue
+        if top.index == len(top.line.moves):
+            stack.pop()
+            if stack:
+                tokens.append(")")
+            continue
+        index = top.index
+        ply = top.first_ply + index + int(black_first)  # 0-based, counting from a Red move
         if ply % 2 == 0:
             tokens.append(f"{ply // 2 + 1}.")
-        elif numbered:
+        elif top.numbered:
             tokens.append(f"{ply // 2 + 1}...")
-        tokens.append(text)
-        numbered = False
-        for nag in line.nags.get(index + 1, ()):
-            tokens.append(f"${nag}")
-        if line.comments.get(index + 1):
-            tokens.append(_comment(line.comments[index + 1]))
-            numbered = True
-        for variation in branches.get(index, ()):
-            inner = _line_tokens(variation, first_ply + index, black_first)
-            tokens.append("(" + inner[0])
-            tokens.extend(inner[1:])
-            tokens[-1] += ")"
-            numbered = True
-    return tokens
+        tokens.append(top.line.moves[index])
+        top.numbered = False
+        tokens.extend(f"${nag}" for nag in top.line.nags.get(index + 1, ()))
+        if top.line.comments.get(index + 1):
+            tokens.append(_comment(top.line.comments[index + 1]))
+            top.numbered = True
+        top.pending = [v for at, v in top.line.variations if at == index]
+        top.index += 1
+    return _glued(tokens)
+
+
+def _glued(tokens: list[str]) -> list[str]:
+    """``(`` joined to the token after it and ``)`` to the token before it."""
+    out: list[str] = []
+    opening = ""
+    for token in tokens:
+        if token == "(":
+            opening += "("
+        elif token == ")" and out and not opening:
+            out[-1] += ")"
+        else:
+            out.append(opening + token)
+            opening = ""
+    if opening:
+        out.append(opening)
+    return out
 
 
 def _wrapped(tokens: list[str]) -> list[str]:
