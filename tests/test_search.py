@@ -128,7 +128,8 @@ def material_of(position: Position) -> Counter[str]:
 
 
 @pytest.mark.parametrize("text,plies", [("R1 r1 C0 c0 N0 n0", 1), ("RR rr", 1), ("p0 P3+", 4),
-                                        ("N2 n1 C2 c2", 1), ("R0-1 r2 A0", 10)])
+                                        ("N2 n1 C2 c2", 1), ("R0-1 r2 A0", 10),
+                                        ("RNC>rnc", 4), ("R0 RNC>=rnc P<p", 1)])
 def test_material_search_agrees_with_the_replayed_boards(
         small_db: Path, games: dict[int, list[Position]], text: str, plies: int) -> None:
     pattern = MaterialPattern.parse(text)
@@ -164,10 +165,16 @@ def test_material_patterns() -> None:
     assert str(MaterialPattern.parse("RR,cc h0 E1-2 p3+")) == "R2 B1-2 n0 c2 p3-5"
     assert MaterialPattern.parse("Rr").matches({"R": 1, "r": 1, "C": 2})
     assert not MaterialPattern.parse("R1 P0").matches({"R": 1, "P": 1})
+    balance = MaterialPattern.parse("RNC>rnc, P<=p")
+    assert str(balance) == "RNC>rnc P<=p"
+    assert balance.matches({"R": 2, "N": 1, "r": 2, "P": 3, "p": 3})
+    assert not balance.matches({"R": 2, "N": 1, "r": 2, "n": 1, "P": 3, "p": 3})
+    assert not balance.matches({"R": 2, "N": 1, "r": 2, "P": 4, "p": 3})
     for bad, says in [("R3", "at most 2 chariots"), ("X1", "not a piece letter"),
                       ("K1", "always has its king"), ("R1 R2", "counted twice"),
                       ("R R1", "counted twice"), ("P3-1", "empty range"), ("", "names no piece"),
-                      ("P-2", "needs a number")]:
+                      ("P-2", "needs a number"), ("RK>rk", "'K' in 'RK' is not a piece"),
+                      ("R>>r", "not a piece letter")]:
         with pytest.raises(SearchError, match=says):
             MaterialPattern.parse(bad)
 

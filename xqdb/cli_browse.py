@@ -34,7 +34,8 @@ def _fail(message: str, hint: str) -> NoReturn:
 @click.option("--mirror", is_flag=True, help="Also find the left-right mirror image.")
 @click.option("--material", default=None, metavar="PATTERN",
               help="Find a balance of material instead, e.g. 'R1 r1 N0 n0 C0 c0' "
-                   "(upper case Red, lower case Black; R2, P1-3, P2+; unnamed: any).")
+                   "(upper case Red, lower case Black; R2, P1-3, P2+; unnamed: any; "
+                   "RNC>rnc compares sums).")
 @click.option("--plies", type=click.IntRange(1), default=1, show_default=True,
               help="With --material: for at least this many plies in a row.")
 @click.option("--notation", type=_notations, default="chinese", show_default=True,
@@ -55,6 +56,7 @@ def search_command(db: str, fen: str | None, moves: str | None, mirror: bool,
     xqdb search --db games.duckdb --moves "h2e2 h9g7" --mirror --format csv
     xqdb search --db games.duckdb --fen "4k4/9/9/9/9/9/9/9/4R4/3K5 w"
     xqdb search --db games.duckdb --material "R1 r0 N0 n1 C0 c0" --plies 6
+    xqdb search --db games.duckdb --material "RNC>rnc P<p" --plies 10
     """
     if material is not None:
         if fen is not None or moves is not None or mirror:
@@ -63,8 +65,8 @@ def search_command(db: str, fen: str | None, moves: str | None, mirror: bool,
         try:
             pattern = MaterialPattern.parse(material)
         except SearchError as exc:
-            _fail(str(exc), "pieces are FEN letters with a count: 'R2 r1-2 P2+ n0' "
-                            "(xqdb search --help)")
+            _fail(str(exc), "write counts like 'R2 r1-2 P2+ n0' or balances like 'RNC>rnc'; "
+                            "xqdb search --help shows how")
         with _database(db) as con:
             found = search_material(con, pattern, plies=plies, notation=notation, limit=limit)
     else:

@@ -93,10 +93,13 @@ class MaterialPattern:
     Black (``E`` and ``H`` are taken for ``B`` and ``N``, as in WXF). A letter is followed by
     a count: ``R2`` exactly two, ``P1-3`` from one to three, ``P2+`` at least two. A letter
     without a count counts once, so ``RR`` is ``R2``. Pieces not named may be any number;
-    ``N0`` asks for none. Terms may be run together or parted by spaces or commas.
+    ``N0`` asks for none. A balance compares two sums of pieces: ``R>r`` (Red has more
+    chariots than Black), ``RNC>=rnc`` (at least as many strong pieces), ``P=p``; the
+    comparisons are ``>``, ``>=``, ``=``, ``<=`` and ``<``. Terms may be run together or
+    parted by spaces or commas.
 
-    >>> str(MaterialPattern.parse("RRcc, h0"))
-    'R2 n0 c2'
+    >>> str(MaterialPattern.parse("RRcc, h0 RNC>rnc"))
+    'R2 n0 c2 RNC>rnc'
     >>> MaterialPattern.parse("R3")
     Traceback (most recent call last):
     ...
@@ -105,24 +108,37 @@ class MaterialPattern:
 
     ranges: tuple[tuple[Piece, int, int], ...]
     """``(piece, fewest, most)`` for every piece named, in :data:`COUNTED` order."""
+    balances: tuple[tuple[tuple[Piece, ...], str, tuple[Piece, ...]], ...] = ()
+    """``(pieces, comparison, pieces)``: the sum of the counts on the left compared with
+    the sum on the right, in the order written."""
 
     _TERM = re.compile(r"([A-Za-z])(\d+)?(?:(-)(\d+)|(\+))?")
+    _BALANCE = re.compile(r"([A-Za-z]+)(>=|<=|=|>|<)([A-Za-z]+)")
+    _COMPARE = {">": int.__gt__, ">=": int.__ge__, "=": int.__eq__, "<=": int.__le__,
+                "<": int.__lt__}
 
     @classmethod
     def parse(cls, text: str) -> MaterialPattern:
         """The pattern ``text`` writes; raises :class:`SearchError` saying what is wrong."""
         bare: dict[Piece, int] = {}
         counted: dict[Piece, tuple[int, int]] = {}
+        balances = []
         at = 0
         body = text.strip()
         while at < len(body):
             if body[at] in " ,":
                 at += 1
                 continue
+            balance = cls._BALANCE.match(body, at)
+            if balance is not None:
+                at = balance.end()
+                left, right = (cls._pieces(text, balance[i]) for i in (1, 3))
+                balances.append((left, balance[2], right))
+                continue
             m = cls._TERM.match(body, at)
             if m is None or m[1].upper() not in LETTER_TO_TYPE:
                 raise SearchError(f"{text!r}: {body[at:at + 8]!r} is not a piece letter with "
-                                  f"a count (pieces: R N B A C P, lower case for Black)")
+                                  f"a count: R N B A C P, lower case for Black")
             at = m.end()
             ptype = LETTER_TO_TYPE[m[1].upper()]
             piece = ptype if m[1].isupper() else -ptype
@@ -149,22 +165,48 @@ class MaterialPattern:
             if high > MOST[abs(piece)]:
                 raise SearchError(f"{text!r}: a side has at most {MOST[abs(piece)]} "
                                   f"{PIECE_NAMES[abs(piece)]}s")
-        if not counted:
-            raise SearchError(f"{text!r} names no piece (write e.g. 'R1 r0 P2+')")
-        return cls(tuple((p, *counted[p]) for p in COUNTED if p in counted))
+        if not counted and not balances:
+            raise SearchError(f"{text!r} names no piece")
+        return cls(tuple((p, *counted[p]) for p in COUNTED if p in counted), tuple(balances))
+
+    @staticmethod
+    def _pieces(text: str, letters: str) -> tuple[Piece, ...]:
+        """The pieces a side of a balance names (``RNC``: Red's chariots, horses, cannons)."""
+        pieces = []
+        for letter in letters:
+            ptype = LETTER_TO_TYPE.get(letter.upper())
+            if ptype is None or ptype == KING:
+                raise SearchError(f"{text!r}: {letter!r} in {letters!r} is not a piece that "
+                                  f"can be counted: R N B A C P, lower case for Black")
+            pieces.append(ptype if letter.isupper() else -ptype)
+        return tuple(pieces)
 
     def __str__(self) -> str:
-        return " ".join(f"{piece_symbol(p)}{low}" + ("" if low == high else f"-{high}")
-                        for p, low, high in self.ranges)
+        counts = [f"{piece_symbol(p)}{low}" + ("" if low == high else f"-{high}")
+                  for p, low, high in self.ranges]
+        balances = ["".join(map(piece_symbol, left)) + compare + "".join(map(piece_symbol, right))
+                    for left, compare, right in self.balances]
+        return " ".join(counts + balances)
 
     def matches(self, counts: Mapping[str, int]) -> bool:
         """Whether material given as counts by FEN letter (absent: none) fits."""
-        return all(low <= counts.get(piece_symbol(p), 0) <= high for p, low, high in self.ranges)
+        def total(pieces: tuple[Piece, ...]) -> int:
+            return sum(counts.get(piece_symbol(p), 0) for p in pieces)
+
+        return (all(low <= counts.get(piece_symbol(p), 0) <= high
+                    for p, low, high in self.ranges)
+                and all(self._COMPARE[compare](total(left), total(right))
+                        for left, compare, right in self.balances))
 
     def sql(self) -> str:
         """The condition on the columns :func:`material_states` gives."""
-        return " AND ".join(f"{_piece_column(p)} BETWEEN {low} AND {high}"
-                            for p, low, high in self.ranges)
+        def total(pieces: tuple[Piece, ...]) -> str:
+            return "(" + " + ".join(map(_piece_column, pieces)) + ")"
+
+        return " AND ".join(
+            [f"{_piece_column(p)} BETWEEN {low} AND {high}" for p, low, high in self.ranges]
+            + [f"{total(left)} {compare} {total(right)}"
+               for left, compare, right in self.balances])
 
 
 def material_states() -> str:
