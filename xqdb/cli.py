@@ -360,9 +360,10 @@ def engine_command() -> None:
 def _add_report_commands() -> None:
     from .cli_reports import COMMANDS
     from .cli_analysis import COMMANDS as ANALYSIS_COMMANDS
+    from .cli_browse import COMMANDS as BROWSE_COMMANDS
     from .cli_show import COMMANDS as SHOW_COMMANDS
 
-    for command in (*COMMANDS, *ANALYSIS_COMMANDS, *SHOW_COMMANDS):
+    for command in (*COMMANDS, *ANALYSIS_COMMANDS, *BROWSE_COMMANDS, *SHOW_COMMANDS):
         cli.add_command(command)
 
 

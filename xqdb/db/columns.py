@@ -24,6 +24,7 @@ import pyarrow as pa
 
 from ..errors import ErrorKind
 from ..formats.tags import parse_date, parse_year
+from ..notation import REGISTRY
 from ..notation.chinese import TRADITIONAL_GLYPHS
 from ..openings.store import classify_game, stored_values
 from ..replay import ReplayedGame
@@ -555,6 +556,17 @@ def takes(columns: tuple[Column, ...]) -> tuple[Take, ...]:
 def column(table: str, name: str) -> Column:
     """The column ``name`` of ``table``."""
     return next(c for c in TABLES[table].columns if c.name == name)
+
+
+def move_text_column(notation: str) -> str | None:
+    """The column of ``moves`` that holds the moves written in ``notation`` (a name of the
+    notation registry), or ``None`` when the database does not store that notation.
+
+    >>> move_text_column("chinese-traditional"), move_text_column("san")
+    ('chinese_traditional', None)
+    """
+    name = notation.replace("-", "_")
+    return name if notation in REGISTRY and name in TABLES["moves"].names else None
 
 
 def ddl() -> str:
