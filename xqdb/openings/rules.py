@@ -123,7 +123,8 @@ def group(line: OpeningLine) -> Grouping:
     if first == "炮二平五" and reply not in ("炮8平5", "炮2平5"):
         key = _central_cannon(reading)
         if key is not None:
-            return Grouping(key, "C00", tuple(reading.steps))
+            key, code = _screen_horses_variation(reading, key)
+            return Grouping(key, code or "C00", tuple(reading.steps), final=code is not None)
         fixed = _right_horse_and_pawn(reading)
         if fixed is not None:
             return Grouping(f"中炮对进右马/{fixed}", fixed, tuple(reading.steps), final=True)
@@ -190,6 +191,42 @@ def _central_cannon(reading: _Reading) -> str | None:
     if system == "车二进四":
         return "中炮对屏风马/车二进四/" + _left_horse(reading)
     return f"中炮对屏风马/{system}"
+
+
+def _screen_horses_variation(reading: _Reading, key: str) -> tuple[str, str | None]:
+    """Where an ECCO definition inside a 屏风马 system fixes the code by a move at a given
+    turn, the key refined by it and the code (``None``: the tree decides)."""
+    if key == "中炮对屏风马/炮八平七":
+        return _five_seven_cannons_edge_pawn(reading, key)
+    return key, None
+
+
+def _five_seven_cannons_edge_pawn(reading: _Reading, key: str) -> tuple[str, str | None]:
+    """五七炮互进三兵对屏风马边卒右马外盘河 (C72-C78): Red's 马八进九 and 兵三进一 and
+    Black's 卒1进1 before Black's sixth move 马3进2. Red's seventh move 车九进一 (左横车)
+    opens C73-C78; any other seventh move is C72."""
+    if reading.at(11) != "马3进2" or any(
+            (ply := reading.ply_of(move, side)) is None or ply > 10
+            for move, side in (("马八进九", 0), ("兵三进一", 0), ("卒1进1", 1))):
+        return key, None
+    reading.note((11,), "Black played 马3进2 as his move 6, after 卒1进1 (边卒右马外盘河)")
+    if reading.at(12) != "车九进一":
+        reading.note((12,), f"Red played {reading.at(12) or 'nothing'} as his move 7, not 车九进一")
+        return f"{key}/边卒右马外盘河", "C72"
+    answer, eighth = reading.at(13), reading.at(14)
+    code = _AGAINST_LEFT_CROSS_ROOK.get(answer, "C73")
+    if code == "C74":
+        code = {"马三进四": "C75", "车二进四": "C76"}.get(eighth, code)
+    reading.note((12, 13, 14) if code in ("C75", "C76") else (12, 13),
+                 f"Red played 车九进一 as his move 7 (左横车), Black {answer or 'nothing'}"
+                 + (f", Red {eighth}" if code in ("C75", "C76") else ""))
+    return f"{key}/边卒右马外盘河/左横车/{code}", code
+
+
+#: Black's seventh move against 五七炮…边卒右马外盘河 and 红左横车 that names the variation:
+#: 飞左象 (C74, then C75 右马盘河 or C76 右车巡河 by Red's eighth), 飞右象, 兑边卒; any
+#: other is C73.
+_AGAINST_LEFT_CROSS_ROOK = {"象7进5": "C74", "象3进5": "C77", "卒1进1": "C78"}
 
 
 def _red_system(reading: _Reading, systems: frozenset[str]) -> str:
