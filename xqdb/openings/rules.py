@@ -138,6 +138,9 @@ def group(line: OpeningLine) -> Grouping:
         key = _same_side_cannons(reading)
         if key == "顺炮直车对横车/其他":
             return Grouping(key, "D20", tuple(reading.steps), final=True)
+        if key == "顺炮/直车对缓开车":
+            code = _slow_rook_answer(reading)
+            return Grouping(f"{key}/{code}", code, tuple(reading.steps), final=True)
         return Grouping(key, "D00", tuple(reading.steps))
     if first == "兵三进一" and reply == "炮8平7":
         reading.note((1,), "Black played 炮8平7 (卒底炮)")
@@ -382,6 +385,24 @@ def _same_side_cannons(reading: _Reading) -> str:
             reading.note((ply,), f"Red played {move}, his first move after 马八进七")
             return f"顺炮直车对横车/{move}"
     return "顺炮直车对横车/其他"
+
+
+#: Black's moves that name a variation of 顺炮直车对缓开车: 左横车, 右横车, 兑直车, 过河炮,
+#: 边炮.
+_SLOW_ROOK_ANSWERS = {"车9进1": "D11", "车1进1": "D12", "车9平8": "D13", "炮2进4": "D14",
+                      "炮2平1": "D15"}
+
+
+def _slow_rook_answer(reading: _Reading) -> str:
+    """顺炮直车对缓开车 (D10-D15) by the first of Black's :data:`_SLOW_ROOK_ANSWERS` from his
+    third move to his fifth; D10 when he plays none of them."""
+    for ply in range(5, min(len(reading.texts), 11), 2):
+        code = _SLOW_ROOK_ANSWERS.get(reading.texts[ply])
+        if code is not None:
+            reading.note((ply,), f"Black played {reading.texts[ply]} as his move {ply // 2 + 1}")
+            return code
+    reading.note((), "Black played none of 车9进1, 车1进1, 车9平8, 炮2进4, 炮2平1 by his move 5")
+    return "D10"
 
 
 #: Red's moves that name a variation of 顺炮直车对横车 (D21-D29): 先上仕, 左边马,
