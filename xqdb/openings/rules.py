@@ -133,6 +133,8 @@ def group(line: OpeningLine) -> Grouping:
             return Grouping(key, "B30", tuple(reading.steps))
         key = _central_cannon_other_defence(reading)
         if key is not None:
+            if key.startswith("中炮对马2进3/车9进1"):
+                key += _cross_rook_or_edge_horse_first(reading)
             return Grouping(key, "B00", tuple(reading.steps))
     if first == "炮二平五" and reply == "炮8平5":
         key = _same_side_cannons(reading)
@@ -328,6 +330,17 @@ def _central_cannon_other_defence(reading: _Reading) -> str | None:
     if reply == "马8进7" and moves[:1] == ["炮8平9"] and moves[1:2] != ["炮2平5"]:
         return f"中炮对左三步虎/{_against_left_three_step_tiger(reading)}"
     return "/".join([f"中炮对{reply}"] + (moves or ["其他"]))
+
+
+def _cross_rook_or_edge_horse_first(reading: _Reading) -> str:
+    """For 中炮对进右马横车: ``/横车先平肋`` when the 横车 moves to the rib file (车9平4)
+    before 马8进9, which makes it 单提马横车 (B12-B14), else ``/边马先`` (单提马, B10)."""
+    rib, edge = reading.ply_of("车9平4", 1), reading.ply_of("马8进9", 1)
+    if rib is not None and (edge is None or rib < edge):
+        reading.note((rib,), "Black played 车9平4 before 马8进9 (单提马横车)")
+        return "/横车先平肋"
+    reading.note((), "Black played 马8进9 before moving the 横车 to the rib file")
+    return "/边马先"
 
 
 #: Red's moves read past when his rooks name the line against 后补列炮.
