@@ -203,7 +203,28 @@ def _screen_horses_variation(reading: _Reading, key: str) -> tuple[str, str | No
     turn, the key refined by it and the code (``None``: the tree decides)."""
     if key == "中炮对屏风马/炮八平七":
         return _five_seven_cannons_edge_pawn(reading, key)
+    if key == "中炮对屏风马/车二进六" and _central_pawn_before_left_wing(reading):
+        return f"{key}/进中兵", "C17"
     return key, None
+
+
+def _central_pawn_before_left_wing(reading: _Reading) -> bool:
+    """Whether Red's first move past 过河车 (his pawns 三/七 and the 车二 read past) is
+    兵五进一, with neither 兵七进一 nor a left horse before it: no 七路马, 左边马 or 互进七兵
+    line is reached, and the code stays 中炮过河车对屏风马 (C17)."""
+    rook = reading.ply_of("车二进六", 0)
+    assert rook is not None, "the 过河车 group is named by 车二进六"
+    for ply in range(rook + 2, len(reading.texts), 2):
+        move = reading.texts[ply]
+        if move in ("兵三进一", "兵七进一") or move.startswith("车二"):
+            continue
+        if move != "兵五进一" or any(
+                reading.texts[before] in ("兵七进一", "马八进七", "马八进九")
+                for before in range(0, ply, 2)):
+            return False
+        reading.note((ply,), "Red played 兵五进一 before 兵七进一 or a left horse (进中兵)")
+        return True
+    return False
 
 
 def _five_seven_cannons_edge_pawn(reading: _Reading, key: str) -> tuple[str, str | None]:
