@@ -138,8 +138,9 @@ def group(line: OpeningLine) -> Grouping:
             return Grouping(key, "B00", tuple(reading.steps))
     if first == "炮二平五" and reply == "炮8平5":
         key = _same_side_cannons(reading)
-        if key == "顺炮直车对横车/其他":
-            return Grouping(key, "D20", tuple(reading.steps), final=True)
+        fixed = {"顺炮直车对横车/其他": "D20", "顺炮直车对横车/两头蛇/双横车": "D29"}.get(key)
+        if fixed is not None:
+            return Grouping(key, fixed, tuple(reading.steps), final=True)
         if key == "顺炮/直车对缓开车":
             code = _slow_rook_answer(reading)
             return Grouping(f"{key}/{code}", code, tuple(reading.steps), final=True)
@@ -410,14 +411,36 @@ def _same_side_cannons(reading: _Reading) -> str:
         reading.note((), "Black had not played 车9进1 by his move 3")
         return "顺炮/直车对缓开车"
     reading.note((black[0],), f"Black played 车9进1 as his move {black[0] // 2 + 1}")
+    pawns: list[int] = []
     for ply in range(6, len(reading.texts), 2):
         move = reading.texts[ply]
-        if move != "马八进七":
-            if move not in _AGAINST_SAME_SIDE_CANNONS_AND_CROSS_ROOK:
-                reading.note((ply,), f"Red played {move} after 马八进七, no variation's move")
-                return "顺炮直车对横车/其他"
-            reading.note((ply,), f"Red played {move}, his first move after 马八进七")
+        if move == "马八进七":
+            continue
+        if move in ("兵三进一", "兵七进一"):
+            # A pawn leaves the variation open: the move after it may still name one
+            # (进三兵 then 过河车 is 红过河车), and the other pawn makes it 两头蛇.
+            pawns.append(ply)
+            if len(pawns) == 2:
+                reading.note(tuple(pawns), "Red played 兵三进一 and 兵七进一 before any other "
+                                           "move after 马八进七 (两头蛇)")
+                if reading.at(ply + 1) == "车1进1" and "车9平4" in reading.texts[5:ply:2]:
+                    reading.note((ply + 1,), "Black answered with his second 横车 车1进1, "
+                                             "the first already on the rib file (双横车)")
+                    return "顺炮直车对横车/两头蛇/双横车"
+                return "顺炮直车对横车/两头蛇"
+            continue
+        if move in _AGAINST_SAME_SIDE_CANNONS_AND_CROSS_ROOK:
+            reading.note((ply,), f"Red played {move}, his first move after 马八进七"
+                         + (" and the pawn" if pawns else ""))
             return f"顺炮直车对横车/{move}"
+        if pawns:
+            break
+        reading.note((ply,), f"Red played {move} after 马八进七, no variation's move")
+        return "顺炮直车对横车/其他"
+    if pawns:
+        pawn = reading.texts[pawns[0]]
+        reading.note((pawns[0],), f"Red played {pawn}, then no other variation's move")
+        return f"顺炮直车对横车/{pawn}"
     return "顺炮直车对横车/其他"
 
 
@@ -439,10 +462,11 @@ def _slow_rook_answer(reading: _Reading) -> str:
     return "D10"
 
 
-#: Red's moves that name a variation of 顺炮直车对横车 (D21-D29): 先上仕, 左边马,
-#: 巡河车, 过河车, 仕角炮, and the pawns that lead to 进三兵, 进七兵, 两头蛇.
+#: Red's moves that name a variation of 顺炮直车对横车 (D21-D25): 先上仕, 左边马,
+#: 巡河车, 过河车, 仕角炮. The pawns before them are read past; alone they name 进三兵,
+#: 进七兵 (D26, D27), both 两头蛇 (D28, D29).
 _AGAINST_SAME_SIDE_CANNONS_AND_CROSS_ROOK = frozenset({
-    "仕四进五", "仕六进五", "马八进九", "车二进四", "车二进六", "炮八平六", "兵三进一", "兵七进一"})
+    "仕四进五", "仕六进五", "马八进九", "车二进四", "车二进六", "炮八平六"})
 
 
 def _first_of(reading: _Reading, side: int, moves: tuple[str, ...]) -> tuple[int, str] | None:
