@@ -206,7 +206,25 @@ def _screen_horses_variation(reading: _Reading, key: str) -> tuple[str, str | No
         return _five_seven_cannons_edge_pawn(reading, key)
     if key == "中炮对屏风马/车二进六" and _central_pawn_before_left_wing(reading):
         return f"{key}/进中兵", "C17"
+    if key == "中炮对屏风马/车二进六" and reading.at(11) == "炮9退1" and reading.at(12) == "马八进七":
+        return _seven_road_horse_against_edge_cannon(reading, key)
     return key, None
+
+
+def _seven_road_horse_against_edge_cannon(reading: _Reading, key: str) -> tuple[str, str | None]:
+    """中炮过河车互进七兵对屏风马平炮兑车, 红七路马对黑退边炮 (C42-C46): Black's 炮9退1 as
+    his sixth move and Red's 马八进七 as his seventh. 上右士 (士4进5) as Black's seventh
+    opens C43-C46, and Red's eighth 马七进六 then makes it 左马盘河 (C44); without the
+    士 there it is C42."""
+    reading.note((11, 12), "Black played 炮9退1 as his move 6, Red 马八进七 as his move 7")
+    if reading.at(13) != "士4进5":
+        reading.note((13,), f"Black played {reading.at(13) or 'nothing'} as his move 7, not 士4进5")
+        return f"{key}/七路马对退边炮", "C42"
+    if reading.at(14) == "马七进六":
+        reading.note((13, 14), "Black played 士4进5 (上右士), Red 马七进六 (左马盘河)")
+        return f"{key}/七路马对退边炮上右士/马七进六", "C44"
+    reading.note((13,), "Black played 士4进5 as his move 7 (上右士)")
+    return f"{key}/七路马对退边炮上右士", None
 
 
 def _central_pawn_before_left_wing(reading: _Reading) -> bool:
