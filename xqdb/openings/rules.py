@@ -531,7 +531,31 @@ def _left_central_cannon_against_cannon_below_pawn(reading: _Reading) -> tuple[s
         reading.note((4,), f"Red played 马八进七 (进左马), Black {answer or 'nothing'}")
         return f"{key}/飞左象/马八进七/其他", "E22"
     reading.note((4, 5), f"Red played 马八进七 (进左马), Black {answer}")
-    return f"{key}/飞左象/马八进七/{answer}", "E23" if answer == "车1进1" else "E30"
+    if answer == "车1进1":
+        return _left_straight_rook_against_right_cross_rook(reading, f"{key}/飞左象/马八进七/车1进1")
+    return f"{key}/飞左象/马八进七/{answer}", "E30"
+
+
+#: Black's answer to 右马盘河 (马三进四) in 红左直车…对黑右横车 that names the variation:
+#: 上士, 过河 (the 横车, now on 8, crosses), 边卒; any other answer stays E24.
+_AGAINST_RIGHT_HORSE_TO_RIVER = {"士6进5": "E25", "车8进6": "E26", "卒1进1": "E27"}
+
+
+def _left_straight_rook_against_right_cross_rook(reading: _Reading, key: str) -> tuple[str, str]:
+    """…红进左马对黑右横车 (E23-E27): the 左直车 车九平八 as Red's fourth move, met by
+    车1平8 and, after 马二进三, 马8进6, makes it E24-E27, and Black's answer to Red's
+    马三进四 (右马盘河) then names E25-E27; any other order leaves E23."""
+    plies = (6, 7, 8, 9)
+    if [reading.at(ply) for ply in plies] != ["车九平八", "车1平8", "马二进三", "马8进6"]:
+        reading.note((), "Red's moves 4 and 5 and Black's answers are not "
+                         "车九平八 车1平8 马二进三 马8进6")
+        return f"{key}/其他", "E23"
+    reading.note(plies, "Red played 车九平八 (左直车) and 马二进三, Black 车1平8 and 马8进6")
+    horse = reading.ply_of("马三进四", 0)
+    code = "E24" if horse is None else _AGAINST_RIGHT_HORSE_TO_RIVER.get(reading.at(horse + 1), "E24")
+    if horse is not None and code != "E24":
+        reading.note((horse, horse + 1), f"Red played 马三进四 (右马盘河), Black {reading.at(horse + 1)}")
+    return f"{key}/车九平八/{code}/其他", code
 
 
 #: Red's third move in 对兵互进右马局 that names the variation: 飞相, 横车, 边炮.
