@@ -161,7 +161,31 @@ def group(line: OpeningLine) -> Grouping:
         code = _pawns_facing(reading)
         return Grouping(f"仙人指路/{code}", code, tuple(reading.steps), final=True)
     reading.note((1,), f"Black played {reply}")
+    if first == "相三进五" and reply == "炮8平4":
+        code = _elephant_against_palace_cannon(reading)
+        if code is not None:
+            return Grouping(f"{first} {reply}/{code}", code, tuple(reading.steps), final=True)
     return Grouping(f"{first} {reply}", default, tuple(reading.steps))
+
+
+#: 飞相进右马对左过宫炮, 红直车对黑进７卒 (A32), as ECCO writes it, and Red's fourth
+#: moves that name the lines after it: 边炮 (A33), 互进七兵 (A34).
+_ELEPHANT_AGAINST_PALACE_CANNON = ("相三进五", "炮8平4", "马二进三", "马8进7", "车一平二", "卒7进1")
+_AFTER_ELEPHANT_AGAINST_PALACE_CANNON = {"炮二平一": "A33", "兵七进一": "A34"}
+
+
+def _elephant_against_palace_cannon(reading: _Reading) -> str | None:
+    """A32-A34 when the game opens with :data:`_ELEPHANT_AGAINST_PALACE_CANNON` in that
+    order, by Red's fourth move; ``None`` (the tree decides among A30, A31) otherwise."""
+    plies = tuple(range(len(_ELEPHANT_AGAINST_PALACE_CANNON)))
+    if tuple(reading.at(ply) for ply in plies) != _ELEPHANT_AGAINST_PALACE_CANNON:
+        return None
+    fourth = reading.at(len(plies))
+    code = _AFTER_ELEPHANT_AGAINST_PALACE_CANNON.get(fourth, "A32")
+    reading.note(plies[2:], "Red played 马二进三 and 车一平二, Black 马8进7 and 卒7进1 (红直车对黑进７卒)")
+    if code != "A32":
+        reading.note((len(plies),), f"Red played {fourth} as his move 4")
+    return code
 
 
 def _left_horse(reading: _Reading) -> str:
