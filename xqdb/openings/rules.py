@@ -227,7 +227,10 @@ def _screen_horses_variation(reading: _Reading, key: str) -> tuple[str, str | No
     """Where an ECCO definition inside a 屏风马 system fixes the code by a move at a given
     turn, the key refined by it and the code (``None``: the tree decides)."""
     if key == "中炮对屏风马/炮八平七":
-        return _five_seven_cannons_edge_pawn(reading, key)
+        key, code = _five_seven_cannons_edge_pawn(reading, key)
+        if code is None and key == "中炮对屏风马/炮八平七":
+            return _five_seven_cannons_both_straight_rooks(reading, key)
+        return key, code
     if key == "中炮对屏风马/车二进六" and _central_pawn_before_left_wing(reading):
         return f"{key}/进中兵", "C17"
     if key == "中炮对屏风马/车二进六" and reading.at(11) == "炮9退1" and reading.at(12) == "马八进七":
@@ -290,6 +293,34 @@ def _five_seven_cannons_edge_pawn(reading: _Reading, key: str) -> tuple[str, str
                  f"Red played 车九进一 as his move 7 (左横车), Black {answer or 'nothing'}"
                  + (f", Red {eighth}" if code in ("C75", "C76") else ""))
     return f"{key}/边卒右马外盘河/左横车/{code}", code
+
+
+#: Black's answer to 红左直车 in 五七炮对屏风马进７卒 that names the variation: 左炮过河,
+#: 右炮巡河, 右炮过河; any other is C63.
+_AGAINST_FIVE_SEVEN_LEFT_STRAIGHT_ROOK = {"炮8进4": "C64", "炮2进2": "C65", "炮2进4": "C66"}
+
+
+def _five_seven_cannons_both_straight_rooks(reading: _Reading, key: str) -> tuple[str, str | None]:
+    """五七炮对屏风马进７卒, 黑右直车 (C62-C66): Black's 卒7进1 and 车1平2 by his fifth
+    move, Red's left rook and 七兵 still home. Red's 车九平八 as his sixth move makes it 红左直车对
+    黑右直车 (C63-C66), Black's answer to it naming the variation; any other sixth move
+    leaves C62."""
+    pawn, rook = reading.ply_of("卒7进1", 1), reading.ply_of("车1平2", 1)
+    if pawn is None or rook is None or max(pawn, rook) > 9:
+        return key, None
+    # A 车九平八 or 兵七进一 (互进七兵, C68) before Red's sixth move is another line.
+    if any((ply := reading.ply_of(move, 0)) is not None and ply < 10
+           for move in ("车九平八", "兵七进一")):
+        return key, None
+    if reading.at(10) != "车九平八":
+        reading.note((pawn, rook, 10), f"Black played 卒7进1 and 车1平2 (进７卒, 右直车), Red "
+                                       f"{reading.at(10) or 'nothing'} as his move 6, not 车九平八")
+        return f"{key}/进7卒/右直车", "C62"
+    answer = reading.at(11)
+    code = _AGAINST_FIVE_SEVEN_LEFT_STRAIGHT_ROOK.get(answer, "C63")
+    reading.note((pawn, rook, 10, 11), f"Black played 卒7进1 and 车1平2, Red 车九平八 as his move 6 "
+                                      f"(左直车对右直车), Black {answer or 'nothing'}")
+    return f"{key}/进7卒/左直车对右直车/{code}", code
 
 
 #: Black's seventh move against 五七炮…边卒右马外盘河 and 红左横车 that names the variation:
