@@ -231,6 +231,8 @@ def _screen_horses_variation(reading: _Reading, key: str) -> tuple[str, str | No
         if code is None and key == "中炮对屏风马/炮八平七":
             return _five_seven_cannons_both_straight_rooks(reading, key)
         return key, code
+    if key == "中炮对屏风马/炮八进二" and reading.at(8) == "炮八进二":
+        return _river_cannon_elephant(reading, key)
     if key == "中炮对屏风马/车二进六" and _central_pawn_before_left_wing(reading):
         return f"{key}/进中兵", "C17"
     if key == "中炮对屏风马/车二进六" and reading.at(11) == "炮9退1" and reading.at(12) == "马八进七":
@@ -252,6 +254,28 @@ def _seven_road_horse_against_edge_cannon(reading: _Reading, key: str) -> tuple[
         return f"{key}/七路马对退边炮上右士/马七进六", "C44"
     reading.note((13,), "Black played 士4进5 as his move 7 (上右士)")
     return f"{key}/七路马对退边炮上右士", None
+
+
+#: Black's move after 飞左象 against 中炮巡河炮 that names the variation: 右横车 (C82),
+#: 左炮巡河 (C83); any other is C81.
+_AFTER_RIVER_CANNON_LEFT_ELEPHANT = {"车1进1": "C82", "炮8进2": "C83"}
+
+
+def _river_cannon_elephant(reading: _Reading, key: str) -> tuple[str, str | None]:
+    """中炮巡河炮对屏风马 with 炮八进二 as Red's fifth move: Black's answer 象3进5 is 飞右象
+    (C84), 象7进5 飞左象 (C81-C83, by Black's next move); any other answer is left to
+    the tree."""
+    answer = reading.at(9)
+    if answer == "象3进5":
+        reading.note((8, 9), "Red played 炮八进二 as his move 5, Black 象3进5 (飞右象)")
+        return f"{key}/飞右象", "C84"
+    if answer != "象7进5":
+        return key, None
+    after = reading.at(11)
+    code = _AFTER_RIVER_CANNON_LEFT_ELEPHANT.get(after, "C81")
+    reading.note((8, 9, 11), f"Red played 炮八进二 as his move 5, Black 象7进5 (飞左象), then "
+                             f"{after or 'nothing'}")
+    return f"{key}/飞左象/{code}", code
 
 
 def _central_pawn_before_left_wing(reading: _Reading) -> bool:
