@@ -161,11 +161,27 @@ def group(line: OpeningLine) -> Grouping:
         code = _pawns_facing(reading)
         return Grouping(f"仙人指路/{code}", code, tuple(reading.steps), final=True)
     reading.note((1,), f"Black played {reply}")
+    if first == "炮二平六" and reply == "炮8平5" and reading.at(2) == "马二进三" \
+            and reading.at(4) == "车一平二":
+        code = _crossing_cannon_straight_rook(reading)
+        return Grouping(f"{first} {reply}/{code}", code, tuple(reading.steps), final=True)
     if first == "相三进五" and reply == "炮8平4":
         code = _elephant_against_palace_cannon(reading)
         if code is not None:
             return Grouping(f"{first} {reply}/{code}", code, tuple(reading.steps), final=True)
     return Grouping(f"{first} {reply}", default, tuple(reading.steps))
+
+
+def _crossing_cannon_straight_rook(reading: _Reading) -> str:
+    """过宫炮直车对左中炮 (马二进三, 车一平二 as Red's second and third moves): 横车 (A65)
+    when Black's second and third moves are 马8进7 and 车9进1 in either order, else A64."""
+    black = {reading.at(3), reading.at(5)}
+    if black == {"马8进7", "车9进1"}:
+        reading.note((2, 3, 4, 5), "Red played 马二进三 and 车一平二, Black 马8进7 and 车9进1 "
+                                   "(直车对左中炮横车)")
+        return "A65"
+    reading.note((2, 4), "Red played 马二进三 and 车一平二 (直车), Black not 马8进7 and 车9进1")
+    return "A64"
 
 
 #: 飞相进右马对左过宫炮, 红直车对黑进７卒 (A32), as ECCO writes it, and Red's fourth
