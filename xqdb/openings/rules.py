@@ -169,7 +169,22 @@ def group(line: OpeningLine) -> Grouping:
         code = _elephant_against_palace_cannon(reading)
         if code is not None:
             return Grouping(f"{first} {reply}/{code}", code, tuple(reading.steps), final=True)
+    by_second = _BY_RED_SECOND_MOVE.get((first, reply))
+    if by_second is not None:
+        second = reading.at(2)
+        code = by_second.get(second, by_second[""])
+        reading.note((2,), f"Red played {second or 'nothing'} as his move 2")
+        return Grouping(f"{first} {reply}/{code}", code, tuple(reading.steps), final=True)
     return Grouping(f"{first} {reply}", default, tuple(reading.steps))
+
+
+#: Where ECCO names the code by Red's second move after a first move and its reply, the
+#: code for each second move ("" for any other).
+_BY_RED_SECOND_MOVE = {
+    ("相三进五", "马2进3"): {"兵三进一": "A15", "兵七进一": "A16", "": "A14"},
+    ("相三进五", "卒7进1"): {"马八进七": "A37", "兵七进一": "A38", "": "A36"},
+    ("相三进五", "炮8平4"): {"马二进三": "A31", "": "A30"},
+}
 
 
 def _crossing_cannon_straight_rook(reading: _Reading) -> str:
