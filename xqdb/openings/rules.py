@@ -5,8 +5,11 @@ its first moves define (中炮对屏风马, 中炮对反宫马, 顺炮, 仙人�
 where ECCO decides a decade by the first characteristic move, that move (过河车, 五七炮,
 巡河炮…). The decision tree of :mod:`xqdb.openings.ecco` then picks the code inside the
 group. Where an ECCO definition fixes the code outright (对兵局, 先上士, 鸳鸯炮, the
-variations of 仙人指路转左中炮对卒底炮…), the rules give it and no tree is asked
-(:attr:`Grouping.final`).
+variations of 仙人指路转左中炮对卒底炮…), the rules give it and no tree is asked. So they do
+where a definition names a variation by a move *at a given turn* (Red's seventh move
+车九进一 in 五七炮…边卒右马外盘河, Black's answer to 车九平八…): the tree, asking whether a
+move came within some plies, would accept it later than ECCO does. Codes the rules give
+are :attr:`Grouping.final`.
 
 A group's key names the groups it refines: ``中炮对屏风马/车二进四/进左马`` refines
 ``中炮对屏风马/车二进四``, and a game whose group no tagged game reached is classified by
