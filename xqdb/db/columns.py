@@ -263,19 +263,21 @@ _MOVE = Column("move", "SMALLINT", "the move as one number: `from_square * 90 + 
 _CHINESE = Column("chinese", "VARCHAR", "the move in Chinese, simplified script (`炮二平五`)",
                   pa.string(), attrgetter("chinese"))
 _PLY = Column("ply", "SMALLINT", "1 for the first move of the game", pa.int16(), not_null=True)
+_WXF = Column("wxf", "VARCHAR", "the move in WXF notation (`C2.5`)", pa.string(), attrgetter("wxf"))
+_SAN = Column("san", "VARCHAR", "the move in algebraic notation as WinBoard writes it: ranks "
+              "0-9, pawns without a letter (`Che2`, `Hxg7`, `g4`, `Rxd9#`)", pa.string(),
+              attrgetter("san"))
+_IS_CHECK = Column("is_check", "BOOLEAN", "the move gives check", pa.bool_(), attrgetter("checks"))
 
 #: Columns of ``stored_moves`` (after ``game_id``). Those with a ``take`` are lists, one
 #: item per ply; ``ply`` and ``key_before`` follow from them in Arrow.
 MOVE_COLUMNS: tuple[Column, ...] = (
-    _PLY, _MOVE,
-    Column("wxf", "VARCHAR", "the move in WXF notation (`C2.5`)", pa.string(), attrgetter("wxf")),
-    _CHINESE,
+    _PLY, _MOVE, _WXF, _CHINESE, _SAN,
     Column("piece", "TINYINT", "signed code of the piece moved", pa.int8(), attrgetter("pieces"),
            not_null=True),
     Column("capture", "TINYINT", "signed code of the piece taken, 0 for none", pa.int8(),
            attrgetter("captures"), not_null=True),
-    Column("is_check", "BOOLEAN", "the move gives check", pa.bool_(), attrgetter("checks")),
-    _KEY_BEFORE, _KEY_AFTER,
+    _IS_CHECK, _KEY_BEFORE, _KEY_AFTER,
 )
 
 
@@ -309,16 +311,17 @@ _MOVES_VIEW: tuple[Column, ...] = (
            expr=f"{_square_sql('move // 90', 'a')} || {_square_sql('move % 90', 'a')}"),
     Column("iccs", "VARCHAR", "the move in ICCS (`H2-E2`)",
            expr=f"{_square_sql('move // 90', 'A')} || '-' || {_square_sql('move % 90', 'A')}"),
-    MOVE_COLUMNS[2], _CHINESE,
+    _WXF, _CHINESE,
     Column("chinese_traditional", "VARCHAR", "the move in Chinese, traditional script "
            "(`馬八進七`): as a game whose `script` is `traditional` writes it",
            expr=f"translate(chinese, '{''.join(TRADITIONAL_GLYPHS)}', "
                 f"'{''.join(TRADITIONAL_GLYPHS.values())}')"),
+    _SAN,
     Column("piece", "VARCHAR", "FEN letter of the piece moved; upper case is Red",
            expr=f"substr('{_LETTERS}', piece + 8, 1)"),
     Column("capture", "VARCHAR", "FEN letter of the piece taken, NULL for none",
            expr=f"nullif(substr('{_LETTERS}', capture + 8, 1), ' ')"),
-    MOVE_COLUMNS[6], _KEY_BEFORE, _KEY_AFTER,
+    _IS_CHECK, _KEY_BEFORE, _KEY_AFTER,
 )
 
 #: Columns of ``variation_moves`` taken from a replay's ``variation_moves`` rows.

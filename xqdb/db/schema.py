@@ -17,7 +17,7 @@ import duckdb
 from .columns import ddl
 
 #: Bumped whenever a table changes shape; stored in ``meta``.
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 #: The SQL creating every missing table and view (see :mod:`xqdb.db.columns`).
 SCHEMA = ddl()
