@@ -33,10 +33,8 @@ from .db.schema import DatabaseError, connect
 from .db.writer import Staged, Writer
 from .formats.encoding import normalize_encoding
 from .formats.hashing import open_hashed
-from .formats.record import GameRecord
 from .formats.sources import Skipped, Source, SourceError, walk
 from .parallel import default_jobs, ordered_map, process_pool
-from .replay import ReplayedGame, Status
 
 log = logging.getLogger("xqdb.import")
 
@@ -56,12 +54,6 @@ DUCKDB_MEMORY_FLOOR = 256 << 20
 #: grows, so this is what keeps a long import's memory flat; appends write their row
 #: groups straight to the file and need little of it.
 DUCKDB_WORKING_MEMORY = 64 << 20
-#: A record bigger than this (bytes, or characters of a decoded text) is not replayed but
-#: stored as invalid, "record too large", with its first :data:`KEPT_RECORD_BYTES` (bytes
-#: or characters): game records are kilobytes, and one of many megabytes is a broken or
-#: hostile file.
-MAX_RECORD_BYTES = 16 << 20
-KEPT_RECORD_BYTES = 4096
 #: DuckDB checkpoints (rewrites the tables' tails) each time its write-ahead log passes
 #: this; at the default 16 MB that is every few commits, and costs both time and memory
 #: spikes that grow with the database. The log stays bounded, and the run ends with one.
@@ -419,7 +411,7 @@ def read_unit(unit: WorkUnit) -> UnitResult:
                     error = record.error
                     break
                 fmt, enc = fmt or record.format, enc or record.encoding
-                game = _too_large(record) or replay_record(record)
+                game = replay_record(record)
                 out.add_game(seq, game)
                 records += 1
                 if not game.is_valid:
@@ -440,17 +432,3 @@ def read_unit(unit: WorkUnit) -> UnitResult:
     log.debug("unit %d: %d sources, %d records", unit.number, result.sources, result.records)
     result.staged = out.finish()
     return result
-
-
-def _too_large(record: GameRecord) -> ReplayedGame | None:
-    """An invalid game standing for ``record`` when it is bigger than
-    :data:`MAX_RECORD_BYTES`, keeping where it was, its format and its first
-    :data:`KEPT_RECORD_BYTES`; ``None`` for a record of a sane size."""
-    size = len(record.raw)
-    if size <= MAX_RECORD_BYTES:
-        return None
-    head = GameRecord(origin=record.origin, format=record.format, encoding=record.encoding,
-                      notation=record.notation, raw=record.raw[:KEPT_RECORD_BYTES])
-    error = f"record too large: {size} bytes (the limit is {MAX_RECORD_BYTES})"
-    return ReplayedGame(record=head, start_fen="", status=Status.INVALID, error=error,
-                        error_kind=ErrorKind.RECORD_TOO_LARGE)

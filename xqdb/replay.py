@@ -43,6 +43,13 @@ class Status(StrEnum):
     """The record could not be read, or a move of its main line failed."""
 
 
+#: A record bigger than this (bytes, or characters of a decoded text) is not replayed but
+#: invalid, "record too large", and keeps only its first :data:`KEPT_RECORD_BYTES` (bytes
+#: or characters): game records are kilobytes, and one of many megabytes is a broken or
+#: hostile file.
+MAX_RECORD_BYTES = 16 << 20
+KEPT_RECORD_BYTES = 4096
+
 #: Characters of a quoted input kept in a message; a longer input is cut, never the
 #: explanation around it (a record can hold megabytes where a move was due).
 QUOTE_LIMIT = 100
@@ -169,6 +176,8 @@ def replay(record: GameRecord, move_limit: int | None = DEFAULT_MOVE_LIMIT) -> R
 
     ``move_limit`` is the natural move limit in plies without capture (``None`` for none).
     """
+    if len(record.raw) > MAX_RECORD_BYTES:
+        return _too_large(record)
     fen = record.fen or STARTING_FEN
     game = ReplayedGame(record=record, start_fen=fen)
     if record.error is not None:
@@ -235,6 +244,15 @@ def replay(record: GameRecord, move_limit: int | None = DEFAULT_MOVE_LIMIT) -> R
         game.variation_errors, game.variation_moves = replay_variations(
             fen, record.mainline, notation)
     return game
+
+
+def _too_large(record: GameRecord) -> ReplayedGame:
+    """The invalid game standing for a ``record`` bigger than :data:`MAX_RECORD_BYTES`: it
+    keeps where the record was, its format and its first :data:`KEPT_RECORD_BYTES`."""
+    head = GameRecord(origin=record.origin, format=record.format, encoding=record.encoding,
+                      notation=record.notation, raw=record.raw[:KEPT_RECORD_BYTES])
+    error = f"record too large: {len(record.raw)} bytes (the limit is {MAX_RECORD_BYTES})"
+    return _fail(ReplayedGame(record=head, start_fen=""), ErrorKind.RECORD_TOO_LARGE, error)
 
 
 def _mark_last_move(game: ReplayedGame, pos: Position) -> None:
