@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 import sys
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -17,13 +17,14 @@ from .errors import FenError
 from .position import Position
 from .rules import divide, perft
 from .rules.position import STARTING_FEN
-from .db.info import database_info
-from .db.schema import DatabaseError, connect
 from .formats import formats
 from .formats.sources import Source, walk
 from .reading import SHOW_NOTATIONS, format_game, nth_record, summarize
-from .importer import (COMMIT_RECORDS, ImportSummary, InputError, StorageError, UnitResult,
-                       import_paths)
+
+# The database side (DuckDB, Arrow) is imported by the commands that use it: loading it
+# would triple the start-up of ``xqdb engine``, which a GUI may start for every game.
+if TYPE_CHECKING:
+    from .importer import ImportSummary, UnitResult
 
 #: Exit codes of a run that failed as a whole (Click itself uses 1 for errors and 2 for
 #: usage): nothing to read or a setting that cannot be used, and a database that cannot
@@ -37,7 +38,45 @@ EXIT_INTERRUPTED = 130
 EXIT_INVALID = 1
 
 
-@click.group()
+class _Commands(click.Group):
+    """The command group: the commands of other modules (:func:`_add_report_commands`),
+    and the database side they load, are added only when one of them is asked for or
+    the commands are listed."""
+
+    _added = False
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        command = super().get_command(ctx, cmd_name)
+        if command is None and not self._added:
+            self._add()
+            command = super().get_command(ctx, cmd_name)
+        return command
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        self._add()
+        return super().list_commands(ctx)
+
+    def _add(self) -> None:
+        if not _Commands._added:
+            _Commands._added = True
+            _add_report_commands()
+
+
+class _DefaultFromLibrary(click.Option):
+    """An option whose default is a callable taking it from a module loaded when the
+    command runs; ``--help`` shows the value (loading the module then) instead of
+    ``(dynamic)``."""
+
+    def get_default(self, ctx: click.Context, call: bool = True) -> Any:
+        return super().get_default(ctx, call=True)
+
+
+def _commit_records() -> int:
+    from .importer import COMMIT_RECORDS
+    return COMMIT_RECORDS
+
+
+@click.group(cls=_Commands)
 @click.version_option(package_name="xqdb")
 def cli() -> None:
     """Xiangqi game databases: import, validate, classify and analyse game records."""
@@ -120,8 +159,9 @@ def _progress_bar(paths: tuple[str, ...], enabled: bool, follow_links: bool) -> 
 @click.option("--memory-limit", default=None, metavar="SIZE",
               help="DuckDB's memory, as 2GB, 512MB or 10% of the RAM (default: 10%, "
                    "at least 256MiB).")
-@click.option("--commit-every", type=click.IntRange(1), default=COMMIT_RECORDS,
-              show_default=True, help="Records per transaction (at least).")
+@click.option("--commit-every", type=click.IntRange(1), default=_commit_records,
+              show_default=True, cls=_DefaultFromLibrary,
+              help="Records per transaction (at least).")
 @click.option("--log-file", type=click.Path(dir_okay=False), help="Also log to this file.")
 @click.option("-v", "--verbose", count=True, help="Say more (-vv for debug).")
 @click.option("-q", "--quiet", is_flag=True, help="Only errors; no progress bar or summary.")
@@ -140,6 +180,8 @@ def import_command(paths: tuple[str, ...], db: str, jobs: int | None, format_: s
     whenever the import ran. Importing the same files again adds nothing, but reads
     again the sources that could not be read; --force reads every source again.
     """
+    from .importer import InputError, StorageError, import_paths
+
     handlers = _logging(verbose, quiet, log_file)
     bar = _progress_bar(paths, not quiet, follow_links)
     started = time.perf_counter()
@@ -185,6 +227,9 @@ def import_command(paths: tuple[str, ...], db: str, jobs: int | None, format_: s
               help="How many players to list.")
 def info_command(db: str, top: int) -> None:
     """What is in a database: games, players, years, formats, invalid records."""
+    from .db.info import database_info
+    from .db.schema import DatabaseError, connect
+
     try:
         con = connect(db, read_only=True)
     except DatabaseError as exc:
@@ -205,6 +250,7 @@ def upgrade_command(db: str) -> None:
     Every table is derived again from the raw records stored in it: the source files are
     not needed. The old file is kept as DB.vN.
     """
+    from .db.schema import DatabaseError
     from .db.upgrade import upgrade
 
     try:
@@ -285,6 +331,3 @@ def _add_report_commands() -> None:
 
     for command in COMMANDS:
         cli.add_command(command)
-
-
-_add_report_commands()
