@@ -28,8 +28,9 @@ LAYERS: list[set[str]] = [
     {"xqdb.openings", "xqdb.engine", "xqdb.reading", "xqdb.players"},
     {"xqdb.db"},
     # The opening tree and the HTML report read a database the import wrote.
-    {"xqdb.parallel", "xqdb.importer", "xqdb.tree", "xqdb.report"},
-    {"xqdb.cli", "xqdb.cli_reports", "xqdb.__main__"},
+    # Engine analysis of a database runs its engines in worker processes.
+    {"xqdb.parallel", "xqdb.importer", "xqdb.tree", "xqdb.report", "xqdb.analyser"},
+    {"xqdb.cli", "xqdb.cli_reports", "xqdb.cli_analysis", "xqdb.__main__"},
 ]
 
 

@@ -328,6 +328,7 @@ def engine_command() -> None:
 
 def _add_report_commands() -> None:
     from .cli_reports import COMMANDS
+    from .cli_analysis import COMMANDS as ANALYSIS_COMMANDS
 
-    for command in COMMANDS:
+    for command in (*COMMANDS, *ANALYSIS_COMMANDS):
         cli.add_command(command)

@@ -403,6 +403,41 @@ _PLAYER_NAMES = (
            "(kept when the rules run again)", not_null=True),
 )
 
+#: Columns of ``evals``: one row per searched position (see :mod:`xqdb.db.evals`).
+EVAL_COLUMNS: tuple[Column, ...] = (
+    Column("key", "UBIGINT", "Zobrist key of the position (as `moves.key_before` and "
+           "`moves.key_after`)", pa.uint64(), not_null=True, compression="uncompressed"),
+    Column("side", "VARCHAR", "`red` or `black`: the side to move", pa.string(), not_null=True),
+    Column("engine", "VARCHAR", "the engine, as its name, protocol and options "
+           "(`Fairy-Stockfish 11.1 LB 64 (uci-variant)`)", pa.string(), not_null=True),
+    Column("search_limit", "VARCHAR", "the limit of the search (`nodes=20000`, `depth=12`, "
+           "`time=0.5`)", pa.string(), not_null=True),
+    Column("game_id", "BIGINT", "NULL when the evaluation is shared by every game reaching "
+           "the position; set when it was searched with that game's moves because of a "
+           "repetition, and then that game's alone", pa.int64()),
+    Column("ply", "SMALLINT", "with `game_id`: the plies played before the position",
+           pa.int16()),
+    Column("score_cp", "INTEGER", "centipawns, from the side to move's point of view; NULL "
+           "with a mate", pa.int32()),
+    Column("mate", "INTEGER", "moves to mate from the side to move's point of view: positive "
+           "when it mates, negative when it is mated", pa.int32()),
+    Column("wdl_win", "SMALLINT", "the side to move's wins per thousand, NULL when the engine "
+           "gives no WDL", pa.int16()),
+    Column("wdl_draw", "SMALLINT", "draws per thousand, as `wdl_win`", pa.int16()),
+    Column("wdl_loss", "SMALLINT", "losses per thousand, as `wdl_win`", pa.int16()),
+    Column("best_move", "VARCHAR", "the engine's best move in coordinates, ranks 0-9 (`h2e2`)",
+           pa.string()),
+    Column("pv", "VARCHAR", "the principal variation, moves as `best_move` separated by spaces",
+           pa.string()),
+    Column("depth", "INTEGER", "depth reached", pa.int32()),
+    Column("nodes", "BIGINT", "nodes searched", pa.int64()),
+    Column("status", "VARCHAR", "`ok`, or `failed` when the engine failed twice on the "
+           "position (the next `xqdb analyze` tries it again)", pa.string(), not_null=True),
+    Column("error", "VARCHAR", "why it failed", pa.string()),
+    Column("origin", "VARCHAR", "`search` for a search by `xqdb analyze`, `comment` for an "
+           "engine comment carried by the record", pa.string(), not_null=True),
+)
+
 #: Every table and view, in the order they are created.
 TABLES: dict[str, Table] = {t.name: t for t in (
     Table("meta", (Column("key", "VARCHAR", "`schema_version`", primary_key=True),
@@ -418,6 +453,7 @@ TABLES: dict[str, Table] = {t.name: t for t in (
     Table("positions", (_SOURCE_ID, *POSITION_COLUMNS)),
     Table("players", _PLAYERS),
     Table("player_names", _PLAYER_NAMES),
+    Table("evals", EVAL_COLUMNS),
 )}
 
 #: Staging columns of a source or record: its work unit (in input order) and its place there.

@@ -4,7 +4,7 @@
 >>> con = duckdb.connect()
 >>> create_schema(con)
 >>> sorted(r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall())
-['game_records', 'games', 'meta', 'moves', 'player_names', 'players', 'positions', 'raw_records', 'sources', 'stored_moves', 'variation_moves']
+['evals', 'game_records', 'games', 'meta', 'moves', 'player_names', 'players', 'positions', 'raw_records', 'sources', 'stored_moves', 'variation_moves']
 """
 
 from __future__ import annotations

@@ -82,6 +82,7 @@ def upgrade(path: str | os.PathLike[str]) -> UpgradeSummary:
         try:
             _rebuild(old, Writer(new), summary)
             _carry_aliases(old, new)
+            _carry_evals(old, new)
             link_players(new)
             new.execute("CHECKPOINT")
         finally:
@@ -137,6 +138,22 @@ def _carry_aliases(old: duckdb.DuckDBPyConnection, new: duckdb.DuckDBPyConnectio
             merge(new, [spelling], name)
         except PlayerError:  # a spelling no record of this version gives any more
             continue
+
+
+def _carry_evals(old: duckdb.DuckDBPyConnection, new: duckdb.DuckDBPyConnection) -> None:
+    """Bring over the engine evaluations: hours of engine time no record holds. Game ids
+    follow input order, so a game's own evaluations stay with it."""
+    columns = [r[0] for r in old.execute(
+        "SELECT column_name FROM information_schema.columns WHERE table_name = 'evals'"
+        " ORDER BY ordinal_position").fetchall()]
+    if not columns:
+        return
+    names = ", ".join(f'"{c}"' for c in columns)
+    # In slices, so that a large table is never held whole in memory.
+    for batch in old.sql(f"SELECT {names} FROM evals").to_arrow_reader(100_000):
+        new.register("old_evals", pa.Table.from_batches([batch]))
+        new.execute(f"INSERT INTO evals ({names}) SELECT {names} FROM old_evals")
+        new.unregister("old_evals")
 
 
 def _commit(writer: Writer, builder: UnitBuilder, summary: UpgradeSummary) -> None:

@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Collection, Iterator, Sequence
+from typing import Collection, Iterable, Iterator, Mapping, Sequence
 
 from ..rules.board import Move
 from ..position import Position
@@ -262,35 +262,72 @@ class GameAnalyser:
                     evaluations[index] = self.evaluate(pos, repeated)
                 except PositionFailedError:
                     result.failed_positions.append(index)
-        for ply in sorted(wanted):
-            before, after = evaluations.get(ply - 1), evaluations.get(ply)
-            if before is None or after is None:
-                continue
-            side = first_side if ply % 2 else -first_side
-            result.moves.append(self._judge(ply, side, moves[ply - 1], before, after,
-                                            ply in repeats))
+        result.moves = judge_moves(first_side, moves, evaluations, wanted, repeats,
+                                   self.curve, self.thresholds)
         result.searches = self.searches - searches_before
         return result
 
-    def _judge(self, ply: int, side: int, move: Move, before: Evaluation, after: Evaluation,
-               repeats: bool) -> MoveJudgement:
-        expected_before = before.expectation(self.curve)
-        expected_after = 1.0 - after.expectation(self.curve)
-        loss = max(0.0, expected_before - expected_after)
-        judgement: str | None = None
-        if not repeats:
-            mate_before = before.score.mate()
-            mate_against = after.score.mate()  # the opponent's view: > 0 means it mates
-            if mate_against is not None and mate_against > 0 and not (
-                    mate_before is not None and mate_before <= 0):
-                judgement = "allowed_mate"
-            elif mate_before is not None and mate_before > 0 and not (
-                    mate_against is not None and mate_against <= 0):
-                judgement = "missed_mate"
-            else:
-                judgement = self.thresholds.judge(loss)
-        return MoveJudgement(ply, side, move, before.best_move, expected_before, expected_after,
-                             loss, judgement)
+
+def judge_moves(first_side: int, moves: Sequence[Move], evaluations: Mapping[int, Evaluation],
+                plies: Collection[int], repeats: Collection[int], curve: WinCurve,
+                thresholds: Thresholds) -> list[MoveJudgement]:
+    """Judge the moves at ``plies`` (1-based) of a game whose first mover is ``first_side``
+    from the evaluations of its positions by index (0: the start, i: after ply i); a move
+    without both evaluations is left out, and a move to a position in ``repeats`` (one seen
+    before in the game) is never flagged.
+
+    >>> judged = judge_moves(1, [Move.from_uci("h2e2")], {0: Evaluation(Cp(50)),
+    ...                      1: Evaluation(Cp(400))}, [1], (), WinCurve(), Thresholds())
+    >>> judged[0].judgement, round(judged[0].loss, 2)
+    ('blunder', 0.38)
+    """
+    judged = []
+    for ply in sorted(plies):
+        before, after = evaluations.get(ply - 1), evaluations.get(ply)
+        if before is None or after is None:
+            continue
+        side = first_side if ply % 2 else -first_side
+        judged.append(_judge(ply, side, moves[ply - 1], before, after, ply in repeats, curve,
+                             thresholds))
+    return judged
+
+
+def _judge(ply: int, side: int, move: Move, before: Evaluation, after: Evaluation,
+           repeats: bool, curve: WinCurve, thresholds: Thresholds) -> MoveJudgement:
+    expected_before = before.expectation(curve)
+    expected_after = 1.0 - after.expectation(curve)
+    loss = max(0.0, expected_before - expected_after)
+    judgement: str | None = None
+    if not repeats:
+        mate_before = before.score.mate()
+        mate_against = after.score.mate()  # the opponent's view: > 0 means it mates
+        if mate_against is not None and mate_against > 0 and not (
+                mate_before is not None and mate_before <= 0):
+            judgement = "allowed_mate"
+        elif mate_before is not None and mate_before > 0 and not (
+                mate_against is not None and mate_against <= 0):
+            judgement = "missed_mate"
+        else:
+            judgement = thresholds.judge(loss)
+    return MoveJudgement(ply, side, move, before.best_move, expected_before, expected_after,
+                         loss, judgement)
+
+
+def recheck_plies(judged: Iterable[MoveJudgement], plies: int) -> set[int]:
+    """The plies a deep pass searches again after a fast one: each flagged move (any class)
+    and the moves next to it, within a game of ``plies`` moves.
+
+    A swing the fast pass puts on one move often belongs to its neighbour: a shallow
+    search sees the punishment a ply late, or the threat a ply early.
+
+    >>> fast = judge_moves(1, [Move.from_uci("h2e2")] * 3, {0: Evaluation(Cp(0)),
+    ...     1: Evaluation(Cp(0)), 2: Evaluation(Cp(900)), 3: Evaluation(Cp(-900))},
+    ...     [1, 2, 3], (), WinCurve(), Thresholds())
+    >>> sorted(recheck_plies(fast, 3))
+    [1, 2, 3]
+    """
+    flagged = {m.ply for m in judged if m.judgement is not None}
+    return {p + d for p in flagged for d in (-1, 0, 1)} & set(range(1, plies + 1))
 
 
 def analyse_two_pass(engine: SupervisedEngine, fast: Limit, deep: Limit, start_fen: str,
@@ -304,8 +341,7 @@ def analyse_two_pass(engine: SupervisedEngine, fast: Limit, deep: Limit, start_f
     """
     cache = cache if cache is not None else EvalCache()
     quick = GameAnalyser(engine, fast, cache=cache).analyse(start_fen, moves)
-    flagged = {m.ply for m in quick.moves if m.judgement is not None}
-    recheck = {p + d for p in flagged for d in (-1, 0, 1)} & set(range(1, len(moves) + 1))
+    recheck = recheck_plies(quick.moves, len(moves))
     deep_result = GameAnalyser(engine, deep, cache=cache).analyse(start_fen, moves, recheck)
     by_ply = {m.ply: m for m in quick.moves} | {m.ply: m for m in deep_result.moves}
     return GameAnalysis([by_ply[p] for p in sorted(by_ply)],
@@ -327,18 +363,36 @@ def game_positions(start_fen: str, moves: Sequence[Move]) -> Iterator[tuple[int,
     [False, False, False, False, True]
     """
     pos = Position.from_fen(start_fen)
-    since_capture = {pos.zobrist()}
+    repetitions = Repetitions(pos.zobrist())
     yield 0, pos, False
     for index, move in enumerate(moves, 1):
         if not pos.is_legal(move):
             raise ValueError(f"ply {index}, {move}: {pos.explain_illegal(move)}")
-        captured = pos.board[move.to_square]
+        captured = bool(pos.board[move.to_square])
         pos.push(move)
+        yield index, pos, repetitions.reached(pos.zobrist(), captured)
+
+
+class Repetitions:
+    """Which positions of a game have occurred before in it since the last capture: those
+    whose history decides what the rules allow. Fed the Zobrist key after each move.
+
+    >>> seen = Repetitions(start_key=1)
+    >>> [seen.reached(2, False), seen.reached(1, False), seen.reached(2, True)]
+    [False, True, False]
+    """
+
+    def __init__(self, start_key: int) -> None:
+        self._since_capture = {start_key}
+
+    def reached(self, key: int, captured: bool) -> bool:
+        """Whether the position ``key``, reached by a move that ``captured`` or not, is a
+        repetition."""
         if captured:
-            since_capture = set()
-        repeated = pos.zobrist() in since_capture
-        since_capture.add(pos.zobrist())
-        yield index, pos, repeated
+            self._since_capture = set()  # no position before a capture can come back
+        repeated = key in self._since_capture
+        self._since_capture.add(key)
+        return repeated
 
 
 def analyse_game(engine: SupervisedEngine, limit: Limit, start_fen: str, moves: Sequence[Move],

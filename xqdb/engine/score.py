@@ -46,6 +46,25 @@ class Limit:
             if value is not None and value <= 0:
                 raise ValueError(f"limit {name} must be positive, not {value}")
 
+    @classmethod
+    def parse(cls, text: str) -> "Limit":
+        """The limit a :meth:`key` names (``nodes=2000``, ``depth=8,time=0.5``).
+
+        >>> Limit.parse("depth=8,time=0.5") == Limit(depth=8, time=0.5)
+        True
+        """
+        values: dict[str, float] = {}
+        for part in text.split(","):
+            name, _, value = part.strip().partition("=")
+            if name not in ("depth", "nodes", "time") or name in values:
+                raise ValueError(f"{text!r} is not a limit such as nodes=2000, depth=8 or "
+                                 f"time=0.5")
+            try:
+                values[name] = float(value) if name == "time" else int(value)
+            except ValueError:
+                raise ValueError(f"{part.strip()!r}: {value!r} is not a number") from None
+        return cls(**values)  # type: ignore[arg-type]
+
     def key(self) -> str:
         """A stable text naming the limit: evaluations made with equal keys are interchangeable."""
         parts = [f"{name}={value}" for name, value in

@@ -1,0 +1,248 @@
+"""``xqdb analyze`` with real engine processes: the built-in engine served by ``xqdb engine``
+and Debian's Fairy-Stockfish in UCI and UCCI, run as a user runs them, over a real database."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from import_support import DATA, run_xqdb, xqdb_command
+from xqdb.engine.analysis import game_positions
+from xqdb.importer import import_paths
+from xqdb.position import Position
+from xqdb.rules.board import Move
+
+FAIRY = "/usr/games/fairy-stockfish"
+needs_fairy = pytest.mark.skipif(not Path(FAIRY).exists(),
+                                 reason=f"Fairy-Stockfish is not at {FAIRY}")
+#: 15 real games; game 1 has 127 plies and repeats positions at plies 107 to 110.
+GAMES = DATA / "pgn-chinese-15.pgn"
+
+
+@pytest.fixture(scope="module")
+def imported(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    db = tmp_path_factory.mktemp("games") / "games.duckdb"
+    import_paths([str(GAMES)], db, jobs=1)
+    return db
+
+
+@pytest.fixture
+def db(imported: Path, tmp_path: Path) -> Path:
+    """A fresh copy of the imported games, without evaluations."""
+    copy = tmp_path / "games.duckdb"
+    copy.write_bytes(imported.read_bytes())
+    return copy
+
+
+def query(db: Path, sql: str, *args: object) -> list[tuple]:
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        return con.execute(sql, list(args)).fetchall()
+    finally:
+        con.close()
+
+
+def positions_of(db: Path, game_id: int) -> list[tuple[int, int, bool]]:
+    """``(key, turn, repeated)`` of each position of the game, replayed here."""
+    (fen, moves), = query(db, "SELECT g.start_fen, list(m.uci ORDER BY m.ply) FROM games g"
+                              " JOIN moves m USING (game_id) WHERE game_id = ? GROUP BY ALL",
+                          game_id)
+    return [(p.zobrist(), p.turn, repeated) for _, p, repeated in
+            game_positions(fen, [Move.from_uci(m) for m in moves])]
+
+
+def searched(output: str) -> list[int]:
+    """The ``N searched`` figures of a summary, one per pass."""
+    return [int(n.replace(",", "")) for n in re.findall(r"([\d,]+) searched", output)]
+
+
+def analyze(db: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    done = run_xqdb("analyze", "--db", str(db), *args)
+    assert done.returncode == 0, done.stderr
+    return done
+
+
+def test_the_builtin_engine_evaluates_each_position_once(db: Path) -> None:
+    first = analyze(db, "--engine", "builtin", "--depth", "1", "--jobs", "2", "--game", "1",
+                    "--game", "7")
+    assert "built-in engine, which is weak" in first.stderr
+    expected = {(k, t) for g in (1, 7) for k, t, repeated in positions_of(db, g)
+                if not repeated}
+    # Game 7 ends in checkmate: its last position has nothing to search.
+    assert searched(first.stdout) == [len(expected) - 1 + 4]
+    shared = query(db, "SELECT key, side, engine, search_limit, status, origin FROM evals"
+                       " WHERE game_id IS NULL")
+    assert len(shared) == len(expected) - 1
+    assert {(r[2], r[3], r[4], r[5]) for r in shared} == {
+        ("xqdb built-in (uci)", "depth=1", "ok", "search")}
+    # The repetitions of game 1, searched with its moves, are its own.
+    assert query(db, "SELECT game_id, ply FROM evals WHERE game_id IS NOT NULL ORDER BY ply"
+                 ) == [(1, 107), (1, 108), (1, 109), (1, 110)]
+    before = query(db, "SELECT * FROM evals ORDER BY ALL")
+    second = analyze(db, "--engine", "builtin", "--depth", "1", "--game", "1", "--game", "7")
+    assert searched(second.stdout) == [0]
+    assert query(db, "SELECT * FROM evals ORDER BY ALL") == before
+
+
+@needs_fairy
+@pytest.mark.parametrize("protocol, ranks", [("uci-variant", "1-10"), ("ucci", "0-9")])
+def test_fairy_stockfish_evaluates_in_both_protocols(db: Path, protocol: str, ranks: str
+                                                     ) -> None:
+    analyze(db, "--engine", FAIRY, "--protocol", protocol, "--nodes", "2000", "--game", "7")
+    rows = query(db, "SELECT engine, score_cp, mate, best_move, pv, nodes FROM evals")
+    assert len(rows) == len(positions_of(db, 7)) - 1  # the mated side has no search
+    assert {r[0] for r in rows} == {f"Fairy-Stockfish 11.1 LB 64 ({protocol})"}
+    assert all((cp is None) != (mate is None) for _, cp, mate, *_ in rows)
+    # Moves come back in ranks 0-9 whatever the protocol spoke ({ranks} on the wire),
+    # legal where they are.
+    (fen, best), = query(db, "SELECT g.start_fen, e.best_move FROM evals e JOIN games g"
+                             " ON e.key = g.start_key WHERE g.game_id = 7")
+    assert Position.from_fen(fen).is_legal(Move.from_uci(best))
+    # Before the mate, the engine sees it coming.
+    assert query(db, "SELECT count(*) FROM evals WHERE mate > 0")[0][0] >= 1
+
+
+def test_where_and_game_choose_the_games(db: Path) -> None:
+    analyze(db, "--engine", "builtin", "--depth", "1", "--where", "plies < 50")
+    assert query(db, "SELECT game_id FROM games WHERE plies < 50 ORDER BY 1") == [(7,), (14,)]
+    mated = positions_of(db, 7)[-1][0]  # game 7 ends in checkmate: nothing to search there
+    keys = {k for g in (7, 14) for k, _, _ in positions_of(db, g)} - {mated}
+    assert {k for k, in query(db, "SELECT key FROM evals")} == keys
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--engine", "/no/such/engine"], "engine '/no/such/engine' not found"),
+    (["--engine", "builtin", "--where", "no_such_column = 1"], "--where"),
+    (["--engine", "builtin", "--game", "999"], "no game 999"),
+    (["--engine", "builtin", "--recheck", "nodes=lots"], "not a number"),
+    (["--engine", "builtin", "--option", "Hash"], "not NAME=VALUE"),
+    (["--engine", "builtin", "--option", "NoSuchOption=1"], "no option 'NoSuchOption'"),
+])
+def test_a_bad_setting_is_one_line_and_exit_code(db: Path, args: list[str], message: str
+                                                 ) -> None:
+    done = run_xqdb("analyze", "--db", str(db), *args)
+    assert done.returncode in (2, 3), done.stderr
+    assert message in done.stderr and "Traceback" not in done.stderr
+    error_lines = [line for line in done.stderr.splitlines() if "Error" in line]
+    assert len(error_lines) == 1
+    assert query(db, "SELECT count(*) FROM evals") == [(0,)]
+
+
+def test_a_missing_database_is_not_created(tmp_path: Path) -> None:
+    done = run_xqdb("analyze", "--db", str(tmp_path / "none.duckdb"), "--engine", "builtin")
+    assert done.returncode == 4 and "no such database" in done.stderr
+    assert not (tmp_path / "none.duckdb").exists()
+
+
+# --- crashes, failures and resuming -----------------------------------------------------------
+
+def children(pid: int) -> list[int]:
+    """The processes ``pid`` started and that still run."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rpartition(")")[2].split()[1]) == pid:
+                found.append(int(entry))
+    return found
+
+
+def kill_engines(run: subprocess.Popen[str], plan: list[float]) -> list[int]:
+    """SIGKILL the engine processes of ``run`` one after the other: the i-th
+    ``plan[i]`` seconds after it appears. Returns the pids killed."""
+    killed: list[int] = []
+    deadline = time.monotonic() + 120
+    while len(killed) < len(plan) and run.poll() is None and time.monotonic() < deadline:
+        engines = [p for p in children(run.pid) if p not in killed]
+        if engines:
+            time.sleep(plan[len(killed)])
+            os.kill(engines[0], signal.SIGKILL)
+            killed.append(engines[0])
+        time.sleep(0.005)
+    return killed
+
+
+@needs_fairy
+def test_an_engine_killed_mid_run_is_restarted_and_the_position_retried(db: Path) -> None:
+    run = subprocess.Popen(xqdb_command("analyze", "--db", str(db), "--engine", FAIRY,
+                                        "--nodes", "5000", "--jobs", "1", "--game", "1"),
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    killed = kill_engines(run, [0.7])
+    out, err = run.communicate(timeout=300)
+    assert run.returncode == 0, err
+    assert len(killed) == 1
+    assert "1 engine restart," in out and "0 failed" in out
+    assert query(db, "SELECT status, count(*) FROM evals GROUP BY ALL") == [
+        ("ok", len(positions_of(db, 1)))]
+
+
+def test_a_position_the_engine_fails_twice_is_recorded_and_retried_later(db: Path) -> None:
+    run = subprocess.Popen(xqdb_command("analyze", "--db", str(db), "--engine", "builtin",
+                                        "--depth", "2", "--jobs", "1", "--game", "1"),
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # The engine dies mid-run, and its replacement as soon as it starts: that position
+    # fails twice; the third engine goes on with the rest.
+    killed = kill_engines(run, [1.0, 0.0])
+    out, err = run.communicate(timeout=300)
+    assert run.returncode == 0, err
+    assert len(killed) == 2
+    assert "2 engine restarts" in out and "1 failed" in out and "run the same command" in out
+    total = len(positions_of(db, 1))
+    assert query(db, "SELECT status, count(*) FROM evals GROUP BY ALL ORDER BY 1") == [
+        ("failed", 1), ("ok", total - 1)]
+    (error,), = query(db, "SELECT error FROM evals WHERE status = 'failed'")
+    assert error
+    again = analyze(db, "--engine", "builtin", "--depth", "2", "--game", "1")
+    assert searched(again.stdout) == [1]
+    assert query(db, "SELECT status, count(*) FROM evals GROUP BY ALL") == [("ok", total)]
+
+
+@needs_fairy
+def test_a_killed_run_run_again_searches_only_what_is_missing(db: Path) -> None:
+    command = ["analyze", "--db", str(db), "--engine", FAIRY, "--nodes", "3000",
+               "--where", "game_id <= 8", "--jobs", "2", "--commit-every", "10", "-q"]
+    run = subprocess.Popen(xqdb_command(*command), stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True, start_new_session=True)
+    wal = Path(f"{db}.wal")
+    deadline = time.monotonic() + 120
+    while (not wal.exists() or wal.stat().st_size < 20_000) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert len(children(run.pid)) == 2  # its workers, each with an engine
+    os.killpg(run.pid, signal.SIGKILL)  # the run, its workers and their engines, at once
+    run.communicate(timeout=60)
+    stored = query(db, "SELECT count(*) FROM evals")[0][0]
+    planned = analyze(db, *command[3:-1], "--dry-run")
+    (to_search,), = [int(n.replace(",", "")) for n in re.findall(r"([\d,]+) to search",
+                                                                   planned.stdout)],
+    assert query(db, "SELECT count(*) FROM evals")[0][0] == stored
+    done = analyze(db, *command[3:-1])
+    final = query(db, "SELECT count(*), count(DISTINCT (key, side, game_id, ply)) FROM evals"
+                      " WHERE status = 'ok'")[0]
+    assert 0 < stored < final[0] == final[1]
+    assert searched(done.stdout) == [final[0] - stored] == [to_search]
+
+
+# --- two passes ---------------------------------------------------------------------------------
+
+def test_recheck_searches_deeply_only_around_the_flagged_moves(db: Path) -> None:
+    done = analyze(db, "--engine", "builtin", "--recheck", "depth=1", "--depth", "2",
+                   "--game", "14")
+    fast, deep = searched(done.stdout)
+    plies = len(positions_of(db, 14)) - 1
+    assert fast == plies + 1
+    assert 0 < deep < fast
+    rechecked = int(re.search(r"([\d,]+) moves rechecked", done.stdout)[1])
+    # Each rechecked move needs the positions before and after it.
+    assert deep <= 2 * rechecked
+    assert query(db, "SELECT search_limit, count(*) FROM evals GROUP BY ALL ORDER BY 1") == [
+        ("depth=1", fast), ("depth=2", deep)]

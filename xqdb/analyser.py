@@ -1,0 +1,363 @@
+"""Engine analysis of a whole database into its ``evals`` table (``xqdb analyze``).
+
+Every position of the chosen games is searched once per engine and limit: a position
+already in ``evals`` (from an earlier run, or from another game of this one) is taken from
+there, so a transposition or an opening shared by many games costs one search, and a run
+that was killed, run again, searches only what is missing. A position that has occurred
+before in its game since the last capture is searched with the game's moves, since the
+repetition rules then decide what may be played, and stored for that game alone.
+
+Worker processes each run one engine (:mod:`xqdb.engine.batch`); the parent plans, writes
+the results in batches and counts. A position the engine fails on twice is stored as
+failed and the run goes on; the next run tries it again.
+
+With a recheck limit the run has two passes: every position at that (low) limit, then,
+at the run's own limit, only the positions around the moves the first pass flags
+(:func:`xqdb.engine.analysis.recheck_plies`)::
+
+    summary = analyse_database("games.duckdb", EngineSpec(("/usr/games/fairy-stockfish",)),
+                               Limit(nodes=20_000), jobs=2, where="year >= 2000")
+    print(summary)
+"""
+
+from __future__ import annotations
+
+import multiprocessing.pool
+import os
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import duckdb
+
+from .db.evals import SIDES, StoredEval, read_evals, read_own_evals, write_evals
+from .db.schema import DatabaseError, connect
+from .engine.analysis import (
+    Evaluation, Repetitions, Thresholds, curve_for, judge_moves, recheck_plies,
+)
+from .engine.batch import SearchTask, TaskResult, close_engines, engine_identity, run_task
+from .engine.runner import EngineSpec
+from .engine.score import Limit
+from .parallel import default_jobs, ordered_map, process_pool
+from .rules.board import Move
+from .rules.outcome import Termination
+
+#: Positions per task: small enough that two workers share even one game's positions.
+TASK_POSITIONS = 16
+#: Results written per transaction (at least), and at most this many seconds apart: what
+#: a killed run can lose.
+COMMIT_POSITIONS = 200
+COMMIT_SECONDS = 5.0
+#: Endings after which the last position has no legal move: nothing to search.
+_OVER = (Termination.CHECKMATE, Termination.STALEMATE)
+
+
+class AnalysisError(ValueError):
+    """The run cannot start: a ``--where`` that is not SQL over ``games``, a game that is
+    not in the database, no game to analyse."""
+
+
+@dataclass
+class PassSummary:
+    """What one pass over the positions did."""
+
+    limit: str
+    positions: int = 0
+    """Positions of the games the pass looked at (the start and after each ply)."""
+    dry_run: bool = False
+    to_search: int = 0
+    searched: int = 0
+    cached: int = 0
+    """Positions already evaluated (in ``evals``, or earlier in this run)."""
+    failed: int = 0
+    ended: int = 0
+    """Positions where the side to move is mated or stalemated: nothing to search."""
+    restarts: int = 0
+    engine_seconds: float = 0.0
+    seconds: float = 0.0
+    moves_rechecked: int | None = None
+    """For a deep pass: the moves the fast pass flagged, with their neighbours."""
+
+    def __str__(self) -> str:
+        what = f"{self.positions:,} positions"
+        if self.moves_rechecked is not None:
+            what = f"{self.moves_rechecked:,} moves rechecked, {what}"
+        if self.dry_run:
+            return (f"{self.limit}: {what}: {self.to_search:,} to search, {self.cached:,} "
+                    f"taken from the cache, {self.ended:,} with the game over (a dry run)")
+        rate = f" ({self.searched / self.seconds:,.1f}/s)" if self.seconds > 0 else ""
+        text = (f"{self.limit}: {what}: {self.searched:,} searched{rate}, "
+                f"{self.cached:,} taken from the cache, {self.failed:,} failed")
+        if self.ended:
+            text += f", {self.ended:,} with the game over"
+        return (text + f"; {self.restarts:,} engine restart{'s' * (self.restarts != 1)}, "
+                f"{self.seconds:,.1f} s")
+
+
+@dataclass
+class AnalysisSummary:
+    """What ``xqdb analyze`` did; ``str()`` is what it prints."""
+
+    path: str
+    engine: str
+    games: int = 0
+    passes: list[PassSummary] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def searched(self) -> int:
+        return sum(p.searched for p in self.passes)
+
+    @property
+    def failed(self) -> int:
+        return sum(p.failed for p in self.passes)
+
+    def __str__(self) -> str:
+        games = f"{self.games:,} game{'s' * (self.games != 1)}"
+        verb = "a dry run over" if any(p.dry_run for p in self.passes) else "analysed"
+        lines = [f"{verb} {games} of {self.path} with {self.engine}"]
+        lines += [f"  {p}" for p in self.passes]
+        if self.failed:
+            lines.append(f"{self.failed:,} positions failed: run the same command again to "
+                         "retry them")
+        lines.append(f"{self.searched:,} searches in {self.seconds:,.1f} s")
+        return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class _Game:
+    """A game's positions as the database has them: keys, sides, repetitions."""
+
+    game_id: int
+    start_fen: str
+    moves: tuple[str, ...]
+    keys: tuple[int, ...]
+    """Zobrist key of each position (0: the start, i: after ply i)."""
+    first_side: int
+    repeats: frozenset[int]
+    over: bool
+    """The last position has no legal move."""
+
+    def turn(self, index: int) -> int:
+        return self.first_side if index % 2 == 0 else -self.first_side
+
+
+#: Called with the pass so far: as it starts, and after each task.
+Progress = Callable[[PassSummary], None]
+
+
+def analyse_database(path: str | os.PathLike[str], spec: EngineSpec, limit: Limit, *,
+                     jobs: int | None = None, where: str | None = None,
+                     game_ids: Sequence[int] = (), recheck: Limit | None = None,
+                     thresholds: Thresholds | None = None,
+                     progress: Progress | None = None,
+                     started: Progress | None = None,
+                     commit_positions: int = COMMIT_POSITIONS,
+                     dry_run: bool = False) -> AnalysisSummary:
+    """Evaluate the positions of the games of the database at ``path`` (those ``where``
+    selects, or ``game_ids``; all by default) with the engine ``spec`` at ``limit`` into
+    its ``evals`` table.
+
+    ``recheck``: first every position at this limit, then at ``limit`` only the moves it
+    flags (by ``thresholds``) and their neighbours. ``started`` is called as each pass
+    begins, ``progress`` after each batch of searches. ``dry_run``: count what the
+    (first) pass would search, and search nothing.
+
+    Raises :class:`DatabaseError`, :class:`AnalysisError` and
+    :class:`~xqdb.engine.EngineError` (an engine that does not start or greet).
+    """
+    db_path = Path(path)
+    if not db_path.exists():
+        raise DatabaseError(f"{db_path}: no such database")
+    begun = time.perf_counter()
+    jobs = jobs or default_jobs()
+    # The pool first: it forks, and must do so before DuckDB or an engine starts threads.
+    with process_pool(jobs) as pool:
+        identity = next(ordered_map(pool, engine_identity, [spec], window=1))
+        con = connect(db_path)
+        try:
+            games = _games(con, where, game_ids)
+            summary = AnalysisSummary(str(path), identity, len(games))
+            runner = _PassRunner(con, pool, jobs, spec, identity, commit_positions, progress,
+                                 started, dry_run)
+            if recheck is None or dry_run:
+                summary.passes.append(runner.run(recheck or limit, games, None))
+            else:
+                summary.passes.append(runner.run(recheck, games, None))
+                wanted = _to_recheck(con, games, identity, recheck,
+                                     thresholds or Thresholds())
+                deep = runner.run(limit, games, wanted)
+                deep.moves_rechecked = sum(len(plies) for plies, _ in wanted.values())
+                summary.passes.append(deep)
+        finally:
+            con.close()
+            if pool is None:
+                close_engines()  # the engine ran in this process
+    summary.seconds = time.perf_counter() - begun
+    return summary
+
+
+class _PassRunner:
+    """Runs passes over games: plans the searches, farms them out, writes the results."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection, pool: multiprocessing.pool.Pool | None,
+                 jobs: int, spec: EngineSpec, identity: str, commit_positions: int,
+                 progress: Progress | None, started: Progress | None, dry_run: bool) -> None:
+        self.con, self.pool, self.jobs = con, pool, jobs
+        self.dry_run = dry_run
+        self.spec, self.identity = spec, identity
+        self.commit_positions = commit_positions
+        self.progress, self.started = progress, started
+
+    def run(self, limit: Limit, games: list[_Game],
+            wanted: dict[int, tuple[set[int], set[int]]] | None) -> PassSummary:
+        """One pass at ``limit``: every position, or by game id only the positions
+        ``wanted[game][1]``."""
+        began = time.perf_counter()
+        summary = PassSummary(limit.key(), dry_run=self.dry_run)
+        tasks = list(self._plan(limit, games, wanted, summary))
+        summary.to_search = sum(len(t.targets) for t in tasks)
+        if self.dry_run:
+            return summary
+        if self.started is not None:
+            self.started(summary)
+        pending: list[StoredEval] = []
+        last_commit = time.monotonic()
+        try:
+            for result in ordered_map(self.pool, run_task, tasks, window=self.jobs * 4):
+                pending += self._rows(result, limit, summary)
+                summary.seconds = time.perf_counter() - began
+                if (len(pending) >= self.commit_positions
+                        or time.monotonic() - last_commit >= COMMIT_SECONDS):
+                    write_evals(self.con, pending)
+                    pending, last_commit = [], time.monotonic()
+                if self.progress is not None:
+                    self.progress(summary)
+        finally:
+            write_evals(self.con, pending)  # what was searched stays, even when interrupted
+        summary.seconds = time.perf_counter() - began
+        return summary
+
+    def _plan(self, limit: Limit, games: list[_Game],
+              wanted: dict[int, tuple[set[int], set[int]]] | None,
+              summary: PassSummary) -> Iterator[SearchTask]:
+        done_shared, done_own = _evaluated(self.con, self.identity, limit.key())
+        for game in games:
+            indices: Iterable[int] = range(len(game.keys))
+            if wanted is not None:
+                indices = sorted(wanted.get(game.game_id, (set(), set()))[1])
+            targets: list[tuple[int, bool]] = []
+            for index in indices:
+                summary.positions += 1
+                if game.over and index == len(game.keys) - 1:
+                    summary.ended += 1
+                    continue
+                if index in game.repeats:
+                    if (game.game_id, index) in done_own:
+                        summary.cached += 1
+                    else:
+                        targets.append((index, True))
+                    continue
+                position = (game.keys[index], game.turn(index))
+                if position in done_shared:
+                    summary.cached += 1
+                else:
+                    done_shared.add(position)  # the first game to reach it searches it
+                    targets.append((index, False))
+            for at in range(0, len(targets), TASK_POSITIONS):
+                chunk = tuple(targets[at:at + TASK_POSITIONS])
+                yield SearchTask(self.spec, limit, game.game_id, game.start_fen,
+                                 game.moves[:chunk[-1][0]], chunk)
+
+    def _rows(self, result: TaskResult, limit: Limit, summary: PassSummary
+              ) -> list[StoredEval]:
+        summary.restarts += result.restarts
+        summary.engine_seconds += result.engine_seconds
+        rows = []
+        for searched in result.searched:
+            if searched.ended:
+                summary.ended += 1
+                continue
+            summary.searched += 1
+            summary.failed += searched.evaluation is None
+            own = searched.with_history
+            rows.append(StoredEval((searched.key, searched.turn, self.identity, limit.key()),
+                                   searched.evaluation,
+                                   game_id=result.game_id if own else None,
+                                   ply=searched.index if own else None, error=searched.error))
+        return rows
+
+
+def _evaluated(con: duckdb.DuckDBPyConnection, identity: str, limit: str
+               ) -> tuple[set[tuple[int, int]], set[tuple[int, int]]]:
+    """The positions evaluated without failure with this engine and limit: shared ones by
+    ``(key, turn)``, a game's own by ``(game_id, ply)``."""
+    rows = con.execute("SELECT key, side, game_id, ply FROM evals WHERE engine = ?"
+                       " AND search_limit = ? AND status = 'ok'", [identity, limit]).fetchall()
+    shared = {(key, SIDES[side]) for key, side, game_id, _ in rows if game_id is None}
+    own = {(game_id, ply) for _, _, game_id, ply in rows if game_id is not None}
+    return shared, own
+
+
+def _games(con: duckdb.DuckDBPyConnection, where: str | None,
+           game_ids: Sequence[int]) -> list[_Game]:
+    """The chosen games with at least one move, in game order."""
+    chosen = "TRUE"
+    if where:
+        chosen = f"g.game_id IN (SELECT game_id FROM games WHERE {where})"
+    if game_ids:
+        known = {r[0] for r in con.execute("SELECT game_id FROM games WHERE game_id IN"
+                                           " (SELECT unnest(?))", [list(game_ids)]).fetchall()}
+        missing = sorted(set(game_ids) - known)
+        if missing:
+            raise AnalysisError(f"no game {', '.join(map(str, missing))} in the database "
+                                "(game ids are games.game_id)")
+        chosen += f" AND g.game_id IN ({', '.join(str(int(i)) for i in game_ids)})"
+    try:
+        rows = con.execute(f"""
+            SELECT g.game_id, g.start_fen, g.termination, list(m.uci ORDER BY m.ply),
+                   first(m.key_before ORDER BY m.ply), list(m.key_after ORDER BY m.ply),
+                   list(m.capture IS NOT NULL ORDER BY m.ply), first(m.side ORDER BY m.ply)
+            FROM games g JOIN moves m USING (game_id)
+            WHERE {chosen}
+            GROUP BY ALL ORDER BY g.game_id""").fetchall()
+    except duckdb.Error as exc:
+        raise AnalysisError(f"--where {where!r}: {str(exc).splitlines()[0]} (a condition "
+                            "on the columns of games, such as \"year >= 2000\")") from None
+    games = []
+    for game_id, fen, termination, moves, start_key, keys, captures, side in rows:
+        repetitions = Repetitions(start_key)
+        repeats = frozenset(i for i, (key, captured) in enumerate(zip(keys, captures), 1)
+                            if repetitions.reached(key, captured))
+        games.append(_Game(game_id, fen, tuple(moves), (start_key, *keys), SIDES[side],
+                           repeats, termination in _OVER))
+    if not games:
+        raise AnalysisError("no game with moves to analyse"
+                            + (f" where {where}" if where else ""))
+    return games
+
+
+def _to_recheck(con: duckdb.DuckDBPyConnection, games: list[_Game], identity: str,
+                fast: Limit, thresholds: Thresholds) -> dict[int, tuple[set[int], set[int]]]:
+    """By game id: the plies the fast pass flags with their neighbours, and the positions
+    a deep pass must search to judge them again."""
+    shared = read_evals(con, identity, fast.key())
+    own = read_own_evals(con, identity, fast.key())
+    curve = curve_for(identity)
+    wanted = {}
+    for game in games:
+        evaluations: dict[int, Evaluation] = {}
+        for index, key in enumerate(game.keys):
+            found = (own.get((game.game_id, index)) if index in game.repeats
+                     else shared.get((key, game.turn(index), identity, fast.key())))
+            if found is not None:
+                evaluations[index] = found
+        plies = len(game.moves)
+        judged = judge_moves(game.first_side, [Move.from_uci(m) for m in game.moves],
+                             evaluations, range(1, plies + 1), game.repeats, curve, thresholds)
+        recheck = recheck_plies(judged, plies)
+        if recheck:
+            wanted[game.game_id] = (recheck, {p - d for p in recheck for d in (0, 1)})
+    return wanted
+

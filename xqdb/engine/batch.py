@@ -1,0 +1,134 @@
+"""Searching the positions of games in worker processes, one engine process per worker.
+
+A :class:`SearchTask` names some positions of one game by their index (0: the start, i:
+after ply i) and whether each is searched with the game's history; :func:`run_task`
+replays the game, searches those positions with the engine of the process (started on
+first use, restarted when it dies) and returns a :class:`TaskResult`. Tasks are plain
+data, so a process pool can carry them.
+
+>>> task = SearchTask(EngineSpec.builtin(), Limit(depth=1), game_id=1,
+...                   start_fen="3k5/9/9/9/9/9/9/9/9/R3K4 w", moves=("a0a1",),
+...                   targets=((0, False), (1, False)))
+>>> result = run_task(task)
+>>> [(s.index, s.evaluation.score) for s in result.searched]
+[(0, Mate(+1)), (1, Cp(-900))]
+>>> close_engines()
+"""
+
+from __future__ import annotations
+
+import multiprocessing.util
+import time
+from dataclasses import dataclass, field
+
+from ..position import Position
+from ..rules.board import Move
+from .analysis import Evaluation
+from .client import EngineError
+from .runner import EngineSpec, PositionFailedError, SupervisedEngine
+from .score import Limit
+
+
+@dataclass(frozen=True)
+class SearchTask:
+    """Positions of one game to search."""
+
+    spec: EngineSpec
+    limit: Limit
+    game_id: int
+    start_fen: str
+    moves: tuple[str, ...]
+    """The game's moves (coordinates, ranks 0-9), at least up to the last target."""
+    targets: tuple[tuple[int, bool], ...]
+    """``(index, with_history)`` of each position to search, in increasing index."""
+
+
+@dataclass(frozen=True)
+class Searched:
+    """One position of a task, searched (or failed, or found to be over)."""
+
+    index: int
+    key: int
+    turn: int
+    with_history: bool
+    evaluation: Evaluation | None
+    """``None`` when the search failed twice (``error``) or the game is over (``ended``)."""
+    error: str | None = None
+    ended: bool = False
+    """The side to move has no legal move: mated or stalemated, nothing to search."""
+
+
+@dataclass
+class TaskResult:
+    game_id: int
+    searched: list[Searched] = field(default_factory=list)
+    engine_seconds: float = 0.0
+    """Seconds spent waiting for the engine's answers."""
+    restarts: int = 0
+    """Engine restarts during the task."""
+
+
+#: The engine of this process, by how it is started: one per worker process.
+_ENGINES: dict[EngineSpec, SupervisedEngine] = {}
+
+
+def engine_for(spec: EngineSpec) -> SupervisedEngine:
+    """This process's engine for ``spec``, closed when the process exits."""
+    engine = _ENGINES.get(spec)
+    if engine is None:
+        engine = _ENGINES[spec] = SupervisedEngine(spec)
+        # A pool's worker exits through multiprocessing's exit function, which runs these
+        # finalizers: the engine is asked to quit instead of left to notice a closed pipe.
+        multiprocessing.util.Finalize(engine, engine.close, exitpriority=10)
+    return engine
+
+
+def engine_identity(spec: EngineSpec) -> str:
+    """The identity (:attr:`SupervisedEngine.identity`) of the engine ``spec`` starts,
+    started in this process and kept for the tasks to come."""
+    return engine_for(spec).identity
+
+
+def close_engines() -> None:
+    """Quit this process's engines."""
+    while _ENGINES:
+        _, engine = _ENGINES.popitem()
+        engine.close()
+
+
+def run_task(task: SearchTask) -> TaskResult:
+    """Search the task's positions; a position the engine fails on twice is returned with
+    its error, and the next one is searched by a fresh engine."""
+    engine = engine_for(task.spec)
+    restarts = engine.restarts
+    result = TaskResult(task.game_id)
+    wanted = dict(task.targets)
+    last = max(wanted)
+    pos = Position.from_fen(task.start_fen)
+    for index in range(last + 1):
+        if index:
+            pos.push(Move.from_uci(task.moves[index - 1]))
+        if index not in wanted:
+            continue
+        with_history = wanted[index]
+        key = pos.zobrist()
+        if not pos.has_legal_moves():
+            result.searched.append(Searched(index, key, pos.turn, with_history, None,
+                                            ended=True))
+            continue
+        # Without history the engine sees the position alone, as every game reaching it.
+        searched = pos if with_history else Position.from_fen(pos.fen())
+        started = time.perf_counter()
+        try:
+            info = engine.analyse(searched, task.limit)
+        except EngineError as exc:  # failed twice, or an answer that makes no sense
+            result.searched.append(Searched(index, key, pos.turn, with_history, None,
+                                            error=str(exc)))
+            if not isinstance(exc, PositionFailedError):
+                engine.close()  # its state is unknown: the next position gets a fresh one
+        else:
+            result.searched.append(Searched(index, key, pos.turn, with_history,
+                                            Evaluation.from_info(info)))
+        result.engine_seconds += time.perf_counter() - started
+    result.restarts = engine.restarts - restarts
+    return result
