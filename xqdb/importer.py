@@ -131,6 +131,8 @@ class ImportSummary:
     moves: int = 0
     positions: int = 0
     """Positions stored from position lists (EPD files): records, but not games."""
+    evals: int = 0
+    """Engine evaluations the records carry (WinBoard's comments), stored in ``evals``."""
     invalid: Counter[str] = field(default_factory=Counter)
     """Invalid records by kind of failure (an :class:`~xqdb.errors.ErrorKind` value)."""
     seconds: float = 0.0
@@ -155,7 +157,8 @@ class ImportSummary:
             f"records: {self.records:,} read, {self.imported:,} new games, "
             f"{self.duplicates:,} duplicates linked, {self.invalid_total:,} invalid",
             f"moves: {self.moves:,}"
-            + (f", positions: {self.positions:,} (from position lists)" if self.positions else ""),
+            + (f", positions: {self.positions:,} (from position lists)" if self.positions else "")
+            + (f", engine evaluations: {self.evals:,} (from comments)" if self.evals else ""),
             f"time: {self.seconds:.1f} s, {rate:,.0f} games/s "
             f"(database {self.db_seconds:.1f} s)",
         ]
@@ -343,6 +346,7 @@ def _write(writer: Writer, results: Iterable[UnitResult], summary: ImportSummary
         summary.duplicates += counts.duplicates
         summary.moves += counts.moves
         summary.positions += counts.positions
+        summary.evals += counts.evals
         summary.invalid.update(counts.invalid)
         summary.db_seconds = writer.seconds
         for result in held:

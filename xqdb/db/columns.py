@@ -413,8 +413,9 @@ EVAL_COLUMNS: tuple[Column, ...] = (
     Column("search_limit", "VARCHAR", "the limit of the search (`nodes=20000`, `depth=12`, "
            "`time=0.5`)", pa.string(), not_null=True),
     Column("game_id", "BIGINT", "NULL when the evaluation is shared by every game reaching "
-           "the position; set when it was searched with that game's moves because of a "
-           "repetition, and then that game's alone", pa.int64()),
+           "the position; set when it was searched with that game's moves (because of a "
+           "repetition, or by the engine playing it: an engine comment of the record), and "
+           "then that game's alone", pa.int64()),
     Column("ply", "SMALLINT", "with `game_id`: the plies played before the position",
            pa.int16()),
     Column("score_cp", "INTEGER", "centipawns, from the side to move's point of view; NULL "
@@ -473,6 +474,8 @@ STAGES: dict[str, pa.Schema] = {
     "moves": pa.schema(_ROW + _fields(MOVE_COLUMNS)),
     "variation_moves": pa.schema(_ROW + _fields(VARIATION_COLUMNS)),
     "positions": pa.schema(_KEY + _fields(POSITION_COLUMNS)),
+    # Evaluations a record carries (its engine comments); the writer gives their game.
+    "evals": pa.schema(_ROW + _fields([c for c in EVAL_COLUMNS if c.name != "game_id"])),
 }
 
 
