@@ -257,9 +257,19 @@ def check_mark(pos: BasePosition, dialect: Dialect = WINBOARD) -> str:
     check = pos.is_check()
     if not check and not dialect.marks_stalemate:
         return ""
-    if not pos.has_legal_moves():
+    if not _can_move(pos):
         return "#"
     return "+" if check else ""
+
+
+def _can_move(pos: BasePosition) -> bool:
+    """Whether the side to move has a legal move. Its king's steps are tried first: most
+    often one of them is free, which spares generating every move (WinBoard's texts ask
+    after every move whether it left the opponent stalemated)."""
+    king = pos.king_square(pos.turn)
+    if king is not None and any(pos.is_legal(Move.of(king, t)) for t in KING_STEPS[king]):
+        return True
+    return pos.has_legal_moves()
 
 
 def _told_apart(pos: BasePosition, move: Move, twins: list[int], dialect: Dialect) -> str:
