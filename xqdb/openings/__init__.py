@@ -15,7 +15,9 @@ Games are read in ECCO's frame: when Red opens on the left wing, both sides' mov
 mirrored, so 炮八平五 is classified as 炮二平五 (see :mod:`xqdb.openings.line`).
 :func:`explain` says which moves decided the code.
 
-The code table ships as ``data/ecco_codes.tsv``; the decision tree as
+A code is found in two steps: rules written from the ECCO definitions put the opening in
+its group (:mod:`xqdb.openings.rules`), and a decision tree picks the code inside the group
+(:mod:`xqdb.openings.ecco`). The code table ships as ``data/ecco_codes.tsv``; the tree as
 ``data/ecco_tree.json``, derived from the ECCO tags of the Chinese-Chess-Practical-Dataset
 games (Yvonne761, CC BY 4.0): see ``data/README.md``.
 """
@@ -29,6 +31,7 @@ from ..rules.board import Move
 from .ecco import ECCO_CODES, EccoCode, Leaf, Test, decide
 from .line import OPENING_PLIES, OpeningLine, lone_move_text
 from .names import NAMES, OpeningName, definition, opening_names
+from .rules import Grouping, group
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,12 +51,14 @@ class Classification:
     """The opening plies read, in ECCO's frame."""
     leaf: Leaf
     """The tree's leaf: how many derivation games reached it, and agreed."""
+    grouping: Grouping
+    """The group the rules put the opening in, and the moves they read."""
 
     @property
     def tests(self) -> list[Test]:
-        """The tests that led to the code, in the order they were made."""
+        """The tree's tests inside the group that led to the code, in the order made."""
         tests: list[Test] = []
-        decide(self.line, tests=tests)
+        decide(self.line, tests=tests, grouping=self.grouping)
         return tests
 
     @property
@@ -62,40 +67,47 @@ class Classification:
         return self.ecco[0]
 
     def deciding_plies(self) -> list[int]:
-        """The 0-based plies of the moves that passed a test on the way to the code."""
-        return sorted({t.ply for t in self.tests if t.held and t.ply is not None})
+        """The 0-based plies of the moves the rules read and that passed a test of the tree
+        on the way to the code."""
+        plies = {ply for step in self.grouping.steps for ply in step.plies}
+        return sorted(plies | {t.ply for t in self.tests if t.held and t.ply is not None})
 
     def explanation(self) -> str:
-        """In words: the code, and each test with the move it looked for.
+        """In words: the code, the rules' steps and the tree's tests, with the moves they read.
 
         >>> moves = ("炮二平五 炮8平5 马二进三 马8进7 车一平二 车9进1 马八进七 卒3进1 车二进五 车9平3"
         ...          " 相七进九 马2进1 仕六进五 士6进5")
         >>> print(classify(moves.split()).explanation())
         D20 顺炮直车对横车
-          ply 1: Red played 炮二平五
-          ply 2: Black played 炮８平５
-          yes: Black played 车９进１ at ply 6 (by ply 6)
-          yes: Red played 车一平二 at ply 5 (by ply 5)
-          no:  Red had not played 兵三进一 by ply 11
-          no:  Red had not played 车二进四 by ply 11
-          no:  Red had not played 炮八平六 by ply 7
-          no:  Red had not played 马八进九 by ply 7
-          no:  Red had not played 车二进六 by ply 7
-          yes: Red played 马八进七 at ply 7 (by ply 7)
-          no:  Red had not played 兵七进一 by ply 11
-          -> D20: 8 of the 8 tagged games with these moves carry it.
+          group 顺炮直车对横车/其他, by the rules:
+            ply 1: Red played 炮二平五
+            ply 2: Black played 炮8平5 (顺炮)
+            ply 5: Red played 车一平二 as his move 3
+            ply 6: Black played 车9进1 as his move 3
+            ply 9: Red played 车二进五 after 马八进七, no variation's move
+          -> D20: decided by the rules.
         Names: 中炮, 顺炮, 单提马, 直车, 横车, 骑河车
         """
         title = f"{self.ecco} {self.opening}" + (f" {self.variation}" if self.variation else "")
         lines = [title]
         if self.mirrored:
             lines.append("Red opened on the left wing: moves read mirrored (炮八平五 as 炮二平五).")
+        lines.append(f"  group {self.grouping.key}, by the rules:")
+        lines.extend(f"    {step}" for step in self.grouping.steps)
         texts = self.line.texts()
         tests = self.tests
+        if tests:
+            lines.append("  inside the group, by the tree:")
         for test in tests:
-            lines.append("  " + _describe(test, texts))
-        lines.append(f"  -> {self.ecco}: {self.leaf.agreeing} of the {self.leaf.games} tagged "
-                     f"games with these moves carry it.")
+            lines.append("    " + _describe(test, texts))
+        if self.grouping.final:
+            lines.append(f"  -> {self.ecco}: decided by the rules.")
+        elif self.leaf.games:
+            lines.append(f"  -> {self.ecco}: {self.leaf.agreeing} of the {self.leaf.games} tagged "
+                         f"games with these moves carry it.")
+        else:
+            lines.append(f"  -> {self.ecco}: the group's catch-all code (no tagged game reached "
+                         "the group).")
         if self.names:
             lines.append("Names: " + ", ".join(self.names))
         return "\n".join(lines)
@@ -103,8 +115,6 @@ class Classification:
 
 def _describe(test: Test, texts: list[str]) -> str:
     """One test of :attr:`Classification.tests` in words."""
-    if test.feature is None:
-        return f"no move at ply {test.within + 1}: the catch-all code"
     piece, code = divmod(test.feature, 8100)
     side = "Red" if piece > 7 else "Black"
     if test.ply is None:
@@ -114,9 +124,6 @@ def _describe(test: Test, texts: list[str]) -> str:
                     f"still play {text}: the catch-all code of the group")
         return f"no:  {side} had not played {text} by ply {test.within + 1}"
     text = texts[test.ply]
-    if test.branch:
-        known = "" if test.held else " (a move no tagged game made here: the catch-all code)"
-        return f"ply {test.ply + 1}: {side} played {text}{known}"
     if test.held:
         return f"yes: {side} played {text} at ply {test.ply + 1} (by ply {test.within + 1})"
     return f"no:  {side} played {text} only at ply {test.ply + 1}, after ply {test.within + 1}"
@@ -132,10 +139,11 @@ def classify(moves: Iterable[Move | str], start_fen: str | None = None) -> Class
     line = OpeningLine.read(moves, start_fen)
     if line is None:
         return None
-    code, leaf = decide(line)
+    grouping = group(line)
+    code, leaf = decide(line, grouping=grouping)
     entry = ECCO_CODES[code]
     return Classification(code, entry.opening, entry.variation, opening_names(line),
-                          line.mirrored, line, leaf)
+                          line.mirrored, line, leaf, grouping)
 
 
 def explain(moves: Iterable[Move | str], start_fen: str | None = None) -> str:

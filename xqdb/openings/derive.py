@@ -1,7 +1,7 @@
 """Derive the ECCO decision tree from games that carry ECCO tags.
 
 ECCO is a hierarchy (family letter, decade, code), and the tree is grown the same way:
-after branching on Red's first move and Black's reply, a node splits the games whose family letters
+inside each group of :func:`xqdb.openings.rules.group`, a node splits the games whose family letters
 differ, then their decades, then their codes, each time on the test (a piece's move
 within the first ``k`` plies) that leaves the purest parts (least entropy). Growing stops when every game of a node carries the
 same code, or when no test separates them (games whose openings are identical).
@@ -34,8 +34,9 @@ from pathlib import Path
 
 from ..formats import GameRecord, read_paths
 from ..notation import NotationError
-from .ecco import ECCO_CODES, Branch, Leaf, Tree, decide, node, tree_to_json
+from .ecco import ECCO_CODES, Groups, Leaf, Tree, decide, node, tree_to_json
 from .line import OPENING_PLIES, OpeningLine
+from .rules import group
 
 Example = tuple[OpeningLine, str]
 #: How much of a code each level of the hierarchy looks at: family, decade, code.
@@ -57,29 +58,20 @@ def tagged_games(records: Iterable[GameRecord]) -> Iterator[tuple[str, OpeningLi
             yield record.origin.member or record.origin.path, line, tag
 
 
-#: The plies branched on move by move before any other test: Red's first move and Black's
-#: reply, as ECCO's own groups are. (Branching on the first move alone agrees a little
-#: more often with held-out folders, 95.3% against 94.6%, but then takes a 列炮 for a
-#: 后补列炮 when the lines run alike, as in a CCGC game.)
-_BRANCH_PLIES = 2
-
-
 def grow(examples: Sequence[Example]) -> Tree:
-    """A decision tree that gives every example its code, where the moves tell them apart."""
-    rows = [(line.features(), line, code) for line, code in examples]
-    return _branch(rows, 0, "A00")
-
-
-def _branch(rows: list[tuple[dict[int, int], OpeningLine, str]], ply: int, other: str) -> Tree:
-    if ply == _BRANCH_PLIES:
-        return _grow([(first, code) for first, _, code in rows])
-    groups: dict[int | None, list] = defaultdict(list)
-    for row in rows:
-        groups[row[1].feature_at(ply)].append(row)
-    children = {made: _branch(group, ply + 1, min(code for _, _, code in group))
-                for made, group in groups.items() if made is not None}
-    short = groups.get(None, [])
-    return Branch(ply, children, Leaf(other, len(short), sum(c == other for _, _, c in short)))
+    """A decision tree that gives every example its code, where the moves tell them apart:
+    one subtree for each group of :func:`~xqdb.openings.rules.group`, and for each group
+    that one refines."""
+    groups: dict[str, list[tuple[dict[int, int], str]]] = defaultdict(list)
+    for line, code in examples:
+        key, row = group(line).key, (line.features(), code)
+        groups[key].append(row)
+        # A group refines the one its key extends: that one's tree is there for the
+        # refinements no tagged game reached.
+        while "/" in key:
+            key = key.rsplit("/", 1)[0]
+            groups[key].append(row)
+    return Groups({key: _grow(rows) for key, rows in groups.items()})
 
 
 def _grow(rows: list[tuple[dict[int, int], str]]) -> Tree:

@@ -24,6 +24,7 @@ from importlib import resources
 from typing import Union
 
 from .line import OpeningLine, parse_feature
+from .rules import Grouping, group
 
 _DATA = resources.files(__package__) / "data"
 
@@ -91,36 +92,29 @@ def _leaves(tree: "Tree") -> list[Leaf]:
         return [tree]
     if isinstance(tree, Node):
         return _leaves(tree.yes) + _leaves(tree.no)
-    return [tree.other] + [leaf for child in tree.children.values() for leaf in _leaves(child)]
+    return [leaf for child in tree.children.values() for leaf in _leaves(child)]
 
 
 @dataclass(frozen=True, slots=True)
-class Branch:
-    """A many-way test on the move made at ``ply``: ECCO branches on Red's first move, then
-    on Black's reply, before anything else."""
+class Groups:
+    """The root: one subtree for each group of :func:`~xqdb.openings.rules.group`."""
 
-    ply: int
-    children: dict[int, "Tree"]
-    """The subtree for each :func:`~xqdb.openings.line.feature` made at ``ply``."""
-    other: Leaf
-    """For a move no derivation game made there: the group's catch-all code."""
+    children: dict[str, "Tree"]
 
 
-Tree = Union[Node, Branch, Leaf]
+Tree = Union[Node, Groups, Leaf]
 
 
 @dataclass(frozen=True, slots=True)
 class Test:
-    """One test on the way to a code: was ``feature`` played by ply ``within`` + 1?"""
+    """One test of the tree on the way to a code: was ``feature`` played by ply ``within`` + 1?"""
 
-    feature: int | None
-    """The feature looked for; for a :class:`Branch`, the one made (``None``: no move)."""
+    feature: int
+    """The feature looked for."""
     within: int
     held: bool
-    """For a :class:`Branch`: whether the move made there had a subtree of its own."""
     ply: int | None
     """The 0-based ply the game played the feature at (``None``: not in the opening)."""
-    branch: bool = False
     open: bool = False
     """The game ended before the test's window did: the decade's catch-all code was given."""
 
@@ -128,11 +122,8 @@ class Test:
 def _build(data: dict) -> Tree:
     if "code" in data:
         return Leaf(data["code"], data["games"], data["agreeing"])
-    if "branches" in data:
-        children = {parse_feature(move): _build(child) for move, child in data["branches"].items()}
-        other = _build(data["other"])
-        assert isinstance(other, Leaf)
-        return Branch(data["ply"], children, other)
+    if "groups" in data:
+        return Groups({key: _build(child) for key, child in data["groups"].items()})
     return node(parse_feature(data["move"]), data["within"], _build(data["yes"]), _build(data["no"]))
 
 
@@ -142,10 +133,8 @@ def tree_to_json(tree: Tree) -> dict:
 
     if isinstance(tree, Leaf):
         return {"code": tree.code, "games": tree.games, "agreeing": tree.agreeing}
-    if isinstance(tree, Branch):
-        return {"ply": tree.ply, "other": tree_to_json(tree.other),
-                "branches": {feature_name(f): tree_to_json(child)
-                             for f, child in sorted(tree.children.items())}}
+    if isinstance(tree, Groups):
+        return {"groups": {key: tree_to_json(child) for key, child in sorted(tree.children.items())}}
     return {"move": feature_name(tree.feature), "within": tree.within,
             "yes": tree_to_json(tree.yes), "no": tree_to_json(tree.no)}
 
@@ -160,20 +149,26 @@ def tree() -> Tree:
 _ABSENT = 1 << 30
 
 
-def decide(line: OpeningLine, root: Tree | None = None,
-           tests: list[Test] | None = None) -> tuple[str, Leaf]:
+def decide(line: OpeningLine, root: Tree | None = None, tests: list[Test] | None = None,
+           grouping: Grouping | None = None) -> tuple[str, Leaf]:
     """The code ``root`` (default: the shipped tree) gives ``line``, and the leaf reached.
 
-    When ``tests`` is given, each test made on the way is appended to it (what
+    The rules of :mod:`xqdb.openings.rules` pick the subtree (``grouping``, when already
+    worked out): the group's own, or when no tagged game reached the group, the one of the
+    group it refines (``a/b/c`` refines ``a/b``), else the group's catch-all code. When
+    ``tests`` is given, each test made in the subtree is appended to it (what
     :func:`~xqdb.openings.explain` shows); without it, nothing but the walk is done.
     """
     at: Tree = tree() if root is None else root
-    while isinstance(at, Branch):
-        made = line.feature_at(at.ply)
-        child = at.children.get(made) if made is not None else None
-        if tests is not None:
-            tests.append(Test(made, at.ply, child is not None, at.ply, branch=True))
-        at = at.other if child is None else child
+    if isinstance(at, Groups):
+        grouping = group(line) if grouping is None else grouping
+        if grouping.final:
+            return grouping.default, Leaf(grouping.default, 0, 0)
+        key = grouping.key
+        while key not in at.children and "/" in key:
+            key = key.rsplit("/", 1)[0]
+        child = at.children.get(key)
+        at = Leaf(grouping.default, 0, 0) if child is None else child
     if isinstance(at, Leaf):
         return at.code, at
     first = line.features().get
@@ -188,5 +183,5 @@ def decide(line: OpeningLine, root: Tree | None = None,
         if tests is not None:
             tests.append(Test(at.feature, at.within, held, None if ply == _ABSENT else ply))
         at = at.yes if held else at.no
-    assert isinstance(at, Leaf), "a tree's tests come after its branches"
+    assert isinstance(at, Leaf), "a group's tree holds no further groups"
     return at.code, at
