@@ -226,11 +226,14 @@ class _Writer:
         if ptype == PAWN:  # up to five of them
             twins = [sq for sq, there in zip(_ORIGINS[PAWN][t], found) if there == piece]
         else:
-            # Other pieces come in twos (a position with more is refused): one twin.
+            # Other pieces come in twos (a position with more is refused): one twin,
+            # which most often is blocked.
             points = _ORIGINS[ptype][t]
             first = found.index(piece)
-            twins = [points[found.index(piece, first + 1)] if points[first] == f
-                     else points[first]]
+            twin = points[found.index(piece, first + 1)] if points[first] == f else points[first]
+            if not pos.is_legal(Move.of(twin, t)):
+                return text
+            twins = [twin]
         return text[0] + _told_apart(pos, move, twins, self.dialect) + text[1:]
 
     def _plain(self, piece: int, f: int, t: int, capture: bool) -> str:
