@@ -195,9 +195,9 @@ def bench_two_pass(db: Path, games: int, fast: int, deep: int) -> None:
     plies = sum(len(moves) for _, _, moves in chosen)
     print(f"two passes ({fast:,} nodes, then {deep:,} around the flagged moves) against one "
           f"pass at {deep:,} nodes, {len(chosen)} games, {plies:,} plies: "
-          f"{two.searched:,} searches in {two.seconds:.0f} s against {one.searched:,} in "
-          f"{one.seconds:.0f} s ({1 - two.seconds / one.seconds:.0%} of the time saved, "
-          f"{1 - two.searched / one.searched:.0%} of the searches); "
+          f"{two.passes[0].searched:,} fast and {two.passes[1].searched:,} deep searches in "
+          f"{two.seconds:.0f} s against {one.searched:,} deep in {one.seconds:.0f} s "
+          f"({1 - two.seconds / one.seconds:.0%} of the time saved); "
           f"{two.passes[1].moves_rechecked:,} moves rechecked")
     classes = {"blunders": BAD, "mistakes": ("mistake",)}
     found: dict[str, dict[str, set[tuple[int, int]]]] = {
@@ -219,7 +219,7 @@ def bench_two_pass(db: Path, games: int, fast: int, deep: int) -> None:
         line = f"  {name}: one deep pass finds {len(wanted)}"
         for run, label in (("two", "two passes"), ("again", "the deep pass run again")):
             hit = wanted & found[run][name]
-            line += (f"; {label} find {len(hit)} of them (recall "
+            line += (f"; {label}: {len(hit)} of them (recall "
                      f"{len(hit) / max(len(wanted), 1):.0%}) and {len(found[run][name] - wanted)}"
                      " others")
         print(line)

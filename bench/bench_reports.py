@@ -33,6 +33,13 @@ RUNS = {
     "family_years": {},
     "lines": {"plies": "6"},
     "tree": {"key": str(position_key("炮二平五 马8进7"))},
+    "player": {"player": "胡荣华"},
+    "head_to_head": {"player": "胡荣华", "opponent": "吕钦"},
+    "events": {},
+    "decisive_lengths": {},
+    "endings": {},
+    "disagreements": {},
+    "near_duplicates": {"limit": "100000"},
 }
 
 

@@ -11,6 +11,7 @@ Deterministic: the same games come back every run.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 from xqdb.engine.builtin import PIECE_VALUES, material
 from xqdb import Position
@@ -25,7 +26,7 @@ FIRST_PLY = 20
 @dataclass(frozen=True)
 class PlantedBlunder:
     game: int
-    """1-based index of the game in ``liu-dahua-1125.pgn``."""
+    """1-based index of the game in its file (``liu-dahua-1125.pgn`` by default)."""
     ply: int
     """1-based ply of the planted move."""
     real_moves: list[Move]
@@ -68,10 +69,11 @@ def _chariot_hanger(pos: Position, real: Move) -> tuple[Move, Move] | None:
     return None
 
 
-def planted_blunders(count: int) -> list[PlantedBlunder]:
-    """The first ``count`` planted blunders, one per game, in file order."""
+def planted_blunders(count: int, path: Path = LIU_DAHUA) -> list[PlantedBlunder]:
+    """The first ``count`` planted blunders, one per game, in file order, from the
+    coordinate games of ``path``."""
     cases: list[PlantedBlunder] = []
-    for number, texts in enumerate(coordinate_games(LIU_DAHUA), 1):
+    for number, texts in enumerate(coordinate_games(path), 1):
         moves = [Move.from_uci(t) for t in texts]
         pos = Position()
         for index, move in enumerate(moves[:-1]):

@@ -157,11 +157,15 @@ def children(pid: int) -> list[int]:
     return found
 
 
-def kill_engines(run: subprocess.Popen[str], plan: list[float]) -> list[int]:
-    """SIGKILL the engine processes of ``run`` one after the other: the i-th
-    ``plan[i]`` seconds after it appears. Returns the pids killed."""
+def kill_engines(run: subprocess.Popen[str], db: Path, plan: list[float]) -> list[int]:
+    """SIGKILL the engine processes of ``run`` one after the other, once the run has
+    committed evaluations to ``db`` (so the first engine is past its greeting): the i-th
+    ``plan[i]`` seconds after it is found. Returns the pids killed."""
     killed: list[int] = []
+    wal = Path(f"{db}.wal")
     deadline = time.monotonic() + 120
+    while not wal.exists() and run.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.005)
     while len(killed) < len(plan) and run.poll() is None and time.monotonic() < deadline:
         engines = [p for p in children(run.pid) if p not in killed]
         if engines:
@@ -175,9 +179,10 @@ def kill_engines(run: subprocess.Popen[str], plan: list[float]) -> list[int]:
 @needs_fairy
 def test_an_engine_killed_mid_run_is_restarted_and_the_position_retried(db: Path) -> None:
     run = subprocess.Popen(xqdb_command("analyze", "--db", str(db), "--engine", FAIRY,
-                                        "--nodes", "5000", "--jobs", "1", "--game", "1"),
+                                        "--nodes", "5000", "--jobs", "1", "--game", "1",
+                                        "--commit-every", "5"),
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    killed = kill_engines(run, [0.7])
+    killed = kill_engines(run, db, [0.0])
     out, err = run.communicate(timeout=300)
     assert run.returncode == 0, err
     assert len(killed) == 1
@@ -188,11 +193,12 @@ def test_an_engine_killed_mid_run_is_restarted_and_the_position_retried(db: Path
 
 def test_a_position_the_engine_fails_twice_is_recorded_and_retried_later(db: Path) -> None:
     run = subprocess.Popen(xqdb_command("analyze", "--db", str(db), "--engine", "builtin",
-                                        "--depth", "2", "--jobs", "1", "--game", "1"),
+                                        "--depth", "2", "--jobs", "1", "--game", "1",
+                                        "--commit-every", "5"),
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     # The engine dies mid-run, and its replacement as soon as it starts: that position
     # fails twice; the third engine goes on with the rest.
-    killed = kill_engines(run, [1.0, 0.0])
+    killed = kill_engines(run, db, [0.0, 0.0])
     out, err = run.communicate(timeout=300)
     assert run.returncode == 0, err
     assert len(killed) == 2

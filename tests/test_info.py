@@ -50,7 +50,9 @@ def test_info_from_python_matches_sql(db: Path) -> None:
 
 def test_info_on_a_missing_or_foreign_file_is_one_line(tmp_path: Path) -> None:
     missing = run_xqdb("info", "--db", str(tmp_path / "none.duckdb"))
-    assert missing.returncode == 4 and missing.stderr == f"Error: {tmp_path / 'none.duckdb'}: no such database\n"
+    assert missing.returncode == 4 and missing.stderr == (
+        f"Error: {tmp_path / 'none.duckdb'}: no such database (xqdb import FILES --db "
+        f"{tmp_path / 'none.duckdb'} creates one)\n")
     assert not (tmp_path / "none.duckdb").exists()
     foreign = run_xqdb("info", "--db", str(DATA / "perft.tsv"))
     assert foreign.returncode == 4 and "not a DuckDB database" in foreign.stderr

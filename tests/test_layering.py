@@ -28,9 +28,12 @@ LAYERS: list[set[str]] = [
     {"xqdb.openings", "xqdb.engine", "xqdb.reading", "xqdb.players"},
     {"xqdb.db"},
     # The opening tree and the HTML report read a database the import wrote.
-    # Engine analysis of a database runs its engines in worker processes.
-    {"xqdb.parallel", "xqdb.importer", "xqdb.tree", "xqdb.report", "xqdb.analyser"},
-    {"xqdb.cli", "xqdb.cli_reports", "xqdb.cli_analysis", "xqdb.__main__"},
+    # Engine analysis of a database runs its engines in worker processes; searching,
+    # exporting and showing read a database too.
+    {"xqdb.parallel", "xqdb.importer", "xqdb.tree", "xqdb.report", "xqdb.analyser",
+     "xqdb.show", "xqdb.search", "xqdb.export"},
+    {"xqdb.cli", "xqdb.cli_reports", "xqdb.cli_analysis", "xqdb.cli_show", "xqdb.cli_browse",
+     "xqdb.__main__"},
 ]
 
 

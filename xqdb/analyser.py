@@ -9,7 +9,9 @@ repetition rules then decide what may be played, and stored for that game alone.
 
 Worker processes each run one engine (:mod:`xqdb.engine.batch`); the parent plans, writes
 the results in batches and counts. A position the engine fails on twice is stored as
-failed and the run goes on; the next run tries it again.
+failed and the run goes on; the next run tries it again. Given a Dask scheduler, the
+workers are those of that cluster (see :mod:`xqdb.parallel`): each keeps one engine
+alive, and only the positions missing from ``evals`` travel to them.
 
 With a recheck limit the run has two passes: every position at that (low) limit, then,
 at the run's own limit, only the positions around the moves the first pass flags
@@ -22,11 +24,12 @@ at the run's own limit, only the positions around the moves the first pass flags
 
 from __future__ import annotations
 
-import multiprocessing.pool
 import os
+import shutil
+import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import duckdb
@@ -39,7 +42,7 @@ from .engine.analysis import (
 from .engine.batch import SearchTask, TaskResult, close_engines, engine_identity, run_task
 from .engine.runner import EngineSpec
 from .engine.score import Limit
-from .parallel import default_jobs, ordered_map, process_pool
+from .parallel import Executor, WorkerSetupError, open_executor, worker_name
 from .rules.board import Move
 from .rules.outcome import Termination
 
@@ -104,6 +107,10 @@ class AnalysisSummary:
     games: int = 0
     passes: list[PassSummary] = field(default_factory=list)
     seconds: float = 0.0
+    cluster: str | None = None
+    """The cluster the engines ran on (``None``: this machine)."""
+    retried_tasks: int = 0
+    """Tasks searched again because the cluster worker searching them was lost."""
 
     @property
     def searched(self) -> int:
@@ -122,6 +129,9 @@ class AnalysisSummary:
             lines.append(f"{self.failed:,} positions failed: run the same command again to "
                          "retry them")
         lines.append(f"{self.searched:,} searches in {self.seconds:,.1f} s")
+        if self.cluster is not None:
+            lines.append(f"searched on {self.cluster}; {self.retried_tasks:,} tasks retried "
+                         "after their worker was lost")
         return "\n".join(lines)
 
 
@@ -154,7 +164,7 @@ def analyse_database(path: str | os.PathLike[str], spec: EngineSpec, limit: Limi
                      progress: Progress | None = None,
                      started: Progress | None = None,
                      commit_positions: int = COMMIT_POSITIONS,
-                     dry_run: bool = False) -> AnalysisSummary:
+                     dry_run: bool = False, scheduler: str | None = None) -> AnalysisSummary:
     """Evaluate the positions of the games of the database at ``path`` (those ``where``
     selects, or ``game_ids``; all by default) with the engine ``spec`` at ``limit`` into
     its ``evals`` table.
@@ -164,22 +174,28 @@ def analyse_database(path: str | os.PathLike[str], spec: EngineSpec, limit: Limi
     begins, ``progress`` after each batch of searches. ``dry_run``: count what the
     (first) pass would search, and search nothing.
 
-    Raises :class:`DatabaseError`, :class:`AnalysisError` and
-    :class:`~xqdb.engine.EngineError` (an engine that does not start or greet).
+    ``scheduler`` (``tcp://HOST:8786``) searches on the workers of that Dask cluster
+    instead of ``jobs`` local processes: the engine must be at the same path on every
+    worker (the built-in engine runs with each worker's own Python).
+
+    Raises :class:`DatabaseError`, :class:`AnalysisError`,
+    :class:`~xqdb.engine.EngineError` (an engine that does not start or greet) and
+    :class:`xqdb.parallel.ExecutorError` (the cluster cannot be used: no worker, a
+    worker without the engine).
     """
     db_path = Path(path)
     if not db_path.exists():
         raise DatabaseError(f"{db_path}: no such database")
     begun = time.perf_counter()
-    jobs = jobs or default_jobs()
     # The pool first: it forks, and must do so before DuckDB or an engine starts threads.
-    with process_pool(jobs) as pool:
-        identity = next(ordered_map(pool, engine_identity, [spec], window=1))
+    with open_executor(jobs, scheduler) as executor:
+        identify = engine_identity if executor.is_local else identity_on_worker
+        identity = next(executor.map(identify, [spec], window=1))
         con = connect(db_path)
         try:
             games = _games(con, where, game_ids)
             summary = AnalysisSummary(str(path), identity, len(games))
-            runner = _PassRunner(con, pool, jobs, spec, identity, commit_positions, progress,
+            runner = _PassRunner(con, executor, spec, identity, commit_positions, progress,
                                  started, dry_run)
             if recheck is None or dry_run:
                 summary.passes.append(runner.run(recheck or limit, games, None))
@@ -190,9 +206,12 @@ def analyse_database(path: str | os.PathLike[str], spec: EngineSpec, limit: Limi
                 deep = runner.run(limit, games, wanted)
                 deep.moves_rechecked = sum(len(plies) for plies, _ in wanted.values())
                 summary.passes.append(deep)
+            if not executor.is_local:
+                summary.cluster = executor.describe()
+                summary.retried_tasks = executor.retried
         finally:
             con.close()
-            if pool is None:
+            if executor.in_this_process:
                 close_engines()  # the engine ran in this process
     summary.seconds = time.perf_counter() - begun
     return summary
@@ -201,10 +220,10 @@ def analyse_database(path: str | os.PathLike[str], spec: EngineSpec, limit: Limi
 class _PassRunner:
     """Runs passes over games: plans the searches, farms them out, writes the results."""
 
-    def __init__(self, con: duckdb.DuckDBPyConnection, pool: multiprocessing.pool.Pool | None,
-                 jobs: int, spec: EngineSpec, identity: str, commit_positions: int,
+    def __init__(self, con: duckdb.DuckDBPyConnection, executor: Executor,
+                 spec: EngineSpec, identity: str, commit_positions: int,
                  progress: Progress | None, started: Progress | None, dry_run: bool) -> None:
-        self.con, self.pool, self.jobs = con, pool, jobs
+        self.con, self.executor = con, executor
         self.dry_run = dry_run
         self.spec, self.identity = spec, identity
         self.commit_positions = commit_positions
@@ -225,7 +244,8 @@ class _PassRunner:
         pending: list[StoredEval] = []
         last_commit = time.monotonic()
         try:
-            for result in ordered_map(self.pool, run_task, tasks, window=self.jobs * 4):
+            search = run_task if self.executor.is_local else search_on_worker
+            for result in self.executor.map(search, tasks, window=self.executor.jobs * 4):
                 pending += self._rows(result, limit, summary)
                 summary.seconds = time.perf_counter() - began
                 if (len(pending) >= self.commit_positions
@@ -287,6 +307,35 @@ class _PassRunner:
                                    game_id=result.game_id if own else None,
                                    ply=searched.index if own else None, error=searched.error))
         return rows
+
+
+def search_on_worker(task: SearchTask) -> TaskResult:
+    """:func:`~xqdb.engine.batch.run_task` on a worker of a cluster, with the engine as
+    this worker has it (see :func:`worker_spec`)."""
+    return run_task(replace(task, spec=worker_spec(task.spec)))
+
+
+def identity_on_worker(spec: EngineSpec) -> str:
+    """:func:`~xqdb.engine.batch.engine_identity` on a worker of a cluster."""
+    return engine_identity(worker_spec(spec))
+
+
+def worker_spec(spec: EngineSpec) -> EngineSpec:
+    """``spec`` as this worker starts it: the built-in engine with this worker's Python;
+    an external engine at the same path, or :class:`WorkerSetupError` naming the worker
+    and the missing path.
+
+    >>> worker_spec(EngineSpec(("/no/such/engine",)))
+    Traceback (most recent call last):
+    ...
+    xqdb.parallel.WorkerSetupError: worker MainProcess (pid ...) has no engine /no/such/engine
+    """
+    if spec.is_builtin():
+        return replace(spec, command=(sys.executable, *spec.command[1:]))
+    if shutil.which(spec.command[0]) is None:
+        raise WorkerSetupError(f"worker {worker_name()} has no engine {spec.command[0]}",
+                               "install the engine at the same path on every worker")
+    return spec
 
 
 def _evaluated(con: duckdb.DuckDBPyConnection, identity: str, limit: str

@@ -7,9 +7,11 @@ the README.
 from __future__ import annotations
 
 import logging
+import os
 import sys
 import time
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
@@ -18,8 +20,9 @@ from .position import Position
 from .rules import divide, perft
 from .rules.position import STARTING_FEN
 from .formats import formats
-from .formats.sources import Source, walk
+from .formats.sources import Source, no_such_path, walk
 from .reading import SHOW_NOTATIONS, format_game, nth_record, summarize
+from .parallel import ExecutorError
 
 # The database side (DuckDB, Arrow) is imported by the commands that use it: loading it
 # would triple the start-up of ``xqdb engine``, which a GUI may start for every game.
@@ -31,6 +34,11 @@ if TYPE_CHECKING:
 #: be used.
 EXIT_INPUT = 3
 EXIT_DATABASE = 4
+#: The cluster could not run the work: no scheduler or worker, a worker missing an
+#: input or xqdb, tasks lost too often.
+EXIT_CLUSTER = 5
+#: The hint after a FEN that cannot be read.
+FEN_HINT = f"the start position reads {STARTING_FEN.split(' - ')[0]}"
 #: Ctrl-C, as shells report a process ended by SIGINT.
 EXIT_INTERRUPTED = 130
 #: ``xqdb read`` exits with this when a record is invalid (and with EXIT_INPUT when the
@@ -38,16 +46,46 @@ EXIT_INTERRUPTED = 130
 EXIT_INVALID = 1
 
 
-class _Commands(click.Group):
-    """The command group: the commands of other modules (:func:`_add_report_commands`),
-    and the database side they load, are added only when one of them is asked for or
-    the commands are listed."""
+def exit_cluster_failure(exc: ExecutorError) -> NoReturn:
+    """Say why the cluster could not run the work, and what to do, then exit."""
+    click.echo(f"Error: {exc}" + (f" ({exc.hint})" if exc.hint else ""), err=True)
+    sys.exit(EXIT_CLUSTER)
+
+
+class _Group(click.Group):
+    """The ``xqdb`` group: a usage error is one line with its hint, as every other error.
+
+    Usage errors come from parsing, here or in a subcommand (which this group invokes),
+    so both are caught here; everything else is Click's standalone handling.
+
+    The commands of other modules (:func:`_add_report_commands`), and the database side
+    they load, are added only when one of them is asked for or the commands are listed.
+    """
 
     _added = False
 
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        # Run as `python -m xqdb` or from a script, the command is still called xqdb.
+        if len(args) < 2:
+            kwargs["prog_name"] = kwargs.get("prog_name") or "xqdb"
+        return super().main(*args, **kwargs)
+
+    def make_context(self, info_name: str | None, args: list[str],
+                     parent: click.Context | None = None, **extra: Any) -> click.Context:
+        try:
+            return super().make_context(info_name, args, parent, **extra)
+        except click.UsageError as exc:
+            _usage_error(exc)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except click.UsageError as exc:
+            _usage_error(exc)
+
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         command = super().get_command(ctx, cmd_name)
-        if command is None and not self._added:
+        if command is None and not _Group._added:
             self._add()
             command = super().get_command(ctx, cmd_name)
         return command
@@ -57,9 +95,15 @@ class _Commands(click.Group):
         return super().list_commands(ctx)
 
     def _add(self) -> None:
-        if not _Commands._added:
-            _Commands._added = True
+        if not _Group._added:
+            _Group._added = True
             _add_report_commands()
+
+
+def _usage_error(exc: click.UsageError) -> NoReturn:
+    path = exc.ctx.command_path if exc.ctx is not None else "xqdb"
+    click.echo(f"Error: {exc.format_message()} (see '{path} --help')", err=True)
+    sys.exit(exc.exit_code)
 
 
 class _DefaultFromLibrary(click.Option):
@@ -76,7 +120,15 @@ def _commit_records() -> int:
     return COMMIT_RECORDS
 
 
-@click.group(cls=_Commands)
+def _scheduler_option(doing: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """``--scheduler`` (env ``XQDB_SCHEDULER``); ``doing`` says what the workers do."""
+    return click.option("--scheduler", default=None, envvar="XQDB_SCHEDULER",
+                        metavar="tcp://HOST:8786",
+                        help=f"{doing} on the workers of this Dask cluster instead of local "
+                             "processes (env XQDB_SCHEDULER; needs xqdb[cluster]).")
+
+
+@click.group(cls=_Group)
 @click.version_option(package_name="xqdb")
 def cli() -> None:
     """Xiangqi game databases: import, validate, classify and analyse game records."""
@@ -89,11 +141,16 @@ def cli() -> None:
 @click.option("--divide", "split", is_flag=True, help="Count per first move.")
 @click.option("--board", is_flag=True, help="Print the board first.")
 def perft_command(fen: str, depth: int, split: bool, board: bool) -> None:
-    """Count legal move sequences of DEPTH plies (a move generator check)."""
+    """Count legal move sequences of DEPTH plies (a move generator check).
+
+    \b
+    xqdb perft --depth 4
+    xqdb perft --fen "3k5/9/9/9/9/9/9/9/9/4K4 w" --depth 1 --divide
+    """
     try:
         pos = Position.from_fen(fen)
     except FenError as exc:
-        raise click.ClickException(f"bad FEN: {exc}") from None
+        raise click.ClickException(f"bad FEN: {exc} ({FEN_HINT})") from None
     if board:
         click.echo(str(pos))
         click.echo(pos.fen())
@@ -150,6 +207,10 @@ def _progress_bar(paths: tuple[str, ...], enabled: bool, follow_links: bool) -> 
               help="DuckDB file to create or add to (env XQDB_DB).")
 @click.option("-j", "--jobs", type=click.IntRange(1), default=None,
               help="Worker processes (default: all cores).")
+@_scheduler_option("Read and replay")
+@click.option("--send-inputs", is_flag=True,
+              help="With --scheduler: send the inputs' bytes to the workers, for workers "
+                   "that do not share the input paths.")
 @click.option("--format", "format_", default=None, help="Read every source as this format.")
 @click.option("--encoding", default=None, help="Text encoding (default: detected).")
 @click.option("--force", is_flag=True,
@@ -165,7 +226,8 @@ def _progress_bar(paths: tuple[str, ...], enabled: bool, follow_links: bool) -> 
 @click.option("--log-file", type=click.Path(dir_okay=False), help="Also log to this file.")
 @click.option("-v", "--verbose", count=True, help="Say more (-vv for debug).")
 @click.option("-q", "--quiet", is_flag=True, help="Only errors; no progress bar or summary.")
-def import_command(paths: tuple[str, ...], db: str, jobs: int | None, format_: str | None,
+def import_command(paths: tuple[str, ...], db: str, jobs: int | None, scheduler: str | None,
+                   send_inputs: bool, format_: str | None,
                    encoding: str | None, force: bool, follow_links: bool,
                    memory_limit: str | None, commit_every: int, log_file: str | None,
                    verbose: int, quiet: bool) -> None:
@@ -175,6 +237,7 @@ def import_command(paths: tuple[str, ...], db: str, jobs: int | None, format_: s
     xqdb import sample_games --db games.duckdb
     xqdb import big.zip more/ --db games.duckdb --jobs 2 --log-file import.log
     xqdb import old/ --db games.duckdb --encoding big5 --force
+    xqdb import /shared/games --db games.duckdb --scheduler tcp://10.0.0.1:8786
 
     Bad records are stored as invalid games with their reason; the exit code is 0
     whenever the import ran. Importing the same files again adds nothing, but reads
@@ -199,13 +262,16 @@ def import_command(paths: tuple[str, ...], db: str, jobs: int | None, format_: s
         summary = import_paths(list(paths), db, jobs=jobs, format=format_, encoding=encoding,
                                force=force, follow_links=follow_links,
                                memory_limit=memory_limit, commit_records=commit_every,
-                               progress=progress if bar is not None else None)
+                               progress=progress if bar is not None else None,
+                               scheduler=scheduler, send_inputs=send_inputs)
     except InputError as exc:
         click.echo(f"Error: {exc}", err=True)
         sys.exit(EXIT_INPUT)
     except StorageError as exc:
         click.echo(f"Error: {exc}", err=True)
         sys.exit(EXIT_DATABASE)
+    except ExecutorError as exc:
+        exit_cluster_failure(exc)
     except KeyboardInterrupt:
         click.echo("Interrupted: what was committed stays; run the same command to resume.",
                    err=True)
@@ -226,7 +292,12 @@ def import_command(paths: tuple[str, ...], db: str, jobs: int | None, format_: s
 @click.option("--top", type=click.IntRange(1), default=10, show_default=True,
               help="How many players to list.")
 def info_command(db: str, top: int) -> None:
-    """What is in a database: games, players, years, formats, invalid records."""
+    """What is in a database: games, players, years, formats, invalid records.
+
+    \b
+    xqdb info --db games.duckdb
+    xqdb info --db games.duckdb --top 20
+    """
     from .db.info import database_info
     from .db.schema import DatabaseError, connect
 
@@ -246,6 +317,9 @@ def info_command(db: str, top: int) -> None:
               help="DuckDB file written by an older xqdb (env XQDB_DB).")
 def upgrade_command(db: str) -> None:
     """Bring a database of an older schema version up to date, from the records it holds.
+
+    \b
+    xqdb upgrade --db games.duckdb
 
     Every table is derived again from the raw records stored in it: the source files are
     not needed. The old file is kept as DB.vN.
@@ -281,6 +355,10 @@ def read_command(paths: tuple[str, ...], format_: str | None, encoding: str | No
                  all_errors: bool) -> None:
     """Summarize the game records in PATHS (files, folders, archives, - for stdin).
 
+    \b
+    xqdb read games/ archive.zip
+    xqdb read game.pgn --show 1 --notation wxf
+
     Counts records per format and encoding, valid and invalid, by kind of failure with
     examples naming file, record and ply. Exits with 1 when a record is invalid, 3 when
     there is no record to read, 2 for a bad option (--show past the last record too).
@@ -295,6 +373,10 @@ def read_command(paths: tuple[str, ...], format_: str | None, encoding: str | No
             encoding = normalize_encoding(encoding)
         except ValueError as exc:
             raise click.BadParameter(str(exc), param_hint="--encoding") from None
+    missing = [path for path in paths if path != "-" and not os.path.exists(path)]
+    if missing:
+        click.echo(f"Error: {no_such_path(missing[0])}", err=True)
+        sys.exit(EXIT_INPUT)
     if show is not None:
         try:
             record = nth_record(paths, show, format_, encoding)
@@ -329,6 +411,8 @@ def engine_command() -> None:
 def _add_report_commands() -> None:
     from .cli_reports import COMMANDS
     from .cli_analysis import COMMANDS as ANALYSIS_COMMANDS
+    from .cli_browse import COMMANDS as BROWSE_COMMANDS
+    from .cli_show import COMMANDS as SHOW_COMMANDS
 
-    for command in (*COMMANDS, *ANALYSIS_COMMANDS):
+    for command in (*COMMANDS, *ANALYSIS_COMMANDS, *BROWSE_COMMANDS, *SHOW_COMMANDS):
         cli.add_command(command)

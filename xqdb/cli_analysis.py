@@ -1,19 +1,34 @@
-"""``xqdb`` commands over engine analysis: ``analyze`` fills the ``evals`` table."""
+"""``xqdb`` commands over engine analysis: ``analyze`` fills the ``evals`` table,
+``blunders`` reports the moves its evaluations judge, ``calibrate`` fits the win curves
+they are judged by."""
 
 from __future__ import annotations
 
 import logging
 import sys
-from typing import Any
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any, NoReturn
 
 import click
 
 from .analyser import (
     COMMIT_POSITIONS, COMMIT_SECONDS, AnalysisError, PassSummary, analyse_database,
 )
+from .cli_reports import _database, _db_option, _emit, _output_options, _scheduler_option
+from .db.queries import Result
 from .db.schema import DatabaseError
-from .engine import EngineError, Limit, choose_engine, parse_options
+from .engine import EngineError, Limit, SupervisedEngine, choose_engine, parse_options
+from .engine.analysis import JUDGEMENTS, Thresholds
+from .engine.calibration import CalibrationError, database_samples, fit_win_curve
 from .engine.dialects import DIALECTS
+from .engine.judgement import (
+    LOSS_CLASSES, MOVE_COLUMNS, Selection, StoredCurve, analysed_engines, check_thresholds,
+    game_report, player_report, store_curves, store_thresholds, stored_curve,
+    stored_thresholds, worst_moves,
+)
+from .engine.puzzles import find_puzzles, puzzle_pgn
+from .parallel import ExecutorError
 
 
 def _limit(nodes: int | None, depth: int | None, movetime: int | None) -> Limit:
@@ -83,6 +98,7 @@ class _Bar:
               help="Milliseconds per position (not reproducible: prefer --nodes).")
 @click.option("-j", "--jobs", type=click.IntRange(1), default=None,
               help="Worker processes, each with its own engine (default: all cores).")
+@_scheduler_option("Search, one engine per worker thread,")
 @click.option("--where", default=None, metavar="SQL",
               help="Only the games this condition on the games table selects.")
 @click.option("--game", "games", type=int, multiple=True, metavar="ID",
@@ -98,7 +114,8 @@ class _Bar:
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar, no summary.")
 def analyze_command(db: str, engine: str | None, protocol: str | None,
                     options: tuple[str, ...], nodes: int | None, depth: int | None,
-                    movetime: int | None, jobs: int | None, where: str | None,
+                    movetime: int | None, jobs: int | None, scheduler: str | None,
+                    where: str | None,
                     games: tuple[int, ...], recheck: str | None, commit_every: int,
                     dry_run: bool, quiet: bool) -> None:
     """Evaluate every position of the games with an engine, into the evals table.
@@ -107,12 +124,13 @@ def analyze_command(db: str, engine: str | None, protocol: str | None,
     xqdb analyze --db games.duckdb --nodes 20000 --jobs 2
     xqdb analyze --db games.duckdb --engine builtin --depth 3 --game 12
     xqdb analyze --db games.duckdb --where "year >= 2000" --recheck nodes=2000 --nodes 100000
+    xqdb analyze --db games.duckdb --scheduler tcp://10.0.0.1:8786 --nodes 100000
 
     A position is searched once per engine and limit, whichever games reach it; run
     again, the command searches only what is missing (an interrupted run resumes, failed
     positions are tried again).
     """
-    from .cli import EXIT_DATABASE, EXIT_INPUT, EXIT_INTERRUPTED
+    from .cli import EXIT_DATABASE, EXIT_INPUT, EXIT_INTERRUPTED, exit_cluster_failure
 
     if where and games:
         raise click.UsageError("give --where or --game, not both")
@@ -132,7 +150,7 @@ def analyze_command(db: str, engine: str | None, protocol: str | None,
         summary = analyse_database(db, choice.spec, limit, jobs=jobs, where=where,
                                    game_ids=games, recheck=fast, started=bar.start,
                                    progress=bar.update, commit_positions=commit_every,
-                                   dry_run=dry_run)
+                                   dry_run=dry_run, scheduler=scheduler)
     except DatabaseError as exc:
         bar.finish()
         click.echo(f"Error: {exc}", err=True)
@@ -141,6 +159,9 @@ def analyze_command(db: str, engine: str | None, protocol: str | None,
         bar.finish()
         click.echo(f"Error: {exc}", err=True)
         sys.exit(EXIT_INPUT)
+    except ExecutorError as exc:
+        bar.finish()
+        exit_cluster_failure(exc)
     except KeyboardInterrupt:
         bar.finish()
         click.echo("Interrupted: what was searched is stored; run the same command to resume.",
@@ -151,5 +172,202 @@ def analyze_command(db: str, engine: str | None, protocol: str | None,
         click.echo(str(summary))
 
 
+def _fail(message: str, hint: str | None = None) -> NoReturn:
+    """Print a one-line error (with its hint in brackets) and exit with EXIT_INPUT: the user asked for
+    something the database does not hold, or gave settings that cannot be used."""
+    from .cli import EXIT_INPUT
+
+    click.echo(f"Error: {message}" + (f" ({hint})" if hint else ""), err=True)
+    sys.exit(EXIT_INPUT)
+
+
+def _thresholds(con: Any, inaccuracy: float | None, mistake: float | None,
+                blunder: float | None) -> Thresholds | None:
+    """The thresholds given on the command line, the others as stored; ``None`` if none."""
+    if inaccuracy is None and mistake is None and blunder is None:
+        return None
+    stored = stored_thresholds(con)
+    given = Thresholds(stored.inaccuracy if inaccuracy is None else inaccuracy,
+                       stored.mistake if mistake is None else mistake,
+                       stored.blunder if blunder is None else blunder)
+    try:
+        return check_thresholds(given)
+    except ValueError as exc:
+        _fail(str(exc), "for example --inaccuracy 0.05 --mistake 0.1 --blunder 0.2")
+
+
+def _engine_prefix(con: Any, engine: str | None) -> str | None:
+    """The start of the ``evals.engine`` identities ``--engine`` selects: the text itself
+    when an identity starts with it, else the name of the engine it runs."""
+    analysed = analysed_engines(con)
+    if not analysed:
+        _fail("the database holds no engine analysis",
+              "run 'xqdb analyze --db FILE' first")
+    if engine is None or any(name.startswith(engine) for name in analysed):
+        return engine
+    try:
+        with SupervisedEngine(choose_engine(engine).spec) as running:
+            name = running.name
+    except EngineError:
+        name = None
+    if name is None or not any(a.startswith(name) for a in analysed):
+        _fail(f"no analysis by engine {engine!r} in the database",
+              "the engines analysed: " + "; ".join(analysed))
+    return name
+
+
+_threshold_options = [
+    click.option(f"--{name}", type=float, default=None, metavar="LOSS",
+                 help=f"Least loss of expected score (0..1) for the class {name} (stored: "
+                      f"{getattr(Thresholds(), name):g} unless changed).")
+    for name in LOSS_CLASSES
+]
+
+
+def _with_thresholds(command: Callable[..., Any]) -> Callable[..., Any]:
+    for option in reversed(_threshold_options):
+        command = option(command)
+    return command
+
+
+@click.command("blunders")
+@_db_option
+@click.option("--engine", default=None, metavar="NAME|PATH|builtin",
+              help="Only the analysis by this engine: the start of its identity "
+                   "(Fairy-Stockfish, xqdb built-in) or the engine itself; with --puzzles, "
+                   "also the engine that checks them (default: the one installed).")
+@click.option("--player", default=None, help="Only this player's moves (canonical name).")
+@click.option("--game", type=int, default=None, metavar="ID", help="Only this game "
+              "(games.game_id).")
+@click.option("--class", "classes", multiple=True, type=click.Choice(JUDGEMENTS),
+              help="Only moves of this class (repeatable).")
+@_with_thresholds
+@click.option("--by", type=click.Choice(["move", "game", "player"]), default="move",
+              show_default=True, help="The worst moves, each with the engine's move and the "
+                                      "position; or per game and side; or per player.")
+@click.option("--limit", type=click.IntRange(1), default=20, show_default=True,
+              help="Moves listed (--by move).")
+@click.option("--puzzles", type=click.Path(dir_okay=False), default=None, metavar="FILE.pgn",
+              help="Also write the positions after the blunders selected where only one "
+                   "move wins (checked with MultiPV 2) as PGN.")
+@click.option("--puzzle-nodes", type=click.IntRange(1), default=100_000, show_default=True,
+              help="Nodes per puzzle check.")
+@_output_options
+def blunders_command(db: str, engine: str | None, player: str | None, game: int | None,
+                     classes: tuple[str, ...], inaccuracy: float | None,
+                     mistake: float | None, blunder: float | None, by: str, limit: int,
+                     puzzles: str | None, puzzle_nodes: int, format_: str | None,
+                     output: str | None) -> None:
+    """The moves the engine analysis judges worst: per move, per game or per player.
+
+    A move is classed by how much of the mover's expected score it lost (from the engine's
+    WDL, or the engine's win curve: see xqdb calibrate): inaccuracy, mistake, blunder, and
+    missed_mate or allowed_mate on their own.
+
+    \b
+    xqdb blunders --db games.duckdb
+    xqdb blunders --db games.duckdb --player 胡荣华 --by game --format csv
+    xqdb blunders --db games.duckdb --game 12 --blunder 0.3 --puzzles puzzles.pgn
+    """
+    with _database(db) as con:
+        if player is not None and con.execute(
+                "SELECT 1 FROM players WHERE name = ?", [player]).fetchone() is None:
+            _fail(f"no player named {player!r}", "xqdb players --db FILE --search NAME")
+        if game is not None and con.execute(
+                "SELECT 1 FROM games WHERE game_id = ?", [game]).fetchone() is None:
+            _fail(f"no game {game} in {db}")
+        selection = Selection(_engine_prefix(con, engine), game, player, classes,
+                              _thresholds(con, inaccuracy, mistake, blunder))
+        if by == "player":
+            report = player_report(con, selection)
+            result = Result(report.columns, report.rows)
+        elif by == "game":
+            report = game_report(con, selection)
+            result = Result(report.columns, report.rows)
+        else:
+            result = Result(list(MOVE_COLUMNS),
+                            [m.row() for m in worst_moves(con, selection, limit)])
+        if puzzles is not None:
+            _write_puzzles(con, selection, engine, puzzle_nodes, puzzles)
+    _emit(result, format_, output)
+
+
+def _write_puzzles(con: Any, selection: Selection, engine: str | None, nodes: int,
+                   path: str) -> None:
+    if not selection.classes:
+        selection = replace(selection, classes=("blunder", "allowed_mate"))
+    candidates = worst_moves(con, selection, None)
+    try:
+        choice = choose_engine(engine)
+    except EngineError:
+        choice = choose_engine(None)
+    click.echo(choice.message, err=True)
+    with SupervisedEngine(choice.spec) as running:
+        curve = stored_curve(con, running.identity)
+        found = list(find_puzzles(running, Limit(nodes=nodes), candidates, curve))
+    with open(path, "w", encoding="utf-8") as out:
+        out.write("\n".join(puzzle_pgn(p, n) for n, p in enumerate(found, 1)))
+    click.echo(f"wrote {len(found)} puzzles from {len(candidates)} blunders to {path}",
+               err=True)
+
+
+@click.command("calibrate")
+@_db_option
+@click.option("--engine", default=None, metavar="NAME",
+              help="Fit only the engines whose identity starts with this (default: every "
+                   "engine analysed).")
+@click.option("--min-ply", type=click.IntRange(1), default=20, show_default=True,
+              help="Use the positions from this ply on (the opening is book, not play).")
+@click.option("--min-positions", type=click.IntRange(10), default=200, show_default=True,
+              help="Fit no curve from fewer positions.")
+@_with_thresholds
+def calibrate_command(db: str, engine: str | None, min_ply: int, min_positions: int,
+                      inaccuracy: float | None, mistake: float | None,
+                      blunder: float | None) -> None:
+    """Fit each engine's win curve from its analysis of games with known results.
+
+    The curve is stored (with the thresholds given) for xqdb blunders and the database's
+    views.
+
+    \b
+    xqdb calibrate --db games.duckdb --engine Fairy-Stockfish
+    xqdb calibrate --db games.duckdb --blunder 0.25
+
+    The curve: expected score = 1 / (1 + exp(-(cp - offset) / scale)) for the side to
+    move, fitted by maximum likelihood. Until an engine is fitted, the shipped curve is
+    used (Fairy-Stockfish: offset 52, scale 145).
+    """
+    with _database(db, write=True) as con:
+        thresholds = _thresholds(con, inaccuracy, mistake, blunder)
+        if thresholds is not None:
+            store_thresholds(con, thresholds)
+            click.echo("thresholds: " + ", ".join(
+                f"{name} {getattr(thresholds, name):g}" for name in LOSS_CLASSES))
+        engines = [e for e in analysed_engines(con) if engine is None or e.startswith(engine)]
+        if not engines:
+            if thresholds is not None:
+                return
+            _fail(f"no analysis{' by ' + repr(engine) if engine else ''} in {db} to fit",
+                  "run 'xqdb analyze --db FILE' first, on games with results")
+        fitted = 0
+        for name in engines:
+            samples = database_samples(con, name, min_ply)
+            if len(samples) < min_positions:
+                click.echo(f"{name}: {len(samples):,} positions with a known result from ply "
+                           f"{min_ply} on, fewer than {min_positions}: not fitted")
+                continue
+            try:
+                fit = fit_win_curve(samples)
+            except CalibrationError as exc:
+                click.echo(f"{name}: {exc}: not fitted")
+                continue
+            store_curves(con, [StoredCurve(name, fit.curve, fit.positions, fit.log_loss,
+                                           f"{db}, positions from ply {min_ply}")])
+            click.echo(f"{name}: {fit}")
+            fitted += 1
+    if not fitted and thresholds is None:
+        _fail("no curve fitted", "analyse more games with results, or lower --min-positions")
+
+
 #: The commands of this module, in the order ``xqdb --help`` lists them.
-COMMANDS = (analyze_command,)
+COMMANDS = (analyze_command, blunders_command, calibrate_command)

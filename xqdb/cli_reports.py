@@ -19,12 +19,25 @@ import duckdb
 from .db.queries import FORMATS, QueryError, Result, list_queries, run_query, run_sql, \
     to_text, write_parquet
 from .db.schema import DatabaseError, connect
+# The command line's own options, shared with these commands (re-exported for the others).
+from .cli import _scheduler_option as _scheduler_option
 
 #: Exit code of a report that cannot run: unknown, missing or bad parameters, failing SQL.
 EXIT_QUERY = 2
 
 _db_option = click.option("--db", "db", required=True, envvar="XQDB_DB",
                           type=click.Path(dir_okay=False), help="DuckDB file (env XQDB_DB).")
+# A group checks its --db itself (Click would demand a required one before the
+# subcommand's --help could answer), and so does query, which needs none for --list.
+_group_db_option = click.option("--db", "db", envvar="XQDB_DB", type=click.Path(dir_okay=False),
+                                help="DuckDB file (env XQDB_DB).")
+
+
+def _needed(db: str | None) -> str:
+    """``db``, or a usage error saying it is missing (for an optional --db)."""
+    if db is None:
+        raise click.UsageError("Missing option '--db' (or env XQDB_DB).")
+    return db
 
 
 def _output_options(command: Callable[..., Any]) -> Callable[..., Any]:
@@ -41,7 +54,8 @@ def _database(db: str, write: bool = False) -> Iterator[duckdb.DuckDBPyConnectio
     from .cli import EXIT_DATABASE  # here: xqdb.cli imports this module as it loads
 
     try:
-        con = connect(db, read_only=not write)
+        # Only an import makes a database: a mistyped path here must not leave an empty one.
+        con = connect(db, read_only=not write, create=False)
     except DatabaseError as exc:
         click.echo(f"Error: {exc}", err=True)
         sys.exit(EXIT_DATABASE)
@@ -106,9 +120,7 @@ def query_command(name: str | None, db: str | None, pairs: tuple[str, ...], list
                            f"default {param.default}" if param.default else "default none")
                 click.echo(f"    {param.name} ({default}): {param.doc}")
         return
-    if db is None:
-        raise click.UsageError("Missing option '--db' (or env XQDB_DB).")
-    with _database(db) as con:
+    with _database(_needed(db)) as con:
         _emit(run_query(con, name, **_params(pairs)), format_, output)
 
 
@@ -127,13 +139,13 @@ def sql_command(sql: str, db: str, format_: str | None, output: str | None) -> N
 
 
 @click.group("players", invoke_without_command=True)
-@_db_option
+@_group_db_option
 @click.option("--search", default=None, help="Only players whose name or a spelling "
               "contains this text.")
 @click.option("--limit", type=click.IntRange(1), default=100, show_default=True)
 @_output_options
 @click.pass_context
-def players_command(ctx: click.Context, db: str, search: str | None, limit: int,
+def players_command(ctx: click.Context, db: str | None, search: str | None, limit: int,
                     format_: str | None, output: str | None) -> None:
     """List the players under their canonical names, with every spelling and its games.
 
@@ -143,7 +155,7 @@ def players_command(ctx: click.Context, db: str, search: str | None, limit: int,
     """
     ctx.obj = db
     if ctx.invoked_subcommand is None:
-        with _database(db) as con:
+        with _database(_needed(db)) as con:
             _emit(run_query(con, "players", search=search, limit=str(limit)), format_, output)
 
 
@@ -154,7 +166,7 @@ def players_command(ctx: click.Context, db: str, search: str | None, limit: int,
 @click.option("--split", is_flag=True, help="Split: give each spelling NAMES a player of its "
               "own (named --as, or the spelling itself).")
 @click.pass_obj
-def alias_command(db: str, names: tuple[str, ...], as_: str | None, split: bool) -> None:
+def alias_command(db: str | None, names: tuple[str, ...], as_: str | None, split: bool) -> None:
     """Merge spellings or players into one player, or split a spelling off.
 
     NAMES are spellings as written in the records or players' canonical names. The
@@ -168,7 +180,7 @@ def alias_command(db: str, names: tuple[str, ...], as_: str | None, split: bool)
 
     if not split and as_ is None:
         raise click.UsageError("give --as NAME to merge, or --split")
-    with _database(db, write=True) as con:
+    with _database(_needed(db), write=True) as con:
         try:
             if split:
                 for spelling in names:
@@ -198,7 +210,7 @@ def _text(value: object) -> str | None:
 
 
 @click.group("openings", invoke_without_command=True)
-@_db_option
+@_group_db_option
 @click.option("--player", default=None, help="A player's canonical name: with --as, only "
               "their games; alone, their repertoire.")
 @click.option("--as", "side", type=click.Choice(["red", "black", "either"]), default=None,
@@ -206,12 +218,14 @@ def _text(value: object) -> str | None:
                    "(instead of the repertoire).")
 @_output_options
 @click.pass_context
-def openings_command(ctx: click.Context, db: str, player: str | None, side: str | None,
+def openings_command(ctx: click.Context, db: str | None, player: str | None, side: str | None,
                      from_year: int | None,
                      to_year: int | None, event: str | None, min_games: int, sort: str,
                      by: str, format_: str | None, output: str | None) -> None:
-    """How often each opening was played and how it scored (per ECCO code, family A-E or
-    traditional name); with --player, that player's repertoire.
+    """How often each opening was played and how it scored, or a player's repertoire.
+
+    Openings are counted per ECCO code, family A-E or traditional name (--by); with
+    --player alone, that player's repertoire as Red and as Black.
 
     \b
     xqdb openings --db games.duckdb --by family
@@ -225,7 +239,7 @@ def openings_command(ctx: click.Context, db: str, player: str | None, side: str 
         return
     common = dict(by=by, from_year=_text(from_year), to_year=_text(to_year), event=event,
                   min_games=str(min_games), sort=sort)
-    with _database(db) as con:
+    with _database(_needed(db)) as con:
         if player is not None and side is None:
             result = run_query(con, "repertoire", player=player, **common)
         else:
@@ -239,12 +253,17 @@ for _option in reversed(_filters):
 
 @openings_command.command("classify")
 @click.pass_obj
-def classify_command(db: str) -> None:
-    """Classify every game of the database again (after a better classifier): its ECCO
-    code, opening, variation and traditional names."""
+def classify_command(db: str | None) -> None:
+    """Classify every game of the database again, after a better classifier.
+
+    Each game gets its ECCO code, opening, variation and traditional names anew.
+
+    \b
+    xqdb openings --db games.duckdb classify
+    """
     from .openings.store import classify_database
 
-    with _database(db, write=True) as con:
+    with _database(_needed(db), write=True) as con:
         changed = classify_database(con)
     click.echo(f"{changed:,} games changed their opening classification")
 
@@ -252,11 +271,15 @@ def classify_command(db: str) -> None:
 @openings_command.command("explain")
 @click.argument("game", type=int)
 @click.pass_obj
-def explain_command(db: str, game: int) -> None:
-    """Say which moves gave game GAME (its games.game_id) its ECCO code."""
+def explain_command(db: str | None, game: int) -> None:
+    """Say which moves gave game GAME (its games.game_id) its ECCO code.
+
+    \b
+    xqdb openings --db games.duckdb explain 42
+    """
     from .openings.store import explain_game
 
-    with _database(db) as con:
+    with _database(_needed(db)) as con:
         try:
             click.echo(explain_game(con, game))
         except KeyError:
@@ -274,8 +297,9 @@ def explain_command(db: str, game: int) -> None:
 @_output_options
 def tree_command(db: str, moves: str, fen: str | None, notation: str, min_games: int,
                  format_: str | None, output: str | None) -> None:
-    """Every move played from a position, with games, %, results, score and average year
-    (transpositions merged).
+    """Every move played from a position, with how often and how well (transpositions merged).
+
+    Each move has its games, share, results, Red's score and average year.
 
     \b
     xqdb tree --db games.duckdb --moves "炮二平五 马8进7"
@@ -286,7 +310,10 @@ def tree_command(db: str, moves: str, fen: str | None, notation: str, min_games:
     try:
         key = position_key(moves, fen)
     except PositionError as exc:
-        click.echo(f"Error: {exc}", err=True)
+        from .cli import FEN_HINT
+
+        hint = f" ({FEN_HINT})" if str(exc).startswith("bad FEN") else ""
+        click.echo(f"Error: {exc}{hint}", err=True)
         sys.exit(EXIT_QUERY)
     with _database(db) as con:
         _emit(run_query(con, "tree", key=str(key), notation=notation,

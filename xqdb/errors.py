@@ -19,6 +19,7 @@ illegal_move illegal move
 from __future__ import annotations
 
 from enum import StrEnum
+from collections.abc import Iterable
 from typing import ClassVar
 
 
@@ -110,3 +111,16 @@ __all__ = [
     "ErrorKind", "MoveError", "InvalidMoveError", "IllegalMoveError", "AmbiguousMoveError",
     "UnknownNotationError", "NotationError", "FenError",
 ]
+
+
+def closest(word: str, choices: Iterable[str]) -> str | None:
+    """The choice closest to a mistyped ``word``, or ``None`` when none is close: for the
+    "did you mean" of a message.
+
+    >>> closest("evnts", ["events", "players", "tree"]), closest("xyz", ["events"])
+    ('events', None)
+    """
+    from difflib import get_close_matches
+
+    close = get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return close[0] if close else None

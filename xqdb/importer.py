@@ -8,7 +8,9 @@
 The parent walks the inputs (:func:`xqdb.formats.sources.walk`) and groups sources into
 work units; a pool of worker processes reads and replays each unit into columnar Arrow
 tables (:func:`read_unit`); the parent, alone, commits them in input order through
-:class:`xqdb.db.writer.Writer`. Nothing is dropped: a record that cannot be read or
+:class:`xqdb.db.writer.Writer`. Given a Dask scheduler, the units run on the workers of
+that cluster instead (:func:`read_unit_on_worker`), and the database is the same: the
+same rows with the same ids. Nothing is dropped: a record that cannot be read or
 replayed is stored as an ``invalid`` game with its reason, ply and raw text.
 """
 
@@ -21,11 +23,12 @@ import shutil
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import duckdb
 
+from .db.holder import WriterNote
 from .db.players import link_players
 from .db.rows import UnitBuilder, replay_record
 from .errors import ErrorKind
@@ -33,8 +36,8 @@ from .db.schema import DatabaseError, connect
 from .db.writer import Staged, Writer
 from .formats.encoding import normalize_encoding
 from .formats.hashing import open_hashed
-from .formats.sources import Skipped, Source, SourceError, walk
-from .parallel import default_jobs, ordered_map, process_pool
+from .formats.sources import STDIN, SentSource, Skipped, Source, SourceError, no_such_path, walk
+from .parallel import Executor, default_jobs, open_executor, require_paths
 
 log = logging.getLogger("xqdb.import")
 
@@ -140,6 +143,10 @@ class ImportSummary:
     """Wall time spent storing (see :attr:`xqdb.db.writer.Writer.seconds`)."""
     db_cpu_seconds: float = 0.0
     """CPU time spent storing (see :attr:`xqdb.db.writer.Writer.cpu_seconds`)."""
+    cluster: str | None = None
+    """The cluster the records were read on (``None``: this machine)."""
+    retried_tasks: int = 0
+    """Work units read again because the cluster worker reading them was lost."""
 
     @property
     def invalid_total(self) -> int:
@@ -162,6 +169,9 @@ class ImportSummary:
             f"time: {self.seconds:.1f} s, {rate:,.0f} games/s "
             f"(database {self.db_seconds:.1f} s)",
         ]
+        if self.cluster is not None:
+            lines.append(f"read on {self.cluster}; {self.retried_tasks:,} tasks retried "
+                         "after their worker was lost")
         for kind, count in self.invalid.most_common():
             lines.append(f"  invalid {count:,}: {ErrorKind(kind).label}")
         for failure in self.failed_sources:
@@ -175,7 +185,8 @@ def import_paths(paths: Sequence[str], db: str | os.PathLike[str], *, jobs: int 
                  format: str | None = None, encoding: str | None = None,
                  force: bool = False, follow_links: bool = False,
                  memory_limit: str | None = None, commit_records: int = COMMIT_RECORDS,
-                 progress: Callable[[UnitResult, ImportSummary], None] | None = None
+                 progress: Callable[[UnitResult, ImportSummary], None] | None = None,
+                 scheduler: str | None = None, send_inputs: bool = False
                  ) -> ImportSummary:
     """Import every record under ``paths`` into the DuckDB file ``db``.
 
@@ -188,21 +199,28 @@ def import_paths(paths: Sequence[str], db: str | os.PathLike[str], *, jobs: int 
     ``commit_records`` is how many records one transaction holds at least (a killed run
     loses at most the transaction in progress; the next run redoes it).
 
+    ``scheduler`` (``tcp://HOST:8786``) reads and replays on the workers of that Dask
+    cluster instead of ``jobs`` local processes; the writer stays here. The workers
+    open the inputs at the same paths, unless ``send_inputs`` sends them the bytes
+    (standard input is always sent).
+
     Raises :class:`InputError` (before anything is written) or :class:`StorageError`
-    for failures of the run itself. Bad records and unreadable sources never raise.
+    for failures of the run itself, and :class:`xqdb.parallel.ExecutorError` when the
+    cluster cannot be used (a worker that cannot see an input, tasks lost too often).
+    Bad records and unreadable sources never raise.
     """
     if not paths:
         raise InputError("no inputs given")
     for path in paths:
         if path != "-" and not os.path.exists(path):
-            raise InputError(f"{path}: no such file or folder")
+            raise InputError(no_such_path(path))
     format, encoding = _checked_overrides(format, encoding)
     memory = memory_bytes(memory_limit) if memory_limit is not None else default_memory_limit()
     jobs = jobs or default_jobs()
     summary = ImportSummary()
     start = time.perf_counter()
     # The pool must exist before DuckDB starts its threads (see xqdb.parallel).
-    with process_pool(jobs) as pool:
+    with open_executor(jobs, scheduler) as executor:
         try:
             con = connect(db)
         except DatabaseError as exc:
@@ -211,25 +229,37 @@ def import_paths(paths: Sequence[str], db: str | os.PathLike[str], *, jobs: int 
         # leftovers are cleared by the next run. Only the holder of the database's lock
         # touches the folder: a run refused because of the lock must leave it alone.
         spool = f"{os.fspath(db)}.spool"
+        note = WriterNote(db, "xqdb import")
         try:
+            note.start()
             shutil.rmtree(spool, ignore_errors=True)
             os.makedirs(spool, exist_ok=True)
             # The workers own the cores: one DuckDB thread appends faster than several
             # fighting them for CPU.
             con.execute(f"SET checkpoint_threshold = '{DUCKDB_CHECKPOINT}'")
-            con.execute(f"SET threads = {max(1, default_jobs() - jobs)}")
+            con.execute(f"SET threads = {max(1, default_jobs() - executor.local_processes)}")
             writer = Writer(con, replace=force,
                             memory=(min(memory, DUCKDB_WORKING_MEMORY), memory))
-            units = plan_units(paths, writer.known_sources(), summary, format, encoding, spool,
-                               follow_links)
-            # A deep window keeps the workers busy while the writer commits; it is still a
-            # fixed number of units, so memory does not grow with the input.
-            results = ordered_map(pool, read_unit, units, window=8 * jobs)
-            _write(writer, results, summary, progress, commit_records)
+            # Cluster workers cannot write to this machine's spool: their big units travel
+            # back whole.
+            units = plan_units(paths, writer.known_sources(), summary, format, encoding,
+                               spool if executor.is_local else None, follow_links)
+
+            def noted(unit: UnitResult, so_far: ImportSummary) -> None:
+                # Others refused the database read how far the import is (xqdb.db.holder).
+                note.update(so_far.imported + so_far.duplicates, so_far.sources)
+                if progress is not None:
+                    progress(unit, so_far)
+
+            _write(writer, _read_units(executor, units, send_inputs), summary, noted,
+                   commit_records)
             link_players(con)
             writer.checkpoint()
             summary.db_seconds = writer.seconds
             summary.db_cpu_seconds = writer.cpu_seconds
+            if not executor.is_local:
+                summary.cluster = executor.describe()
+                summary.retried_tasks = executor.retried
         except OSError as exc:
             raise StorageError(f"{spool}: {exc.strerror or exc}") from None
         except duckdb.Error as exc:
@@ -237,9 +267,48 @@ def import_paths(paths: Sequence[str], db: str | os.PathLike[str], *, jobs: int 
             raise StorageError(f"{db}: writing failed: {str(exc).splitlines()[0]}") from None
         finally:
             con.close()
+            note.remove()
             shutil.rmtree(spool, ignore_errors=True)
     summary.seconds = time.perf_counter() - start
     return summary
+
+
+def _read_units(executor: Executor, units: Iterable[WorkUnit], send_inputs: bool
+                ) -> Iterator[UnitResult]:
+    """Every unit read by ``executor``'s workers, in input order."""
+    # A deep window keeps the workers busy while the writer commits; it is still a fixed
+    # number of units, so memory does not grow with the input.
+    window = 8 * executor.jobs
+    if executor.is_local:
+        return executor.map(read_unit, units, window)
+    return executor.map(read_unit_on_worker, (for_cluster(u, send_inputs) for u in units),
+                        window)
+
+
+def for_cluster(unit: WorkUnit, send_inputs: bool = False) -> WorkUnit:
+    """``unit`` as a cluster worker can read it: sources named by absolute path (a
+    worker's working folder is not this one's), or carrying their bytes: every source
+    with ``send_inputs``, else only standard input's (a file of this machine). The names
+    stored stay those the user gave.
+
+    >>> from xqdb.formats.sources import Source
+    >>> unit = WorkUnit(0, (Source("games/a.pgn", None, 10),), (None,))
+    >>> moved = for_cluster(unit).sources[0]
+    >>> os.path.isabs(moved.path), moved.display_path
+    (True, 'games/a.pgn')
+    """
+    def sendable(source: Source | Skipped | SourceError) -> Source | Skipped | SourceError:
+        if not isinstance(source, Source):
+            return source
+        if not (send_inputs or source.label == STDIN):
+            return replace(source, path=os.path.abspath(source.path), label=source.display_path)
+        try:
+            return source.with_bytes()
+        except (OSError, SourceError) as exc:
+            return SourceError(f"{source}: cannot read: {exc}", source.display_path,
+                               source.member)
+
+    return replace(unit, sources=tuple(sendable(s) for s in unit.sources))
 
 
 def _checked_overrides(format: str | None, encoding: str | None) -> tuple[str | None, str | None]:
@@ -436,3 +505,16 @@ def read_unit(unit: WorkUnit) -> UnitResult:
     log.debug("unit %d: %d sources, %d records", unit.number, result.sources, result.records)
     result.staged = out.finish()
     return result
+
+
+def read_unit_on_worker(unit: WorkUnit) -> UnitResult:
+    """:func:`read_unit` on a worker of a cluster, which first checks that it sees every
+    input path: one that does not share them fails its task, naming itself and the path,
+    rather than storing the sources as unreadable."""
+    paths = {s.path for s in unit.sources
+             if isinstance(s, Source) and not isinstance(s, SentSource)}
+    require_paths(sorted(paths), "input",
+                  "every worker must see the inputs at the same path (a shared folder), "
+                  "or send them with --send-inputs")
+    return read_unit(unit)
+

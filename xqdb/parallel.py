@@ -1,5 +1,10 @@
 """Executors: run a function over work items in worker processes, results in input order.
 
+Two executors share one interface (:class:`Executor`): the local process pool, the
+default, and a Dask distributed cluster, for work that outgrows one machine. Both take the
+same work items and the same worker functions, and both hand the results back in input
+order, so the one writer that stores them assigns the same ids either way.
+
 The local pool uses the ``fork`` start method on purpose: multiprocessing-logging relays
 the workers' log records to the parent's handlers and only works with ``fork``. Forking a
 process that already runs threads can deadlock the child, so the pool must be created
@@ -11,17 +16,25 @@ would replace multiprocessing-logging here).
 >>> with process_pool(2) as pool:
 ...     list(ordered_map(pool, abs, [-3, 1, -2], window=2))
 [3, 1, 2]
+>>> with open_executor(jobs=2) as executor:
+...     list(executor.map(abs, [-3, 1, -2])), executor.retried
+([3, 1, 2], 0)
 """
 
 from __future__ import annotations
 
+import importlib.metadata
 import logging
 import multiprocessing
 import multiprocessing.pool
 import os
 import signal
+import sys
+import uuid
+from abc import ABC, abstractmethod
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import CancelledError
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
@@ -118,3 +131,303 @@ def ordered_map(pool: multiprocessing.pool.Pool | None, fn: Callable[[T], R],
             yield pending.popleft().get()
     while pending:
         yield pending.popleft().get()
+
+
+# --- executors: the local pool and a Dask cluster behind one interface -----------------
+
+#: Seconds to wait for the scheduler to answer, and for a first worker to join it.
+CONNECT_TIMEOUT = 10.0
+WORKER_WAIT = 60.0
+#: The logger whose records cluster workers send back to this process.
+LOGGER = "xqdb"
+
+
+class ExecutorError(Exception):
+    """The work could not run where it was sent; the message says why in one line, and
+    :attr:`hint` what to do about it."""
+
+    def __init__(self, message: str, hint: str = "") -> None:
+        super().__init__(message)
+        self.hint = hint
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Raised on a worker, it travels back pickled: keep the hint.
+        return (type(self), (str(self), self.hint))
+
+
+class ClusterUnavailableError(ExecutorError):
+    """Dask is not installed, the scheduler does not answer, or no worker joins it."""
+
+
+class WorkerSetupError(ExecutorError):
+    """A worker lacks what the work needs (an input path, an engine, xqdb itself); the
+    message names the worker."""
+
+
+class TaskLostError(ExecutorError):
+    """A task was lost too often: the workers running it died each time."""
+
+
+def worker_name() -> str:
+    """Who runs this code: the Dask worker's address, or the local process.
+
+    >>> worker_name().startswith("MainProcess")
+    True
+    """
+    # Only a process that imported Dask can be one of its workers; importing it here
+    # would cost every local worker half a second.
+    if "distributed" in sys.modules:
+        from distributed import get_worker
+
+        try:
+            return str(get_worker().address)
+        except ValueError:  # not inside a Dask task
+            pass
+    process = multiprocessing.current_process()
+    return f"{process.name} (pid {os.getpid()})"
+
+
+def require_paths(paths: Iterable[str], what: str, hint: str = "") -> None:
+    """Raise :class:`WorkerSetupError`, naming this worker and the path, for the first of
+    ``paths`` this worker cannot see.
+
+    >>> require_paths(["/no/such/file"], "input")
+    Traceback (most recent call last):
+    ...
+    xqdb.parallel.WorkerSetupError: worker MainProcess (pid ...) cannot see the input /no/such/file
+    """
+    for path in paths:
+        if not os.path.exists(path):
+            raise WorkerSetupError(f"worker {worker_name()} cannot see the {what} {path}", hint)
+
+
+class Executor(ABC):
+    """Runs a function over work items in workers, handing the results back in input
+    order, with a bounded number of items in flight."""
+
+    jobs: int
+    """Work items that run at once."""
+    local_processes: int
+    """Processes of this machine that the workers keep busy (0 on a cluster): the
+    cores left are for the one writer."""
+
+    @abstractmethod
+    def map(self, fn: Callable[[T], R], items: Iterable[T], window: int | None = None
+            ) -> Iterator[R]:
+        """``map(fn, items)`` on the workers, in input order, with at most ``window``
+        items in flight (default: twice :attr:`jobs`).
+
+        ``fn`` must be a module-level function, and the items and results picklable.
+        """
+
+    @property
+    def retried(self) -> int:
+        """Tasks run again because the worker running them was lost."""
+        return 0
+
+    @property
+    def is_local(self) -> bool:
+        """Whether the workers run on this machine and see what it sees."""
+        return True
+
+    @property
+    def in_this_process(self) -> bool:
+        """Whether the work runs in this very process (a pool of one job)."""
+        return False
+
+    def describe(self) -> str:
+        """Where the work runs, for a summary."""
+        return f"{self.jobs} local processes"
+
+
+class LocalExecutor(Executor):
+    """The local process pool (see :func:`process_pool`); ``pool=None`` runs the work in
+    this process."""
+
+    def __init__(self, pool: multiprocessing.pool.Pool | None, jobs: int) -> None:
+        self.pool = pool
+        self.jobs = jobs
+        # Without a pool the work runs in this process, which still takes a core.
+        self.local_processes = jobs
+
+    @property
+    def in_this_process(self) -> bool:
+        return self.pool is None
+
+    def map(self, fn: Callable[[T], R], items: Iterable[T], window: int | None = None
+            ) -> Iterator[R]:
+        return ordered_map(self.pool, fn, items, window or 2 * self.jobs)
+
+
+class DaskExecutor(Executor):
+    """The workers of a Dask distributed cluster, through a connected ``Client``.
+
+    Each work item is one task. When a worker dies, the scheduler runs its tasks again on
+    the others (up to Dask's ``distributed.scheduler.allowed-failures`` times each), so
+    a lost worker costs only the tasks it held; :attr:`retried` counts them.
+    """
+
+    def __init__(self, client: Any, address: str) -> None:
+        self.client = client
+        self.address = address
+        self.jobs = max(1, sum(client.nthreads().values()))
+        self.local_processes = 0
+        # Task keys unique to this run, so the scheduler's record of lost workers can be
+        # matched with this run's tasks alone.
+        self._run = uuid.uuid4().hex[:12]
+        self._keys: set[str] = set()
+
+    @property
+    def is_local(self) -> bool:
+        return False
+
+    def describe(self) -> str:
+        workers = len(self.client.nthreads())
+        return f"cluster {self.address}, {workers} workers, {self.jobs} threads"
+
+    @property
+    def retried(self) -> int:
+        lost: set[str] = set()
+        for _, event in self.client.get_events("all"):
+            if isinstance(event, dict) and event.get("action") == "remove-worker":
+                lost.update(event.get("processing-tasks", ()))
+                lost.update(event.get("lost-computed-tasks", ()))
+        return len(lost & self._keys)
+
+    def map(self, fn: Callable[[T], R], items: Iterable[T], window: int | None = None
+            ) -> Iterator[R]:
+        window = max(1, window or 2 * self.jobs)
+        name = getattr(fn, "__name__", "task")
+        pending: deque[Any] = deque()
+        try:
+            for number, item in enumerate(items):
+                key = f"xqdb-{name}-{self._run}-{number}"
+                self._keys.add(key)
+                pending.append(self.client.submit(fn, item, key=key, pure=False))
+                if len(pending) >= window:
+                    yield self._result(pending.popleft())
+            while pending:
+                yield self._result(pending.popleft())
+        finally:
+            if pending:  # stopped early: the tasks still queued are not wanted
+                self.client.cancel(list(pending))
+
+    def _result(self, future: Any) -> Any:
+        from distributed import KilledWorker
+
+        try:
+            return future.result()
+        except KilledWorker as exc:
+            tries = exc.allowed_failures + 1
+            died = ("the worker running it died" if tries == 1
+                    else f"the workers running it died, {tries} times")
+            raise TaskLostError(
+                f"task {future.key} was lost: {died}",
+                "see the workers' logs (out of memory?); Dask's "
+                "distributed.scheduler.allowed-failures sets how often a task is retried") \
+                from None
+        except CancelledError:
+            raise ClusterUnavailableError(
+                f"the scheduler {self.address} dropped the work (it stopped, or the "
+                "connection was lost)", "what was stored stays: run the command again") \
+                from None
+        finally:
+            future.release()
+
+
+@contextmanager
+def open_executor(jobs: int | None = None, scheduler: str | None = None,
+                  worker_wait: float = WORKER_WAIT, connect_timeout: float = CONNECT_TIMEOUT
+                  ) -> Iterator[Executor]:
+    """The local pool of ``jobs`` processes (default: every core), or the Dask cluster
+    whose scheduler is at ``scheduler`` (``tcp://HOST:8786``), for one run.
+
+    A cluster is checked before any work is sent: the scheduler must answer within
+    ``connect_timeout`` seconds, a worker must join within ``worker_wait`` seconds, and
+    every worker must have this xqdb.
+    Raises :class:`ClusterUnavailableError` or :class:`WorkerSetupError` otherwise.
+    Like :func:`process_pool`, open it before DuckDB starts its threads.
+    """
+    if scheduler is None:
+        jobs = jobs or default_jobs()
+        with process_pool(jobs) as pool:
+            yield LocalExecutor(pool, jobs)
+        return
+    with _dask_client(scheduler, worker_wait, connect_timeout) as client:
+        yield DaskExecutor(client, scheduler)
+
+
+@contextmanager
+def _dask_client(scheduler: str, worker_wait: float, connect_timeout: float) -> Iterator[Any]:
+    """A Dask client connected to ``scheduler``, with checked workers whose ``xqdb`` log
+    records reach this process's handlers."""
+    try:
+        from distributed import Client
+        from distributed.comm.addressing import parse_address, parse_host_port
+    except ImportError:
+        raise ClusterUnavailableError(
+            "running on a cluster needs Dask distributed, which is not installed",
+            "pip install 'xqdb[cluster]'") from None
+    try:
+        # Checked first: a client given a malformed address lingers and fails on exit.
+        parse_host_port(parse_address(scheduler)[1])
+    except ValueError:
+        raise ClusterUnavailableError(f"{scheduler!r} is not a scheduler address",
+                                      "give it as tcp://HOST:PORT, port 8786 by default") from None
+    try:
+        client = Client(scheduler, timeout=connect_timeout, set_as_default=False)
+    except (OSError, TimeoutError, ValueError) as exc:
+        raise ClusterUnavailableError(
+            f"cannot reach the scheduler {scheduler}: {str(exc).splitlines()[0]}",
+            f"start one with `dask scheduler` and give its address (tcp://HOST:8786)") \
+            from None
+    forwarding = False
+    try:
+        try:
+            client.wait_for_workers(1, timeout=worker_wait)
+        except TimeoutError:
+            raise ClusterUnavailableError(
+                f"no worker joined the scheduler {scheduler} in {worker_wait:.0f} s",
+                f"start workers with `dask worker {scheduler} --nthreads 1`") from None
+        _check_workers(client)
+        level = logging.getLogger(LOGGER).getEffectiveLevel()
+        client.register_plugin(_log_level_plugin(LOGGER, level), name=_LOG_LEVEL_PLUGIN)
+        client.forward_logging(LOGGER, level)
+        forwarding = True
+        yield client
+    finally:
+        if forwarding:
+            try:
+                client.unforward_logging(LOGGER)
+            except Exception:  # the scheduler is gone: nothing is forwarded any more
+                pass
+        client.close()
+
+
+def _check_workers(client: Any) -> None:
+    """Raise :class:`WorkerSetupError` for a worker without this version of xqdb (it
+    could not even load the tasks)."""
+    version = importlib.metadata.version("xqdb")
+    found = client.run(importlib.metadata.version, "xqdb", on_error="return")
+    for worker, theirs in sorted(found.items()):
+        if isinstance(theirs, BaseException):
+            raise WorkerSetupError(f"worker {worker} has no xqdb installed",
+                                   f"pip install 'xqdb[cluster]=={version}' on every worker")
+        if theirs != version:
+            raise WorkerSetupError(f"worker {worker} has xqdb {theirs}, this machine {version}",
+                                   f"pip install 'xqdb[cluster]=={version}' on every worker")
+
+
+_LOG_LEVEL_PLUGIN = "xqdb-log-level"
+
+
+def _log_level_plugin(name: str, level: int) -> Any:
+    """A Dask worker plugin that sets the level of the logger ``name`` on every worker,
+    those that join or replace a lost one later too, so its records are forwarded."""
+    from distributed.diagnostics.plugin import WorkerPlugin
+
+    class LogLevel(WorkerPlugin):
+        def setup(self, worker: Any) -> None:
+            logging.getLogger(name).setLevel(level)
+
+    return LogLevel()

@@ -24,6 +24,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator
 
+from wcwidth import wcswidth
+
 from .errors import ErrorKind
 from .formats import read_paths
 from .formats.record import GameRecord
@@ -207,7 +209,7 @@ def format_game(record: GameRecord, notation: str = "chinese") -> str:
         texts = _texts(game, notation)
     first_black = game.start_fen.split()[1:2] == ["b"]
     lines.append("")
-    lines += _numbered(texts, first_black)
+    lines += numbered_moves(texts, first_black)
     variations = record.mainline.count_variations()
     if variations:
         lines.append(f"  ({variations} variations kept)")
@@ -233,13 +235,30 @@ def _texts(game: ReplayedGame, notation: str) -> list[str]:
     return texts
 
 
-def _numbered(texts: list[str], first_black: bool) -> list[str]:
+def numbered_moves(texts: list[str], first_black: bool) -> list[str]:
+    """Move texts as a score sheet writes them: one line per move number, Red's move and
+    Black's in columns (aligned by display width: a Chinese character takes two).
+
+    >>> numbered_moves(["K4+1", "R1-1", "K4-1"], first_black=True)
+    ['    1. ...   K4+1', '    2. R1-1  K4-1']
+    """
     plies = ([""] if first_black else []) + texts
-    width = max((len(t) for t in texts), default=4)
+    width = max((display_width(t) for t in texts), default=4)
     out = []
     for i in range(0, len(plies), 2):
         red = plies[i] or "..."
         black = plies[i + 1] if i + 1 < len(plies) else ""
-        out.append(f"  {i // 2 + 1:>3}. {red.ljust(width)}  {black}".rstrip())
+        pad = " " * (width - display_width(red))
+        out.append(f"  {i // 2 + 1:>3}. {red}{pad}  {black}".rstrip())
     return out
+
+
+def display_width(text: str) -> int:
+    """Terminal columns ``text`` takes: two for a Chinese character.
+
+    >>> display_width("炮二平五"), display_width("C2.5")
+    (8, 4)
+    """
+    width = wcswidth(text)
+    return width if width >= 0 else len(text)
 

@@ -5,7 +5,7 @@ True
 >>> position_key("炮二平五 马8进7 车一进九")
 Traceback (most recent call last):
 ...
-xqdb.tree.PositionError: move 3, '车一进九': ...
+xqdb.tree.PositionError: move 3: '车一进九': ...
 """
 
 from __future__ import annotations
@@ -27,6 +27,18 @@ class PositionError(ValueError):
 def position_key(moves: str, fen: str | None = None) -> int:
     """The Zobrist key (as ``moves.key_before`` stores it) of the position after ``moves``
     (space-separated, any notation) from ``fen`` (default: the start position)."""
+    return position_after(moves, fen).zobrist()
+
+
+def position_after(moves: str, fen: str | None = None) -> Position:
+    """The position after ``moves`` (space-separated, any notation) from ``fen`` (default:
+    the start position); raises :class:`PositionError` naming the FEN or the move at fault.
+
+    >>> position_after("h2e2", "4k4/9/9/9/9/9/9/9/7C1/3K5 b")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    xqdb.tree.PositionError: move 1: 'h2e2': ...
+    """
     try:
         position = Position(fen or STARTING_FEN)
     except FenError as exc:
@@ -36,5 +48,6 @@ def position_key(moves: str, fen: str | None = None) -> int:
         try:
             position.push_text(text)
         except (NotationError, ValueError) as exc:
-            raise PositionError(f"move {number}, {text!r}: {exc}") from None
-    return position.zobrist()
+            # The notation's message begins with the text itself.
+            raise PositionError(f"move {number}: {exc}") from None
+    return position

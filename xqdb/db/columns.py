@@ -24,11 +24,13 @@ import pyarrow as pa
 
 from ..errors import ErrorKind
 from ..formats.tags import parse_date, parse_year
+from ..notation import REGISTRY
 from ..notation.chinese import TRADITIONAL_GLYPHS
 from ..openings.store import classify_game, stored_values
 from ..replay import ReplayedGame
 from ..rules.adjudication import ENDING_NAMES
 from ..rules.board import piece_symbol
+from ..engine.judgement import BLUNDERS_QUERY, JUDGEMENTS_QUERY, PLAYER_BLUNDERS_QUERY
 from .dedupe import content_hash
 
 #: Takes a column's value from a replayed game (run once per record, in the workers).
@@ -71,11 +73,15 @@ class Column:
 
 @dataclass(frozen=True)
 class Table:
-    """A table, or a view over the table ``view_of``, with its columns in order."""
+    """A table, or a view over the table ``view_of`` or defined by the query ``query``,
+    with its columns in order."""
 
     name: str
     columns: tuple[Column, ...]
     view_of: str | None = None
+    query: str | None = None
+    """A view's whole ``SELECT``, giving the columns in order, for a view that is more than
+    expressions over one table."""
 
     @property
     def names(self) -> list[str]:
@@ -83,6 +89,8 @@ class Table:
 
     def ddl(self) -> str:
         """``CREATE TABLE`` (or ``CREATE VIEW``) for this table, if it does not exist yet."""
+        if self.query is not None:
+            return f"CREATE VIEW IF NOT EXISTS {self.name} AS\n{self.query};"
         if self.view_of is not None:
             select = ",\n       ".join(c.name if c.expr is None else f"{c.expr} AS {c.name}"
                                        for c in self.columns)
@@ -439,6 +447,64 @@ EVAL_COLUMNS: tuple[Column, ...] = (
            "engine comment carried by the record", pa.string(), not_null=True),
 )
 
+_WIN_CURVES = (
+    Column("engine", "VARCHAR", "the start of the engine identities it applies to (`evals.engine`;"
+           " the longest match wins, `''` matches any engine)", primary_key=True),
+    Column("cp_offset", "DOUBLE", "centipawns at which the side to move scores 50 %", not_null=True),
+    Column("cp_scale", "DOUBLE", "centipawns per step of the logistic curve: expected score = "
+           "1 / (1 + exp(-(cp - cp_offset) / cp_scale))", not_null=True),
+    Column("positions", "INTEGER", "positions of games with known results it was fitted on; NULL "
+           "for a shipped default"),
+    Column("log_loss", "DOUBLE", "its mean log loss on those positions (a constant 50 % scores "
+           "0.693)"),
+    Column("fitted_on", "VARCHAR", "what it was fitted on, in words"),
+)
+
+_THRESHOLDS = (
+    Column("class", "VARCHAR", "`inaccuracy`, `mistake` or `blunder`", primary_key=True),
+    Column("min_loss", "DOUBLE", "least drop in the mover's expected score (0..1) for the class",
+           not_null=True),
+)
+
+_J_GAME = Column("game_id", "BIGINT", "the game (`games.game_id`)")
+_J_PLY = Column("ply", "SMALLINT", "1-based ply of the move")
+_J_SIDE = Column("side", "VARCHAR", "`red` or `black`: who moved")
+_J_MOVE = Column("move", "VARCHAR", "the move played (`moves.uci`)")
+_J_BEST = Column("best_move", "VARCHAR", "the engine's move in the position before")
+_J_LOSS = Column("loss", "DOUBLE", "the mover's expected score before the move less after it "
+                 "(0..1, never below 0)")
+_J_CLASS = Column("class", "VARCHAR", "`allowed_mate`, `missed_mate`, `blunder`, `mistake`, "
+                  "`inaccuracy`, or NULL for a good move")
+_J_ENGINE = Column("engine", "VARCHAR", "the engine of both evaluations (`evals.engine`)")
+_J_LIMIT = Column("search_limit", "VARCHAR", "their search limit (`evals.search_limit`)")
+_J_BEFORE = Column("expected_before", "DOUBLE", "the mover's expected score before the move "
+                   "(0 lost .. 1 won)")
+_J_AFTER = Column("expected_after", "DOUBLE", "the mover's expected score after the move")
+
+_JUDGEMENTS = (
+    _J_GAME, _J_PLY, _J_SIDE, _J_MOVE, _J_BEST, _J_LOSS, _J_CLASS, _J_ENGINE, _J_LIMIT,
+    _J_BEFORE, _J_AFTER,
+    Column("accuracy", "DOUBLE", "lichess's accuracy of the move, 0..100"),
+    Column("repeats", "BOOLEAN", "the move returns to a position met since the last capture "
+           "(never classed)"),
+)
+
+_PLAYER_BLUNDERS = (
+    Column("player", "VARCHAR", "the player's canonical name (`players.name`)"),
+    Column("player_id", "BIGINT", "the player (`players.player_id`); NULL for games without the "
+           "tag"),
+    _J_ENGINE,
+    Column("games", "BIGINT", "games with a judged move of the player"),
+    Column("moves", "BIGINT", "the player's judged moves"),
+    Column("avg_loss", "DOUBLE", "average `loss` per move"),
+    Column("inaccuracies", "BIGINT", "moves classed `inaccuracy`"),
+    Column("mistakes", "BIGINT", "moves classed `mistake`"),
+    Column("blunders", "BIGINT", "moves classed `blunder`"),
+    Column("mate_errors", "BIGINT", "moves classed `allowed_mate` or `missed_mate`"),
+    Column("blunders_per_100", "DOUBLE", "`blunders` per 100 judged moves"),
+    Column("accuracy", "DOUBLE", "lichess's game accuracy (0..100), averaged over the games"),
+)
+
 #: Every table and view, in the order they are created.
 TABLES: dict[str, Table] = {t.name: t for t in (
     Table("meta", (Column("key", "VARCHAR", "`schema_version`", primary_key=True),
@@ -455,6 +521,11 @@ TABLES: dict[str, Table] = {t.name: t for t in (
     Table("players", _PLAYERS),
     Table("player_names", _PLAYER_NAMES),
     Table("evals", EVAL_COLUMNS),
+    Table("win_curves", _WIN_CURVES),
+    Table("judgement_thresholds", _THRESHOLDS),
+    Table("judgements", _JUDGEMENTS, query=JUDGEMENTS_QUERY),
+    Table("blunders", _JUDGEMENTS[:11], query=BLUNDERS_QUERY),
+    Table("player_blunders", _PLAYER_BLUNDERS, query=PLAYER_BLUNDERS_QUERY),
 )}
 
 #: Staging columns of a source or record: its work unit (in input order) and its place there.
@@ -491,6 +562,17 @@ def takes(columns: tuple[Column, ...]) -> tuple[Take, ...]:
 def column(table: str, name: str) -> Column:
     """The column ``name`` of ``table``."""
     return next(c for c in TABLES[table].columns if c.name == name)
+
+
+def move_text_column(notation: str) -> str | None:
+    """The column of ``moves`` that holds the moves written in ``notation`` (a name of the
+    notation registry), or ``None`` when the database does not store that notation.
+
+    >>> move_text_column("chinese-traditional"), move_text_column("san")
+    ('chinese_traditional', None)
+    """
+    name = notation.replace("-", "_")
+    return name if notation in REGISTRY and name in TABLES["moves"].names else None
 
 
 def ddl() -> str:

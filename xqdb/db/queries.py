@@ -4,7 +4,9 @@ Each report is one file of ``xqdb/queries/`` (``queries/`` at the top of the sou
 points there), shipped inside the package. Its header comment says what it answers: the
 first line is the description, and each parameter has a line
 ``-- @param NAME=DEFAULT  meaning`` (no ``=``: the parameter is required; nothing after
-``=``: it defaults to NULL). The SQL reads a parameter as ``$NAME``; values are always
+``=``: it defaults to NULL); a line ``-- @needs TABLE`` names a table that must hold rows
+for the report to say anything (the analysis's ``evals``), so that a database without them
+is told what to run instead of showing an empty table. The SQL reads a parameter as ``$NAME``; values are always
 bound, never pasted into the text. ``_shared.sql`` is no report: it defines the table
 and scalar macros the reports share, created (as temporary macros, so that a read-only
 database takes them) before each report runs.
@@ -35,12 +37,18 @@ from typing import Any
 
 import duckdb
 import pyarrow as pa
-from wcwidth import wcswidth
+from ..errors import closest
+from ..reading import display_width
 
 #: Formats a result can be written in.
 FORMATS = ("table", "csv", "json", "parquet")
 
 _PARAM = re.compile(r"--\s*@param\s+(\w+)(?:=(\S*))?\s*(.*)")
+_NEEDS = re.compile(r"--\s*@needs\s+(\w+)")
+#: Parameters that name a player: a name no player has is refused, as a typing error.
+_PLAYER_PARAMS = ("player", "opponent")
+#: What fills each table a report may need, for the message when it is empty.
+_FILLED_BY = {"evals": "analyse some games first (xqdb analyze --db FILE)"}
 
 
 class QueryError(ValueError):
@@ -69,6 +77,8 @@ class Query:
     sql: str
     details: str = ""
     """The rest of the header comment: what the columns hold."""
+    needs: tuple[str, ...] = ()
+    """Tables that must hold rows for the report to say anything."""
 
     def bind(self, given: dict[str, str | None]) -> dict[str, str | None]:
         """Every parameter's value: given, or its default; raises :class:`QueryError` for
@@ -82,8 +92,8 @@ class Query:
         for param in self.params:
             value = given.get(param.name, param.default)
             if param.required and value is None:
-                raise QueryError(f"{self.name} needs --param {param.name}=VALUE "
-                                 f"({param.doc})")
+                raise QueryError(f"{self.name} needs --param {param.name}=VALUE: "
+                                 f"{param.doc}")
             values[param.name] = value
         return values
 
@@ -113,10 +123,12 @@ def parse_query(name: str, text: str) -> Query:
         header.append(line)
     params = tuple(Param(m[1], m[2] or None, m[2] is None, m[3].strip())
                    for m in map(_PARAM.match, header) if m)
-    prose = [line[2:].strip() for line in header if not _PARAM.match(line)]
+    needs = tuple(m[1] for m in map(_NEEDS.match, header) if m)
+    prose = [line[2:].strip() for line in header
+             if not _PARAM.match(line) and not _NEEDS.match(line)]
     description = prose[0] if prose else ""
     details = " ".join(p for p in prose[1:] if p)
-    return Query(name, description, params, text, details)
+    return Query(name, description, params, text, details, needs)
 
 
 def _files() -> dict[str, Any]:
@@ -139,7 +151,9 @@ def load_query(name: str) -> Query:
     """The report ``name``; raises :class:`QueryError` when there is none."""
     files = _files()
     if name not in files or name.startswith("_"):
-        raise QueryError(f"no query named {name!r} (xqdb query --list lists them)")
+        meant = closest(name, [n for n in files if not n.startswith("_")])
+        hint = f"did you mean {meant}? " if meant else ""
+        raise QueryError(f"no query named {name!r} ({hint}xqdb query --list lists them)")
     return parse_query(name, files[name].read_text(encoding="utf-8"))
 
 
@@ -161,6 +175,19 @@ def run_query(con: duckdb.DuckDBPyConnection, name: str, **given: str | None) ->
     """
     query = load_query(name)
     values = query.bind(given)
+    for param in _PLAYER_PARAMS:
+        player = values.get(param) if any(p.name == param for p in query.params) else None
+        if player is not None and not con.execute("SELECT 1 FROM players WHERE name = ?",
+                                                  [player]).fetchone():
+            names = [r[0] for r in con.execute("SELECT name FROM players").fetchall()]
+            meant = closest(player, names)
+            hint = f"did you mean {meant}? " if meant else ""
+            raise QueryError(f"no player named {player!r} ({hint}xqdb players --search TEXT "
+                             "finds the names)")
+    for table in query.needs:
+        if not run_sql(con, f'SELECT EXISTS (SELECT 1 FROM "{table}")').rows[0][0]:
+            raise QueryError(f"{name} reads {table}, which is empty in this database: "
+                             f"{_FILLED_BY.get(table, 'fill it first')}")
     _shared(con)
     return run_sql(con, query.sql, values)
 
@@ -177,18 +204,13 @@ def _cell(value: Any) -> str:
     return str(value)
 
 
-def _width(text: str) -> int:
-    width = wcswidth(text)
-    return width if width >= 0 else len(text)
-
-
 def _fit(text: str, width: int) -> str:
     """``text`` cut to ``width`` terminal columns (an ellipsis marks the cut)."""
-    if _width(text) <= width:
+    if display_width(text) <= width:
         return text
     out, used = "", 0
     for char in text:
-        size = max(_width(char), 0)
+        size = max(display_width(char), 0)
         if used + size > width - 1:
             break
         out, used = out + char, used + size
@@ -199,7 +221,7 @@ def render(result: Result, width: int = 120) -> str:
     """The rows as a text table at most ``width`` columns wide, Chinese aligned by its
     display width; numbers right-aligned, the widest text columns cut first."""
     cells = [[_cell(v) for v in row] for row in result.rows]
-    widths = [max([_width(c)] + [_width(r[i]) for r in cells])
+    widths = [max([display_width(c)] + [display_width(r[i]) for r in cells])
               for i, c in enumerate(result.columns)]
     numeric = [all(isinstance(row[i], int | float | Decimal) or row[i] is None
                    for row in result.rows) and bool(result.rows)
@@ -212,7 +234,7 @@ def render(result: Result, width: int = 120) -> str:
         parts = []
         for i, value in enumerate(values):
             text = _fit(value, widths[i])
-            pad = " " * (widths[i] - _width(text))
+            pad = " " * (widths[i] - display_width(text))
             parts.append(pad + text if numeric[i] else text + pad)
         return "  ".join(parts).rstrip()
 

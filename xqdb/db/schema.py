@@ -4,7 +4,7 @@
 >>> con = duckdb.connect()
 >>> create_schema(con)
 >>> sorted(r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall())
-['evals', 'game_records', 'games', 'meta', 'moves', 'player_names', 'players', 'positions', 'raw_records', 'sources', 'stored_moves', 'variation_moves']
+['blunders', 'evals', 'game_records', 'games', 'judgement_thresholds', 'judgements', 'meta', 'moves', 'player_blunders', 'player_names', 'players', 'positions', 'raw_records', 'sources', 'stored_moves', 'variation_moves', 'win_curves']
 """
 
 from __future__ import annotations
@@ -14,7 +14,9 @@ from pathlib import Path
 
 import duckdb
 
+from ..engine.judgement import create_defaults
 from .columns import ddl
+from .holder import explain_lock
 
 #: Bumped whenever a table changes shape; stored in ``meta``.
 SCHEMA_VERSION = 6
@@ -67,11 +69,12 @@ def create_schema(con: duckdb.DuckDBPyConnection, name: str = "database") -> Non
     con.execute(SCHEMA)
     if version is None:
         con.execute("INSERT INTO meta VALUES ('schema_version', ?)", [str(SCHEMA_VERSION)])
+        create_defaults(con)
 
 
 def connect(path: str | os.PathLike[str], read_only: bool = False, *,
-            any_version: bool = False) -> duckdb.DuckDBPyConnection:
-    """Open (and for writing, create) the database at ``path``.
+            any_version: bool = False, create: bool = True) -> duckdb.DuckDBPyConnection:
+    """Open (and for writing, create unless not ``create``) the database at ``path``.
 
     A database of another schema version is refused, unless ``any_version`` (read-only:
     to upgrade it).
@@ -80,8 +83,9 @@ def connect(path: str | os.PathLike[str], read_only: bool = False, *,
     :class:`DatabaseError` with a one-line message naming the file.
     """
     where = Path(path)
-    if read_only and not where.exists():
-        raise DatabaseError(f"{where}: no such database")
+    if (read_only or not create) and not where.exists():
+        raise DatabaseError(f"{where}: no such database (xqdb import FILES --db {where} "
+                            "creates one)")
     if where.is_dir():
         raise DatabaseError(f"{where}: is a folder, not a database file")
     # DuckDB opens some other files (CSV, Parquet...) as in-memory views: writing there
@@ -97,7 +101,7 @@ def connect(path: str | os.PathLike[str], read_only: bool = False, *,
     try:
         con = duckdb.connect(str(where), read_only=read_only)
     except duckdb.IOException as exc:
-        raise DatabaseError(f"{where}: {_explain(exc)}") from None
+        raise DatabaseError(f"{where}: {_explain(exc, where)}") from None
     except duckdb.Error as exc:
         raise DatabaseError(f"{where}: cannot open as a DuckDB database ({_first_line(exc)})") from None
     try:
@@ -120,10 +124,10 @@ def _first_line(exc: BaseException) -> str:
     return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
 
 
-def _explain(exc: duckdb.Error) -> str:
+def _explain(exc: duckdb.Error, where: Path) -> str:
     text = str(exc)
     if "lock" in text.lower():
-        return "the database is locked by another process (is another import running?)"
+        return explain_lock(where, text)
     if "not a valid DuckDB database" in text or "magic" in text.lower() or "database file" in text:
         return "not a DuckDB database"
     return _first_line(exc)

@@ -83,6 +83,7 @@ def upgrade(path: str | os.PathLike[str]) -> UpgradeSummary:
             _rebuild(old, Writer(new), summary)
             _carry_aliases(old, new)
             _carry_evals(old, new)
+            _carry_judgement_settings(old, new)
             link_players(new)
             new.execute("CHECKPOINT")
         finally:
@@ -156,6 +157,20 @@ def _carry_evals(old: duckdb.DuckDBPyConnection, new: duckdb.DuckDBPyConnection)
         new.register("old_evals", pa.Table.from_batches([batch]))
         new.execute(f"INSERT INTO evals ({names}) SELECT {names} FROM old_evals")
         new.unregister("old_evals")
+
+
+def _carry_judgement_settings(old: duckdb.DuckDBPyConnection,
+                              new: duckdb.DuckDBPyConnection) -> None:
+    """Bring over the fitted win curves and the thresholds (``xqdb calibrate``): the new
+    database starts from the shipped ones, which the old rows replace."""
+    tables = {r[0] for r in old.execute(
+        "SELECT table_name FROM information_schema.tables").fetchall()}
+    for table in ("win_curves", "judgement_thresholds"):
+        if table in tables:
+            rows = old.execute(f"SELECT * FROM {table}").fetchall()
+            if rows:
+                marks = ", ".join("?" for _ in rows[0])
+                new.executemany(f"INSERT OR REPLACE INTO {table} VALUES ({marks})", rows)
 
 
 def _commit(writer: Writer, builder: UnitBuilder, summary: UpgradeSummary) -> None:

@@ -18,6 +18,7 @@ data, so a process pool can carry them.
 from __future__ import annotations
 
 import multiprocessing.util
+import threading
 import time
 from dataclasses import dataclass, field
 
@@ -68,15 +69,22 @@ class TaskResult:
     """Engine restarts during the task."""
 
 
-#: The engine of this process, by how it is started: one per worker process.
-_ENGINES: dict[EngineSpec, SupervisedEngine] = {}
+class _Engines(threading.local):
+    """The engines of this thread, by how they are started: one per worker process, or
+    per thread of a worker that runs several tasks at once (a cluster's)."""
+
+    def __init__(self) -> None:
+        self.by_spec: dict[EngineSpec, SupervisedEngine] = {}
+
+
+_ENGINES = _Engines()
 
 
 def engine_for(spec: EngineSpec) -> SupervisedEngine:
-    """This process's engine for ``spec``, closed when the process exits."""
-    engine = _ENGINES.get(spec)
+    """This thread's engine for ``spec``, closed when the process exits."""
+    engine = _ENGINES.by_spec.get(spec)
     if engine is None:
-        engine = _ENGINES[spec] = SupervisedEngine(spec)
+        engine = _ENGINES.by_spec[spec] = SupervisedEngine(spec)
         # A pool's worker exits through multiprocessing's exit function, which runs these
         # finalizers: the engine is asked to quit instead of left to notice a closed pipe.
         multiprocessing.util.Finalize(engine, engine.close, exitpriority=10)
@@ -90,9 +98,9 @@ def engine_identity(spec: EngineSpec) -> str:
 
 
 def close_engines() -> None:
-    """Quit this process's engines."""
-    while _ENGINES:
-        _, engine = _ENGINES.popitem()
+    """Quit this thread's engines."""
+    while _ENGINES.by_spec:
+        _, engine = _ENGINES.by_spec.popitem()
         engine.close()
 
 

@@ -31,6 +31,8 @@ from typing import BinaryIO, Iterator
 
 from .encoding import ascii_view, decode, detect_encoding
 from ..errors import ErrorKind
+from ..rules.board import piece_symbol
+from ..rules.position import STARTING_FEN, parse_fen
 from .record import GameRecord, Line, Origin
 from .tags import normalize_result
 
@@ -339,3 +341,112 @@ def _path(branches: dict[int, _Branch], leaf: int) -> Line:
             if branch.start <= ply < branch.start + len(take) or (ply == 0 and b == 0):
                 line.comments[ply] = text
     return line
+
+
+# --- writing ------------------------------------------------------------------------------
+
+#: DhtmlXQ tag names by the names records give the tags (the reader's table turned round).
+_WRITTEN_NAMES = {tag: name for name, tag in _TAG_NAMES.items()}
+_WRITABLE_NAME = re.compile(r"\w+")
+
+
+def write(record: GameRecord) -> str:
+    """One ``[DhtmlXQ]`` block of ``record`` (moves in ``dhtmlxq`` notation), which
+    :func:`read` reads back as the same game, for pasting into a page with a viewer.
+
+    Tags go under their DhtmlXQ names (``Site`` as ``place``, ``ECCO`` and ``Opening``
+    together as ``open``); other tags under their own names, which the reader gives back
+    in lower case. Empty tags are left out, as the reader leaves them. A set-up start
+    position is written as ``binit`` (and as ``fen`` too when ``binit`` cannot say who
+    moves first: no moves, Black to move). Comments and variations are written as
+    ``comment`` and ``move_<parent>_<ply>_<id>`` tags. A block with no result and ten
+    variations or more reads back as a collection of games (see the module doc).
+
+    >>> import io
+    >>> rec = GameRecord(Origin("g.txt"), FORMAT, tags={"Red": "A", "Site": "B"},
+    ...                  notation="dhtmlxq", result="1-0")
+    >>> rec.mainline.moves.extend(["7747", "7062"])
+    >>> print(write(rec))
+    [DhtmlXQ]
+    [DhtmlXQ_red]A[/DhtmlXQ_red]
+    [DhtmlXQ_place]B[/DhtmlXQ_place]
+    [DhtmlXQ_result]1-0[/DhtmlXQ_result]
+    [DhtmlXQ_movelist]77477062[/DhtmlXQ_movelist]
+    [/DhtmlXQ]
+    >>> back = next(read(io.BytesIO(write(rec).encode()), Origin("g.txt")))
+    >>> back.tags, back.moves, back.result
+    ({'Red': 'A', 'Site': 'B', 'Result': '1-0'}, ['7747', '7062'], '1-0')
+    """
+    if record.notation != "dhtmlxq":
+        raise ValueError(f"DhtmlXQ moves are 4 digits (notation 'dhtmlxq'), not "
+                         f"{record.notation!r}")
+    tags = {name: value for name, value in record.tags.items()
+            if value and name not in ("FEN", "Format")}
+    opening = " ".join(filter(None, (tags.pop("ECCO", ""), tags.pop("Opening", ""))))
+    if opening:
+        tags["Opening"] = opening
+    if "Result" not in tags and record.result:
+        tags["Result"] = record.result
+    parts = ["[DhtmlXQ]"]
+    for name, value in tags.items():
+        key = "open" if name == "Opening" else _WRITTEN_NAMES.get(name, name.lower())
+        if key in _SKIPPED or not _WRITABLE_NAME.fullmatch(key):
+            continue
+        parts.append(_value(key, " ".join(value.split("[/DhtmlXQ"))))
+    if record.fen is not None and record.fen.split()[:2] != STARTING_FEN.split()[:2]:
+        binit, side = _binit(record.fen)
+        if binit is not None:
+            parts.append(_value("binit", binit))
+        if binit is None or side == "b" and not record.moves:
+            parts.append(_value("fen", record.fen))
+    parts.append(_value("movelist", "".join(record.moves)))
+    parts.extend(_branch_tags(record.mainline))
+    parts.append("[/DhtmlXQ]")
+    return "\n".join(parts)
+
+
+def _value(name: str, value: str) -> str:
+    return f"[DhtmlXQ_{name}]{value}[/DhtmlXQ_{name}]"
+
+
+def _binit(fen: str) -> tuple[str | None, str]:
+    """``binit`` for ``fen`` (``None`` when its pieces do not fit the 32 slots) and the
+    side to move."""
+    board, turn, _, _ = parse_fen(fen)
+    slots = ["99"] * 32
+    for square, piece in enumerate(board):
+        if not piece:
+            continue
+        letter = piece_symbol(piece).upper()
+        base = 0 if piece > 0 else 16
+        free = [i for i in range(16) if _SLOTS[i] == letter and slots[base + i] == "99"]
+        if not free:
+            return None, "w" if turn > 0 else "b"
+        file, rank = square % 9, square // 9
+        slots[base + free[0]] = f"{file}{9 - rank}"
+    return "".join(slots), "w" if turn > 0 else "b"
+
+
+def _branch_tags(main: Line) -> list[str]:
+    """The comment tags of ``main`` and the move and comment tags of every variation below
+    it, the variations numbered 1, 2, 3... as they are met."""
+    parts = []
+    number = 0
+    # (line, its branch number, the absolute ply of its first move); an explicit stack,
+    # since records nest variations deeper than Python's recursion limit.
+    stack = [(main, 0, 1)]
+    while stack:
+        line, branch, start = stack.pop()
+        prefix = f"comment{branch}_" if branch else "comment"
+        for index, text in sorted(line.comments.items()):
+            if text:
+                parts.append(_value(f"{prefix}{start + index - 1}", text.replace("\n", "||")))
+        # A parent's variations get rising numbers in their order, which the reader keeps.
+        children = []
+        for index, variation in line.variations:
+            number += 1
+            parts.append(_value(f"move_{branch}_{start + index}_{number}",
+                                "".join(variation.moves)))
+            children.append((variation, number, start + index))
+        stack.extend(reversed(children))
+    return parts

@@ -26,7 +26,7 @@ from typing import Any, BinaryIO, Iterator
 
 from .encoding import ascii_view, decode, detect_encoding, head_text, text_stream
 from ..errors import ErrorKind
-from ..notation import from_tag, sniff_moves
+from ..notation import REGISTRY, from_tag, sniff_moves
 from .record import GameRecord, Line, Origin
 from .tags import normalize_result
 
@@ -329,3 +329,152 @@ def _text_records(stream: BinaryIO, head: bytes, encoding: str
     for record, _, line in _split(chunks(), _BOUNDARY_TEXT):
         assert isinstance(record, str)  # text chunks are split into text records
         yield record.lstrip("\ufeff"), None, line
+
+
+# --- writing ------------------------------------------------------------------------------
+
+#: Tag names the reader takes (others cannot be written as PGN tags).
+_TAG_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+#: Longest movetext line written, in characters (tokens are never split).
+LINE_WIDTH = 80
+
+
+def write(record: GameRecord) -> str:
+    """The PGN text of ``record``, which :func:`read` reads back as the same game.
+
+    Tags are written as they are, in their order; a ``FEN`` tag is added for a record that
+    starts from a set-up position, and a ``Format`` tag when the move texts alone would
+    not tell their notation (``uci10``, ``san-fsf``...). A ``Format`` tag already there is
+    set to ``record.notation``. Tag values lose their line breaks (PGN has one line per
+    tag), and tags whose names PGN cannot write are left out; a record without tags gets
+    an empty ``Event``, since games in a file are told apart by their tags. Comments, NAGs and
+    variations are written in place; the result ends the movetext when there is one.
+
+    >>> import io
+    >>> rec = GameRecord(Origin("a.pgn"), FORMAT, tags={"Red": 'A "B"'}, notation="iccs",
+    ...                  result="1-0")
+    >>> rec.mainline.moves.extend(["H2-E2", "H9-G7"])
+    >>> rec.mainline.variations.append((1, Line(moves=["H7-E7"])))
+    >>> rec.mainline.comments[1] = "central cannon"
+    >>> print(write(rec))
+    [Red "A \\"B\\""]
+    <BLANKLINE>
+    1. H2-E2 {central cannon} 1... H9-G7 (1... H7-E7) 1-0
+    >>> back = next(read(io.BytesIO(write(rec).encode()), Origin("a.pgn")))
+    >>> back.tags, back.moves, back.result, back.mainline.variations[0][1].moves
+    ({'Red': 'A "B"'}, ['H2-E2', 'H9-G7'], '1-0', ['H7-E7'])
+    """
+    tags = dict(record.tags)
+    if record.fen and "FEN" not in tags:
+        tags["FEN"] = record.fen
+    if "Format" in tags or (record.moves and not _reads_as(sniff_moves(record.moves),
+                                                         record.notation)):
+        tags["Format"] = record.notation
+    lines = [f'[{name} "{_tag_value(value)}"]' for name, value in tags.items()
+             if _TAG_NAME.fullmatch(name)] or ['[Event ""]']  # a game's first line is a tag
+    black_first = (record.fen or "").split()[1:2] == ["b"]
+    tokens = _line_tokens(record.mainline, black_first)
+    if record.result is not None:
+        tokens.append(record.result)
+    return "\n".join(lines) + "\n\n" + "\n".join(_wrapped(tokens))
+
+
+def _reads_as(sniffed: str, notation: str) -> bool:
+    """Whether texts sniffed as ``sniffed`` are read as ``notation`` reads them."""
+    return sniffed == notation or (sniffed in REGISTRY and notation in REGISTRY
+                                   and REGISTRY[sniffed].read is REGISTRY[notation].read)
+
+
+def _tag_value(value: str) -> str:
+    return " ".join(value.splitlines()).replace('"', '\\"')
+
+
+def _comment(text: str) -> str:
+    # A brace would end the comment: PGN has no way to write one inside.
+    return "{" + text.replace("}", ")") + "}"
+
+
+@dataclasses.dataclass(slots=True)
+class _Writing:
+    """A line being written: where it starts and how far it has got."""
+
+    line: Line
+    first_ply: int
+    """The game ply of the line's first move, less one."""
+    index: int = 0
+    """The next move to write."""
+    numbered: bool = True
+    """The next move needs its number: a line's first, or one after a comment or a
+    variation."""
+    pending: list[Line] = dataclasses.field(default_factory=list)
+    """Variations still to write after the move just written."""
+
+
+def _line_tokens(root: Line, black_first: bool) -> list[str]:
+    """The movetext tokens of ``root`` and its variations, ``(`` and ``)`` glued to the
+    tokens they enclose."""
+    # An explicit stack: records nest variations deeper than Python's recursion limit.
+    tokens: list[str] = []
+    stack = [_Writing(root, 0)]
+    if root.comments.get(0):
+        tokens.append(_comment(root.comments[0]))
+    while stack:
+        top = stack[-1]
+        if top.pending:
+            variation = top.pending.pop(0)
+            top.numbered = True
+            stack.append(_Writing(variation, top.first_ply + top.index - 1))
+            tokens.append("(")
+            if variation.comments.get(0):
+                tokens.append(_comment(variation.comments[0]))
+            continue
+        if top.index == len(top.line.moves):
+            stack.pop()
+            if stack:
+                tokens.append(")")
+            continue
+        index = top.index
+        ply = top.first_ply + index + int(black_first)  # 0-based, counting from a Red move
+        if ply % 2 == 0:
+            tokens.append(f"{ply // 2 + 1}.")
+        elif top.numbered:
+            tokens.append(f"{ply // 2 + 1}...")
+        tokens.append(top.line.moves[index])
+        top.numbered = False
+        tokens.extend(f"${nag}" for nag in top.line.nags.get(index + 1, ()))
+        if top.line.comments.get(index + 1):
+            tokens.append(_comment(top.line.comments[index + 1]))
+            top.numbered = True
+        top.pending = [v for at, v in top.line.variations if at == index]
+        top.index += 1
+    return _glued(tokens)
+
+
+def _glued(tokens: list[str]) -> list[str]:
+    """``(`` joined to the token after it and ``)`` to the token before it."""
+    out: list[str] = []
+    opening = ""
+    for token in tokens:
+        if token == "(":
+            opening += "("
+        elif token == ")" and out and not opening:
+            out[-1] += ")"
+        else:
+            out.append(opening + token)
+            opening = ""
+    if opening:
+        out.append(opening)
+    return out
+
+
+def _wrapped(tokens: list[str]) -> list[str]:
+    lines: list[str] = []
+    current = ""
+    for token in tokens:
+        if current and len(current) + 1 + len(token) > LINE_WIDTH:
+            lines.append(current)
+            current = token
+        else:
+            current = f"{current} {token}" if current else token
+    lines.append(current)
+    return lines

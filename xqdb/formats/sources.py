@@ -31,9 +31,12 @@ import stat
 import sys
 import tarfile
 import tempfile
+import threading
 import zipfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import BinaryIO, Iterable, Iterator, cast
+
+from ..errors import closest
 
 #: Largest member an archive may expand to (bytes). Game files are kilobytes; a member
 #: larger than this is a mistake or an attack, not a game collection.
@@ -139,6 +142,33 @@ class Source:
         where = self.display_path
         return where if self.member is None else f"{where}!{self.member}"
 
+    def with_bytes(self) -> SentSource:
+        """This source carrying its bytes, for a process that cannot see ``path`` (a
+        machine of a cluster, or any process for standard input's temporary file).
+
+        >>> import tempfile, os
+        >>> path = os.path.join(tempfile.mkdtemp(), "a.pgn")
+        >>> with open(path, "wb") as f:
+        ...     _ = f.write(b"1. h2e2 *")
+        >>> sent = Source(path, None, 9).with_bytes()
+        >>> os.remove(path)
+        >>> sent.open().read(), str(sent) == path
+        (b'1. h2e2 *', True)
+        """
+        with self.open() as stream:
+            data = stream.read()
+        return SentSource(self.path, self.member, self.size, self.label, data)
+
+
+@dataclass(frozen=True)
+class SentSource(Source):
+    """A :class:`Source` that carries its bytes, read where the source is visible."""
+
+    data: bytes = field(default=b"", repr=False)
+
+    def open(self) -> BinaryIO:
+        return io.BytesIO(self.data)
+
 
 def iter_sources(paths: Iterable[str], max_member_size: int = MAX_MEMBER_SIZE,
                  follow_links: bool = False) -> Iterator[Source]:
@@ -171,7 +201,29 @@ def walk(paths: Iterable[str], max_member_size: int = MAX_MEMBER_SIZE,
         elif os.path.exists(path):
             yield from _file_sources(path, max_member_size)
         else:
-            yield SourceError(f"{path}: no such file or folder", path)
+            yield SourceError(no_such_path(path), path)
+
+
+def no_such_path(path: str) -> str:
+    """The message for a path that does not exist, with the likeliest path meant.
+
+    >>> no_such_path("/")[:0], no_such_path("/nowhere/at/all")
+    ('', '/nowhere/at/all: no such file or folder (there is no folder /nowhere)')
+    """
+    parent = os.path.dirname(os.path.normpath(path)) or "."
+    if not os.path.isdir(parent):
+        # The deepest folder that exists is where the path went wrong.
+        while parent not in ("", os.sep, ".") and not os.path.isdir(os.path.dirname(parent)
+                                                                    or "."):
+            parent = os.path.dirname(parent)
+        return f"{path}: no such file or folder (there is no folder {parent})"
+    try:
+        names = os.listdir(parent)
+    except OSError:
+        names = []
+    meant = closest(os.path.basename(os.path.normpath(path)), names)
+    hint = f" (did you mean {os.path.join(os.path.dirname(path), meant)}?)" if meant else ""
+    return f"{path}: no such file or folder{hint}"
 
 
 def _folder_sources(folder: str, max_member_size: int, follow_links: bool
@@ -341,8 +393,8 @@ def _checked_members(path: str, limit: int, label: str | None,
         yield Source(path, name, size, label)
 
 
-class _OpenArchives:
-    """The archives this process has open, each with its member index, at most
+class _OpenArchives(threading.local):
+    """The archives this thread has open, each with its member index, at most
     :attr:`limit` of them: re-reading a zip's directory for each of its ten thousand members
     would make reading quadratic, yet an index costs about 1 KB per member, so keeping every
     archive a long run has met would make memory grow with the input.
@@ -351,7 +403,8 @@ class _OpenArchives:
     needed: where a unit straddles two archives, each is opened once more. The walk keeps
     only a compact listing of the archive it lists, and opening the next archive lets the
     previous one go. A forked worker starts afresh rather than share its parent's open
-    files and their offsets.
+    files and their offsets, and each thread (a cluster worker may run several tasks at
+    once) has its own, as an open archive's file offset cannot be shared.
     """
 
     def __init__(self, limit: int = 1) -> None:

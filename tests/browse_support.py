@@ -1,0 +1,43 @@
+"""A small real database for the search and export tests, and its games replayed in Python."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+
+from datafiles import DATA, SAMPLE_GAMES
+from xqdb.importer import import_paths
+from xqdb.position import Position
+from xqdb.rules.board import Move
+
+
+def build_small_database(folder: Path) -> Path:
+    """Every game of ``tests/data`` and ``sample_games`` (about 200: PGN in every notation,
+    XQF and CBL with variations, games from set-up positions, a few invalid records)."""
+    path = folder / "small.duckdb"
+    import_paths([str(DATA), str(SAMPLE_GAMES)], path, jobs=1)
+    return path
+
+
+def replayed_games(db: Path) -> dict[int, list[Position]]:
+    """Every game's positions from its start to its last move, replayed in Python from its
+    start FEN and move codes (a record that held no game has none): the oracle the SQL
+    searches are checked against."""
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        rows = con.execute(
+            "SELECT g.game_id, g.start_fen, list(m.move ORDER BY m.ply) FILTER "
+            "(m.move IS NOT NULL) FROM games g LEFT JOIN stored_moves m USING (game_id) "
+            "WHERE g.start_key IS NOT NULL GROUP BY ALL").fetchall()
+    finally:
+        con.close()
+    games = {}
+    for game_id, fen, codes in rows:
+        position = Position(fen)
+        positions = [position.copy()]
+        for code in codes or []:
+            position.push(Move.from_code(code))
+            positions.append(position.copy())
+        games[game_id] = positions
+    return games

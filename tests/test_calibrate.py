@@ -1,0 +1,85 @@
+"""``xqdb calibrate``: a win curve fitted from a database's own analysis of games with known
+results, and thresholds stored, both changing what ``xqdb blunders`` reports."""
+
+from __future__ import annotations
+
+import shutil
+import zipfile
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from blunder_support import blunder_rows, fetch
+from datafiles import DATA
+from import_support import run_xqdb
+
+FAIRY = "/usr/games/fairy-stockfish"
+
+
+def curves(db: Path) -> dict[str, tuple]:
+    return {row[0]: row[1:] for row in fetch(db, "SELECT * FROM win_curves")}
+
+
+@pytest.mark.slow  # analyses 30 games with Fairy-Stockfish
+@pytest.mark.skipif(not Path(FAIRY).exists(), reason=f"Fairy-Stockfish is not at {FAIRY}")
+def test_a_curve_is_fitted_per_engine_from_games_with_results(shared_data: Path,
+                                                              tmp_path: Path) -> None:
+    folder = tmp_path / "ccpd"
+    folder.mkdir()
+    with zipfile.ZipFile(shared_data / "ccpd-dev.zip") as archive:
+        members = [m for m in archive.namelist() if m.lower().endswith(".pgn")][:30]
+        for number, member in enumerate(members):
+            (folder / f"{number}.pgn").write_bytes(archive.read(member))
+    db = tmp_path / "ccpd.duckdb"
+    for command in (("import", str(folder)), ("analyze", "--engine", FAIRY, "--nodes", "2000",
+                                               "--jobs", "1", "-q")):
+        done = run_xqdb(*command, "--db", str(db))
+        assert done.returncode == 0, done.stderr
+    before = blunder_rows(db)
+    done = run_xqdb("calibrate", "--db", str(db), "--engine", "Fairy", "--min-ply", "10")
+    assert done.returncode == 0, done.stderr
+    print(done.stdout)
+    fitted = {name: row for name, row in curves(db).items() if row[2] is not None}
+    assert len(fitted) == 1
+    (name, (offset, scale, positions, log_loss, fitted_on)), = fitted.items()
+    assert name.startswith("Fairy-Stockfish") and positions >= 200
+    assert 0 < scale < 1000 and -200 < offset < 200 and log_loss < 0.693
+    assert f"{name}: offset {offset:+.0f} cp, scale {scale:.0f} cp" in done.stdout
+    # The shipped row stays, for other versions; the views now judge by the fitted curve.
+    assert curves(db)["Fairy-Stockfish"][:2] == (52.0, 145.0)
+    after = blunder_rows(db)
+    assert [r["loss"] for r in after] != [r["loss"] for r in before]
+
+
+def test_thresholds_are_stored_and_bad_ones_refused(tmp_path: Path) -> None:
+    db = tmp_path / "empty.duckdb"
+    shutil.copy(DATA / "ccpd" / "midgame-00000150.pgn", tmp_path / "games.pgn")
+    assert run_xqdb("import", str(tmp_path / "games.pgn"), "--db", str(db), "-q").returncode == 0
+    done = run_xqdb("calibrate", "--db", str(db), "--blunder", "0.3", "--mistake", "0.15")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[0] == "thresholds: inaccuracy 0.05, mistake 0.15, blunder 0.3"
+    stored = dict(fetch(db, "SELECT * FROM judgement_thresholds"))
+    assert stored == {"inaccuracy": 0.05, "mistake": 0.15, "blunder": 0.3}
+    bad = run_xqdb("calibrate", "--db", str(db), "--inaccuracy", "0.5")
+    assert bad.returncode == 3 and bad.stderr.startswith("Error: thresholds must rise")
+
+
+def test_an_upgrade_keeps_the_fitted_curves_and_thresholds(tmp_path: Path) -> None:
+    db = tmp_path / "games.duckdb"
+    shutil.copy(DATA / "ccpd" / "midgame-00000150.pgn", tmp_path / "games.pgn")
+    assert run_xqdb("import", str(tmp_path / "games.pgn"), "--db", str(db), "-q").returncode == 0
+    assert run_xqdb("calibrate", "--db", str(db), "--blunder", "0.3").returncode == 0
+    con = duckdb.connect(str(db))
+    try:
+        con.execute("INSERT INTO win_curves VALUES ('Pikafish', 10, 120, 5000, 0.5, 'a fit')")
+        # As a database written by the previous version would read.
+        con.execute("UPDATE meta SET value = '5' WHERE key = 'schema_version'")
+    finally:
+        con.close()
+    done = run_xqdb("upgrade", "--db", str(db))
+    assert done.returncode == 0, done.stderr
+    assert curves(db)["Pikafish"] == (10.0, 120.0, 5000, 0.5, "a fit")
+    assert curves(db)["Fairy-Stockfish"][:2] == (52.0, 145.0)
+    assert fetch(db, "SELECT min_loss FROM judgement_thresholds WHERE class = 'blunder'"
+                 ) == [(0.3,)]

@@ -1,0 +1,248 @@
+"""``xqdb search``: games by position (any move order, mirror image) and by material,
+checked against the games replayed in Python."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from browse_support import build_small_database, replayed_games
+from import_support import run_xqdb
+from xqdb.cli import cli
+from xqdb.db.schema import connect
+from xqdb.importer import import_paths
+from xqdb.position import Position
+from xqdb.rules.board import piece_symbol
+from xqdb.search import MaterialPattern, SearchError, mirrored, search_material, \
+    search_position
+from xqdb.tree import position_after
+
+
+@pytest.fixture(scope="module")
+def small_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_small_database(tmp_path_factory.mktemp("search"))
+
+
+@pytest.fixture(scope="module")
+def games(small_db: Path) -> dict[int, list[Position]]:
+    return replayed_games(small_db)
+
+
+def first_plies(games: dict[int, list[Position]], keys: set[int]) -> dict[int, int]:
+    """Each game that reached one of ``keys``, with the first ply it did."""
+    found = {}
+    for game_id, positions in games.items():
+        for ply, position in enumerate(positions):
+            if position.zobrist() in keys:
+                found[game_id] = ply
+                break
+    return found
+
+
+@pytest.mark.parametrize("moves", ["", "炮二平五", "炮二平五 马8进7 马二进三", "C2.5 H8+7 H2+3",
+                                   "兵七进一", "兵七进一 马8进7 炮二平五"])
+def test_position_search_finds_every_game_that_reached_the_position(
+        small_db: Path, games: dict[int, list[Position]], moves: str) -> None:
+    position = position_after(moves)
+    expected = first_plies(games, {position.zobrist()})
+    with connect(small_db, read_only=True) as con:
+        found = search_position(con, position, limit=10_000)
+    rows = found.games.records()
+    assert {r["game_id"]: r["ply"] for r in rows} == expected
+    assert found.total == len(expected) > 0
+
+
+def test_any_move_order_reaches_the_same_games(small_db: Path,
+                                              games: dict[int, list[Position]]) -> None:
+    orders: dict[int, dict[tuple[str, ...], set[int]]] = {}
+    for game_id, positions in games.items():
+        if len(positions) > 4 and positions[0].fen() == Position().fen():
+            after = positions[4]
+            line = tuple(str(m) for m in after.move_stack)
+            orders.setdefault(after.zobrist(), {}).setdefault(line, set()).add(game_id)
+    transposed = [lines for lines in orders.values() if len(lines) > 1]
+    assert transposed, "the small database has games that transpose"
+    with connect(small_db, read_only=True) as con:
+        for lines in transposed:
+            every_game = set().union(*lines.values())
+            for line in lines:
+                found = search_position(con, position_after(" ".join(line)), limit=10_000)
+                assert every_game <= {r["game_id"] for r in found.games.records()}
+
+
+def test_the_next_move_is_the_one_the_game_played(small_db: Path,
+                                                  games: dict[int, list[Position]]) -> None:
+    position = position_after("炮二平五 马8进7")
+    with connect(small_db, read_only=True) as con:
+        rows = search_position(con, position, notation="wxf", limit=10_000).games.records()
+        stored = dict(((g, p), w) for g, p, w in con.execute(
+            "SELECT game_id, ply, wxf FROM moves").fetchall())
+    assert rows
+    for row in rows:
+        assert row["next"] == stored.get((row["game_id"], row["ply"] + 1))
+    ended = [r for r in rows if r["next"] is None]
+    assert all(len(games[r["game_id"]]) == r["ply"] + 1 for r in ended)
+
+
+def test_next_move_in_a_notation_the_database_does_not_store(small_db: Path) -> None:
+    with connect(small_db, read_only=True) as con:
+        rows = search_position(con, Position(), notation="san", limit=10_000).games.records()
+    counts = Counter(r["next"] for r in rows)
+    # The central cannon is the commonest first move; in SAN it is written Che2.
+    assert counts.most_common(1)[0][0] == "Che2"
+
+
+def test_mirror_finds_the_mirror_image_and_says_so(small_db: Path,
+                                                   games: dict[int, list[Position]]) -> None:
+    left = position_after("炮八平五")
+    right = position_after("炮二平五")
+    assert mirrored(left).zobrist() == right.zobrist()
+    with connect(small_db, read_only=True) as con:
+        plain = search_position(con, left, limit=10_000)
+        both = search_position(con, left, mirror=True, limit=10_000)
+    assert {r["game_id"] for r in plain.games.records()} == set(
+        first_plies(games, {left.zobrist()}))
+    expected = first_plies(games, {left.zobrist(), right.zobrist()})
+    rows = both.games.records()
+    assert {r["game_id"]: r["ply"] for r in rows} == expected
+    mirrored_games = {r["game_id"] for r in rows if r["mirrored"]}
+    assert mirrored_games == set(first_plies(games, {right.zobrist()})) - set(
+        first_plies(games, {left.zobrist()}))
+    assert len(mirrored_games) > len(plain.games.rows)
+    # The move played next is written as played, on the board the game had.
+    assert {r["next"] for r in rows if r["mirrored"]} >= {"马８进７"}
+
+
+def test_the_limit_lists_fewer_but_counts_all(small_db: Path) -> None:
+    with connect(small_db, read_only=True) as con:
+        found = search_position(con, Position(), limit=3)
+    assert len(found.games.rows) == 3 and found.total > 100
+
+
+def material_of(position: Position) -> Counter[str]:
+    return Counter(piece_symbol(p) for p in position.board if p)
+
+
+@pytest.mark.parametrize("text,plies", [("R1 r1 C0 c0 N0 n0", 1), ("RR rr", 1), ("p0 P3+", 4),
+                                        ("N2 n1 C2 c2", 1), ("R0-1 r2 A0", 10),
+                                        ("RNC>rnc", 4), ("R0 RNC>=rnc P<p", 1)])
+def test_material_search_agrees_with_the_replayed_boards(
+        small_db: Path, games: dict[int, list[Position]], text: str, plies: int) -> None:
+    pattern = MaterialPattern.parse(text)
+    expected = {}
+    for game_id, positions in games.items():
+        fits = [pattern.matches(material_of(p)) for p in positions]
+        for ply in range(len(fits)):
+            if all(fits[ply:ply + plies]) and ply + plies <= len(fits):
+                expected[game_id] = ply
+                break
+    with connect(small_db, read_only=True) as con:
+        found = search_material(con, pattern, plies=plies, limit=10_000)
+    assert {r["game_id"]: r["ply"] for r in found.games.records()} == expected
+    assert found.total == len(expected)
+
+
+def test_material_that_fits_across_a_capture_counts_as_one_run(tmp_path: Path) -> None:
+    # Both chariots each all game long; a pawn taken at ply 5 splits the material into two
+    # states of 5 plies, which together fit for the whole game.
+    record = tmp_path / "pawns.pgn"
+    record.write_text('[Event "pawns"]\n\n1. c3c4 a6a5 2. c4c5 a5a4 3. c5c6 a4a3 4. c6c7 a3a2 '
+                      '5. c7c8 *\n', encoding="utf-8")
+    db = tmp_path / "pawns.duckdb"
+    import_paths([str(record)], db, jobs=1)
+    with connect(db, read_only=True) as con:
+        rows = [search_material(con, MaterialPattern.parse("R2 r2"), plies=n).games.records()
+                for n in (6, 10, 11)]
+    assert [[(r["ply"], r["next"]) for r in found] for found in rows] == [
+        [(0, "兵七进一")], [(0, "兵七进一")], []]
+
+
+def test_material_patterns() -> None:
+    assert str(MaterialPattern.parse("RR,cc h0 E1-2 p3+")) == "R2 B1-2 n0 c2 p3-5"
+    assert MaterialPattern.parse("Rr").matches({"R": 1, "r": 1, "C": 2})
+    assert not MaterialPattern.parse("R1 P0").matches({"R": 1, "P": 1})
+    balance = MaterialPattern.parse("RNC>rnc, P<=p")
+    assert str(balance) == "RNC>rnc P<=p"
+    assert balance.matches({"R": 2, "N": 1, "r": 2, "P": 3, "p": 3})
+    assert not balance.matches({"R": 2, "N": 1, "r": 2, "n": 1, "P": 3, "p": 3})
+    assert not balance.matches({"R": 2, "N": 1, "r": 2, "P": 4, "p": 3})
+    for bad, says in [("R3", "at most 2 chariots"), ("X1", "not a piece letter"),
+                      ("K1", "always has its king"), ("R1 R2", "counted twice"),
+                      ("R R1", "counted twice"), ("P3-1", "empty range"), ("", "names no piece"),
+                      ("P-2", "needs a number"), ("RK>rk", "'K' in 'RK' is not a piece"),
+                      ("R>>r", "not a piece letter")]:
+        with pytest.raises(SearchError, match=says):
+            MaterialPattern.parse(bad)
+
+
+# --- the command ---------------------------------------------------------------------------
+
+def test_search_command_lists_games_as_csv_and_json(small_db: Path) -> None:
+    done = run_xqdb("search", "--db", str(small_db), "--moves", "h2e2 h9g7", "--format", "json",
+                    "--notation", "iccs")
+    assert done.returncode == 0, done.stderr
+    rows = json.loads(done.stdout)
+    assert rows and set(rows[0]) == {"game_id", "ply", "red", "black", "result", "event", "date",
+                                     "next"}
+    assert all(r["ply"] == 2 for r in rows) and "H0-G2" in {r["next"] for r in rows}
+    done = run_xqdb("search", "--db", str(small_db), "--material", "R1 r1 C0 c0 N0 n0",
+                    "--plies", "2", "--format", "csv", "--limit", "2")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[0] == "game_id,ply,red,black,result,event,date,next"
+    assert len(done.stdout.splitlines()) == 3
+    assert "(--limit 2 lists 2)" in done.stderr
+
+
+@pytest.mark.parametrize("args,says,code", [
+    (["--fen", "rnbakabnr/9/9 w"], "bad FEN", 3),
+    (["--moves", "炮二平五 马8进7 车一进九"], "move 3: '车一进九'", 3),
+    (["--moves", "hello"], "move 1: 'hello'", 3),
+    (["--material", "R9"], "at most 2 chariots", 3),
+])
+def test_search_command_errors_are_one_line_and_a_hint(small_db: Path, args: list[str], says: str,
+                                                       code: int) -> None:
+    done = CliRunner().invoke(cli, ["search", "--db", str(small_db), *args])
+    assert done.exit_code == code
+    lines = done.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error: ") and says in lines[0]
+    assert lines[0].endswith(")") and done.stdout == ""
+
+
+def test_search_command_without_a_database(tmp_path: Path) -> None:
+    done = CliRunner().invoke(cli, ["search", "--db", str(tmp_path / "none.duckdb"),
+                                    "--moves", "h2e2"])
+    assert done.exit_code == 4 and "no such database" in done.stderr
+    done = CliRunner().invoke(cli, ["search", "--db", str(tmp_path / "none.duckdb")])
+    assert done.exit_code == 2 and "give --fen, --moves or --material" in done.stderr
+
+
+@pytest.mark.slow
+def test_searches_over_ccpd_dev_agree_with_the_replayed_games(
+        shared_data: Path, tmp_path: Path) -> None:
+    db = tmp_path / "ccpd.duckdb"
+    import_paths([str(shared_data / "ccpd-dev.zip")], db, jobs=2)
+    games = replayed_games(db)
+    assert len(games) > 8_000
+    common = position_after("炮二平五 马8进7")
+    pattern = MaterialPattern.parse("R1 r1 N0 n0 C0 c0")
+    with connect(db, read_only=True) as con:
+        for position in (Position(), common, mirrored(common)):
+            found = search_position(con, position, limit=100_000)
+            assert {r["game_id"]: r["ply"] for r in found.games.records()} == first_plies(
+                games, {position.zobrist()})
+        both = search_position(con, common, mirror=True, limit=100_000)
+        assert both.total == len(first_plies(games, {common.zobrist(),
+                                                     mirrored(common).zobrist()})) > 1_000
+        found = search_material(con, pattern, plies=2, limit=100_000)
+    expected = {}
+    for game_id, positions in games.items():
+        fits = [pattern.matches(material_of(p)) for p in positions]
+        first = next((ply for ply in range(len(fits) - 1) if fits[ply] and fits[ply + 1]), None)
+        if first is not None:
+            expected[game_id] = first
+    assert {r["game_id"]: r["ply"] for r in found.games.records()} == expected
+    assert len(expected) > 50

@@ -1,0 +1,131 @@
+"""The ``xqdb search`` and ``xqdb export`` commands: thin wrappers over :mod:`xqdb.search`
+and :mod:`xqdb.export`."""
+
+from __future__ import annotations
+
+import sys
+from typing import NoReturn
+
+import click
+
+from .cli_reports import _database, _emit, _output_options
+from .export import FORMATS as EXPORT_FORMATS, ExportError, export_games
+from .notation import WRITTEN_NOTATIONS
+from .search import MaterialPattern, SearchError, search_material, search_position
+from .tree import PositionError, position_after
+
+_notations = click.Choice(WRITTEN_NOTATIONS)
+
+
+def _fail(message: str, hint: str) -> NoReturn:
+    """One line saying what is wrong and, in brackets, what to do; exits with EXIT_INPUT."""
+    from .cli import EXIT_INPUT  # here: xqdb.cli imports this module as it loads
+
+    click.echo(f"Error: {message} ({hint})", err=True)
+    sys.exit(EXIT_INPUT)
+
+
+@click.command("search")
+@click.option("--db", "db", required=True, envvar="XQDB_DB", type=click.Path(dir_okay=False),
+              help="DuckDB file (env XQDB_DB).")
+@click.option("--fen", default=None, help="The position (with --moves: where they start).")
+@click.option("--moves", default=None, help="Moves from the start (or --fen), any notation.")
+@click.option("--mirror", is_flag=True, help="Also find the left-right mirror image.")
+@click.option("--material", default=None, metavar="PATTERN",
+              help="Find a balance of material instead, e.g. 'R1 r1 N0 n0 C0 c0' "
+                   "(upper case Red, lower case Black; R2, P1-3, P2+; unnamed: any; "
+                   "RNC>rnc compares sums).")
+@click.option("--plies", type=click.IntRange(1), default=1, show_default=True,
+              help="With --material: for at least this many plies in a row.")
+@click.option("--notation", type=_notations, default="chinese", show_default=True,
+              help="How to write the move played next.")
+@click.option("--limit", type=click.IntRange(1), default=100, show_default=True,
+              help="Games listed at most.")
+@_output_options
+def search_command(db: str, fen: str | None, moves: str | None, mirror: bool,
+                   material: str | None, plies: int, notation: str, limit: int,
+                   format_: str | None, output: str | None) -> None:
+    """List the games that reached a position, in any move order, or a balance of material.
+
+    Each game is listed once, at the first ply it got there, with its players, result,
+    event and date and the move it played next.
+
+    \b
+    xqdb search --db games.duckdb --moves "炮二平五 马8进7 马二进三"
+    xqdb search --db games.duckdb --moves "h2e2 h9g7" --mirror --format csv
+    xqdb search --db games.duckdb --fen "4k4/9/9/9/9/9/9/9/4R4/3K5 w"
+    xqdb search --db games.duckdb --material "R1 r0 N0 n1 C0 c0" --plies 6
+    xqdb search --db games.duckdb --material "RNC>rnc P<p" --plies 10
+    """
+    if material is not None:
+        if fen is not None or moves is not None or mirror:
+            raise click.UsageError("--material searches by material alone: leave out "
+                                   "--fen, --moves and --mirror")
+        try:
+            pattern = MaterialPattern.parse(material)
+        except SearchError as exc:
+            _fail(str(exc), "write counts like 'R2 r1-2 P2+ n0' or balances like 'RNC>rnc'; "
+                            "xqdb search --help shows how")
+        with _database(db) as con:
+            found = search_material(con, pattern, plies=plies, notation=notation, limit=limit)
+    else:
+        if fen is None and moves is None:
+            raise click.UsageError("give --fen, --moves or --material")
+        try:
+            position = position_after(moves or "", fen)
+        except PositionError as exc:
+            from .cli import FEN_HINT
+
+            hint = (FEN_HINT if str(exc).startswith("bad FEN") else
+                    "moves are space-separated, in Chinese (炮二平五), WXF (C2.5), ICCS "
+                    "(H2-E2) or coordinates (h2e2), each legal after the ones before")
+            _fail(str(exc), hint)
+        with _database(db) as con:
+            found = search_position(con, position, mirror=mirror, notation=notation,
+                                    limit=limit)
+    _emit(found.games, format_, output)
+    shown = len(found.games.rows)
+    if (format_ in (None, "table") and output is None) or shown < found.total:
+        more = f" (--limit {limit} lists {shown})" if shown < found.total else ""
+        click.echo(f"{found.total:,} games{more}", err=True)
+
+
+@click.command("export")
+@click.option("--db", "db", required=True, envvar="XQDB_DB", type=click.Path(dir_okay=False),
+              help="DuckDB file (env XQDB_DB).")
+@click.option("--format", "format_", type=click.Choice(list(EXPORT_FORMATS)), default="pgn",
+              show_default=True, help="pgn, dhtmlxq (blocks for web viewers), or parquet "
+                                      "(a folder of files partitioned by year).")
+@click.option("--notation", type=_notations, default=None,
+              help="PGN only: how to write the moves (default chinese).")
+@click.option("--where", default=None, metavar="SQL",
+              help="Only the games this SQL condition on the games table selects.")
+@click.option("--game", "game_ids", type=int, multiple=True, metavar="ID",
+              help="Only this game (games.game_id); repeatable.")
+@click.option("--out", "out", required=True,
+              help="The file to write (- for standard output), or for parquet a new folder.")
+def export_command(db: str, format_: str, notation: str | None, where: str | None,
+                   game_ids: tuple[int, ...], out: str) -> None:
+    """Write games out as PGN, DhtmlXQ or Parquet; invalid games are skipped and counted.
+
+    Imported again, a PGN or DhtmlXQ export gives the same games with the same tags.
+
+    \b
+    xqdb export --db games.duckdb --out games.pgn
+    xqdb export --db games.duckdb --out wxf.pgn --notation wxf --where "year >= 2000"
+    xqdb export --db games.duckdb --format dhtmlxq --game 42 --out -
+    xqdb export --db games.duckdb --format parquet --out games-parquet
+    """
+    with _database(db) as con:
+        try:
+            summary = export_games(con, out, format_, notation, where, game_ids)
+        except ExportError as exc:
+            _fail(str(exc), exc.hint)
+        except OSError as exc:
+            _fail(f"cannot write {out}: {exc.strerror}", "choose a path in a folder you "
+                                                        "can write to")
+    click.echo(str(summary), err=out == "-")
+
+
+#: The commands this module adds to ``xqdb``.
+COMMANDS = (search_command, export_command)

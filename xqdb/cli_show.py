@@ -1,0 +1,65 @@
+"""``xqdb show``: one stored game on the terminal (and as an SVG image).
+
+A thin Click wrapper over :mod:`xqdb.show`.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import click
+
+from .cli_reports import EXIT_QUERY, _database
+from .notation import WRITTEN_NOTATIONS
+
+
+def _use_color(choice: bool | None) -> bool:
+    """Colour when asked, else when standard output is a terminal and NO_COLOR is unset."""
+    if choice is not None:
+        return choice
+    return sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+
+
+@click.command("show")
+@click.argument("game_id", type=int)
+@click.option("--db", "db", required=True, envvar="XQDB_DB", type=click.Path(dir_okay=False),
+              help="DuckDB file (env XQDB_DB).")
+@click.option("--ply", type=click.IntRange(0), default=None,
+              help="Show the board after this many plies (0: the start; default: the end).")
+@click.option("--notation", type=click.Choice(WRITTEN_NOTATIONS), default="chinese",
+              show_default=True, help="How to write the moves.")
+@click.option("--svg", "svg", type=click.Path(dir_okay=False), default=None,
+              help="Also write the board as an SVG image to this file.")
+@click.option("--color/--no-color", "color", default=None,
+              help="Red and black in colour (default: on a terminal, unless NO_COLOR is set).")
+def show_command(game_id: int, db: str, ply: int | None, notation: str, svg: str | None,
+                 color: bool | None) -> None:
+    """Show one game: the board in Chinese characters, the moves, tags, opening and analysis.
+
+    \b
+    xqdb show --db games.duckdb 42
+    xqdb show --db games.duckdb 42 --ply 20 --notation wxf --svg board.svg
+    """
+    from .show import GameNotFound, PlyOutOfRange, load_game, svg_board
+
+    with _database(db) as con:
+        try:
+            view = load_game(con, game_id, ply, notation)
+        except (GameNotFound, PlyOutOfRange) as exc:
+            click.echo(f"Error: {exc}", err=True)
+            sys.exit(EXIT_QUERY)
+    use_color = _use_color(color)
+    click.echo(view.render(color=use_color), color=use_color)
+    if svg is not None:
+        if view.position is None:
+            click.echo(f"Error: game {game_id} has no board to draw: its start position "
+                       "cannot be set up", err=True)
+            sys.exit(EXIT_QUERY)
+        with open(svg, "w", encoding="utf-8") as out:
+            out.write(svg_board(view.position, view.last))
+        click.echo(f"wrote {svg}")
+
+
+#: The commands this module adds to ``xqdb``.
+COMMANDS = (show_command,)

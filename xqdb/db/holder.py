@@ -1,0 +1,155 @@
+"""Who is writing a database: the note an import leaves beside it, and the words for a
+database that another process holds.
+
+DuckDB lets one process write a file and no other process open it meanwhile, not even to
+read. Its refusal names a program and a pid; a user wants to hear which command holds
+the file and when it will be free. So while :func:`xqdb.importer.import_paths` holds a
+database it keeps a small JSON note beside it, ``DB.import.json`` (its pid, command,
+start, and the games stored so far), and :func:`explain_lock` turns the refusal into
+one sentence from that note, or from the process DuckDB names when there is no note.
+
+>>> import os, tempfile
+>>> db = os.path.join(tempfile.mkdtemp(), "g.duckdb")
+>>> with WriterNote(db, "xqdb import") as note:
+...     note.update(games=1200, sources=40)
+...     print(explain_lock(db, f"Conflicting lock is held in python (PID {os.getpid()})"))
+...     # doctest: +ELLIPSIS
+being written by xqdb import (pid ..., started ..., 1,200 games from 40 sources stored so far): it will be free when that import ends
+>>> os.path.exists(note_path(db))
+False
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from types import TracebackType
+
+_PID = re.compile(r"\(PID (\d+)\)")
+_HELD_IN = re.compile(r"lock is held in (.+?) \(PID")
+
+
+def note_path(db: str | os.PathLike[str]) -> Path:
+    """Where the note of the process writing ``db`` lives."""
+    return Path(f"{os.fspath(db)}.import.json")
+
+
+@dataclass
+class Holder:
+    """What the note says about the process writing a database."""
+
+    pid: int
+    command: str
+    started: float
+    """Seconds since the epoch."""
+    games: int = 0
+    """Game records stored so far (new games and duplicates)."""
+    sources: int = 0
+    """Sources stored so far."""
+
+    def describe(self) -> str:
+        started = time.strftime("%H:%M:%S", time.localtime(self.started))
+        done = (f"{self.games:,} games from {self.sources:,} sources stored so far"
+                if self.games or self.sources else "nothing stored yet")
+        return (f"being written by {self.command} (pid {self.pid}, started {started}, "
+                f"{done}): it will be free when that {self.command.split()[-1]} ends")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's process: it exists
+        return True
+    return True
+
+
+def read_note(db: str | os.PathLike[str]) -> Holder | None:
+    """The note beside ``db``, if its process still runs (a killed import leaves one)."""
+    try:
+        holder = Holder(**json.loads(note_path(db).read_text(encoding="utf-8")))
+    except (OSError, ValueError, TypeError):
+        return None
+    return holder if _alive(holder.pid) else None
+
+
+class WriterNote:
+    """The note of this process, present from :meth:`start` to :meth:`remove` (or while
+    the ``with`` block runs).
+
+    The note is replaced by a rename, so that a reader never sees half of one.
+    """
+
+    def __init__(self, db: str | os.PathLike[str], command: str) -> None:
+        self.path = note_path(db)
+        self.holder = Holder(os.getpid(), command, time.time())
+
+    def start(self) -> None:
+        """Write the note (the database's lock must be held already)."""
+        self._write()
+
+    def remove(self) -> None:
+        self.path.unlink(missing_ok=True)
+
+    def __enter__(self) -> WriterNote:
+        self.start()
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 trace: TracebackType | None) -> None:
+        self.remove()
+
+    def update(self, games: int, sources: int) -> None:
+        """Note the games and sources stored so far (rewritten only when they changed,
+        which is at each commit)."""
+        if (games, sources) != (self.holder.games, self.holder.sources):
+            self.holder.games, self.holder.sources = games, sources
+            self._write()
+
+    def _write(self) -> None:
+        partial = self.path.with_name(self.path.name + ".part")
+        try:
+            partial.write_text(json.dumps(asdict(self.holder)), encoding="utf-8")
+            os.replace(partial, self.path)
+        except OSError:
+            # The note only helps others explain a lock: the import goes on without it.
+            pass
+
+
+def _command_of(pid: int) -> str | None:
+    """The command line of a running process, shortened to its program and arguments."""
+    try:
+        raw = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return None
+    words = [w.decode(errors="replace") for w in raw.split(b"\0") if w]
+    if not words:
+        return None
+    if Path(words[0]).name.startswith("python"):
+        words[0] = Path(words[0]).name
+        if len(words) > 1 and Path(words[1]).name == "xqdb":
+            # `python .../bin/xqdb analyze ...` is the xqdb command to whoever typed it.
+            words = ["xqdb", *words[2:]]
+    return " ".join(words)[:80]
+
+
+def explain_lock(db: str | os.PathLike[str], message: str) -> str:
+    """One sentence for DuckDB's refusal ``message`` to open ``db`` because another
+    process holds it: who holds it and when it will be free, without DuckDB's words."""
+    holder = read_note(db)
+    found = _PID.search(message)
+    pid = int(found[1]) if found else None
+    if holder is not None and (pid is None or pid == holder.pid):
+        return holder.describe()
+    if pid is None:
+        return ("locked by another process, which holds it open for writing: it will be "
+                "free when that process closes it")
+    held_in = _HELD_IN.search(message)
+    command = _command_of(pid) or (Path(held_in[1]).name if held_in else "another process")
+    return (f"locked by another process ({command}, pid {pid}), which holds it open for "
+            "writing: it will be free when that process closes it or ends")

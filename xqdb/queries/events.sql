@@ -1,0 +1,36 @@
+-- Results by event: how many games each event holds and how they ended.
+--
+-- One row per event (the `Event` tag): games, Red wins, draws, Black wins, Red's score (a
+-- win 1, a draw 1/2; in percent) over the games with a result, the players who took part,
+-- and the first and last year. Only valid games count; games without an event are left out.
+-- @param event=          only events whose name contains this text
+-- @param from_year=      only games of this year or later
+-- @param to_year=        only games of this year or earlier
+-- @param min_games=1     leave out events with fewer games
+-- @param limit=100       at most this many events, most games first
+WITH picked AS (
+    SELECT * FROM picked_games(NULL, 'either', $from_year, $to_year, $event)
+    WHERE event IS NOT NULL
+),
+tally AS (
+    SELECT event, count(*) AS games,
+           count(*) FILTER (result = '1-0') AS red_wins,
+           count(*) FILTER (result = '1/2-1/2') AS draws,
+           count(*) FILTER (result = '0-1') AS black_wins,
+           min(year) AS first_year, max(year) AS last_year
+    FROM picked GROUP BY event
+),
+entrants AS (
+    SELECT event, count(DISTINCT player_id) AS players
+    FROM (SELECT event, red_player_id AS player_id FROM picked
+          UNION ALL SELECT event, black_player_id FROM picked)
+    GROUP BY event
+)
+SELECT event, games, red_wins, draws, black_wins,
+       round(100.0 * (red_wins + 0.5 * draws) / nullif(red_wins + draws + black_wins, 0), 1)
+           AS red_score,
+       players, first_year, last_year
+FROM tally JOIN entrants USING (event)
+WHERE games >= CAST($min_games AS INTEGER)
+ORDER BY games DESC, event
+LIMIT CAST($limit AS INTEGER)

@@ -1,0 +1,41 @@
+-- Near-duplicates: games that are the start of another game, and records of one game under other tags.
+--
+-- Rows of `kind` prefix: game `game_id`'s moves are the first `plies` moves of the longer
+-- game `other_game` (same start; an unfinished copy, or a game entered twice with its end
+-- missing). Rows of `kind` retagged: a record (`source_id`, `record_index`) holds the same
+-- moves as game `game_id` (so the import linked it there, `game_records.is_primary` false)
+-- but other tags; `differs` names the tags that differ. Only valid games count; a
+-- record with the same tags as its game is an exact copy and is not listed.
+-- @param min_plies=10    leave out games shorter than this as prefixes (a game of a move or two is the start of thousands)
+-- @param limit=1000      at most this many rows
+WITH valid AS (
+    SELECT game_id, start_key, plies, final_key, red, black, event, year
+    FROM games WHERE status = 'valid'
+),
+prefix AS (
+    SELECT 'prefix' AS kind, s.game_id, s.plies, l.game_id AS other_game,
+           NULL::BIGINT AS source_id, NULL::INTEGER AS record_index,
+           'the other game goes on for ' || (l.plies - s.plies) || ' plies' AS differs
+    FROM valid s
+    JOIN moves m ON m.key_after = s.final_key AND m.ply = s.plies
+    JOIN valid l ON l.game_id = m.game_id AND l.start_key = s.start_key AND l.plies > s.plies
+    WHERE s.plies >= CAST($min_plies AS INTEGER)
+      AND (SELECT list(move ORDER BY ply) FROM moves WHERE game_id = s.game_id)
+        = (SELECT list(move ORDER BY ply) FROM moves WHERE game_id = l.game_id
+           AND ply <= s.plies)
+),
+retagged AS (
+    SELECT 'retagged' AS kind, g.game_id, v.plies, NULL::BIGINT AS other_game,
+           r.source_id, r.record_index,
+           (SELECT string_agg(k, ', ' ORDER BY k)
+            FROM (SELECT unnest(list_distinct(json_keys(r.tags) || json_keys(g.tags))) AS k)
+            WHERE (r.tags ->> k) IS DISTINCT FROM (g.tags ->> k)) AS differs
+    FROM game_records r
+    JOIN game_records g ON g.game_id = r.game_id AND g.is_primary
+    JOIN valid v ON v.game_id = r.game_id
+    WHERE NOT r.is_primary
+)
+SELECT * FROM (SELECT * FROM prefix UNION ALL SELECT * FROM retagged)
+WHERE differs IS NOT NULL
+ORDER BY kind, game_id, other_game, source_id, record_index
+LIMIT CAST($limit AS INTEGER)

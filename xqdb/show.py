@@ -1,0 +1,301 @@
+"""One stored game for people: the board at any ply in Chinese characters (or as an SVG
+image), the moves in any notation, the tags, the opening, and the analysis where there is
+one. The library behind ``xqdb show``.
+
+>>> board = board_text(Position(), color=False)
+>>> print(board.splitlines()[1])
+9 车 马 象 士 将 士 象 马 车
+>>> print(board.splitlines()[-3])
+0 车 马 相 仕 帅 仕 相 马 车
+>>> svg_board(Position()).count('class="piece')
+32
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import click
+import duckdb
+
+from .errors import FenError
+from .position import Position
+from .reading import numbered_moves
+from .rules.board import RED, Move, PIECE_TYPES, piece_color
+from .rules.position import STARTING_FEN
+
+#: The characters of the pieces, by piece type (king, advisor, elephant, horse, chariot,
+#: cannon, pawn): Red's and Black's differ for king, advisor, elephant and pawn.
+RED_CHARS = dict(zip(PIECE_TYPES, "帅仕相马车炮兵"))
+BLACK_CHARS = dict(zip(PIECE_TYPES, "将士象马车炮卒"))
+#: An empty point: full width, so that every point of the board is two columns wide.
+EMPTY = "＋"
+#: Marks of the analysis's judgements after a move, as annotators write them.
+MARKS = {"inaccuracy": "?!", "mistake": "?", "blunder": "??", "allowed_mate": "??",
+         "missed_mate": "??"}
+
+
+class GameNotFound(LookupError):
+    """No game has that id."""
+
+
+class PlyOutOfRange(ValueError):
+    """A ply before the start or past the last move of the game."""
+
+
+def piece_char(piece: int) -> str:
+    """The Chinese character of a signed piece code.
+
+    >>> piece_char(1), piece_char(-1), piece_char(-7)
+    ('帅', '将', '卒')
+    """
+    chars = RED_CHARS if piece_color(piece) == RED else BLACK_CHARS
+    return chars[abs(piece)]
+
+
+def board_text(pos: Position, color: bool = False, last: Move | None = None) -> str:
+    """The board as text, Red at the bottom: ranks 9-0 at the left, files a-i below and
+    the file numbers of Chinese notation (Black's 1-9 above, Red's 九-一 below).
+
+    With ``color``, Red's pieces are red, Black's bold, and the piece that made ``last``
+    is shown in reverse video.
+    """
+    lines = ["  " + " ".join("１２３４５６７８９")]
+    for rank in range(9, -1, -1):
+        cells = []
+        for file in range(9):
+            square = rank * 9 + file
+            piece = pos.piece_at(square)
+            if not piece:
+                cells.append(EMPTY)
+                continue
+            text = piece_char(piece)
+            if color:
+                text = click.style(text, fg="red" if piece > 0 else None, bold=True,
+                                   reverse=(last is not None and last.to_square == square)
+                                   or None)
+            cells.append(text)
+        lines.append(f"{rank} " + " ".join(cells))
+        if rank == 5:
+            lines.append("  " + "　  楚 河　　　　 汉 界　  ".rstrip())
+    lines.append("  " + " ".join("九八七六五四三二一"))
+    lines.append("  " + " ".join("ａｂｃｄｅｆｇｈｉ"))
+    return "\n".join(lines)
+
+
+# --- SVG ---------------------------------------------------------------------------------
+
+_STEP = 50
+_MARGIN = 40
+
+
+def _point(file: int, rank: int) -> tuple[int, int]:
+    """Pixel centre of a point; rank 9 (Black's back rank) at the top."""
+    return _MARGIN + file * _STEP, _MARGIN + (9 - rank) * _STEP
+
+
+def svg_board(pos: Position, last: Move | None = None) -> str:
+    """The board as a standalone SVG image: the lines, river and palaces, and one
+    ``<g class="piece red|black">`` per piece (a disc with its character).
+    """
+    width, height = 2 * _MARGIN + 8 * _STEP, 2 * _MARGIN + 9 * _STEP
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+           f'viewBox="0 0 {width} {height}" font-family="serif">',
+           f'<rect width="{width}" height="{height}" fill="#f2d59b"/>',
+           '<g stroke="#5a3b16" stroke-width="1.5">']
+    for rank in range(10):
+        (x1, y), (x2, _) = _point(0, rank), _point(8, rank)
+        out.append(f'<line x1="{x1}" y1="{y}" x2="{x2}" y2="{y}"/>')
+    for file in range(9):
+        # The river cuts the inner files; the edge files run through.
+        spans = [(0, 9)] if file in (0, 8) else [(0, 4), (5, 9)]
+        for low, high in spans:
+            (x, y1), (_, y2) = _point(file, low), _point(file, high)
+            out.append(f'<line x1="{x}" y1="{y1}" x2="{x}" y2="{y2}"/>')
+    for low in (0, 7):  # the palaces' diagonals
+        for (f1, r1), (f2, r2) in (((3, low), (5, low + 2)), ((5, low), (3, low + 2))):
+            (x1, y1), (x2, y2) = _point(f1, r1), _point(f2, r2)
+            out.append(f'<line x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}"/>')
+    out.append("</g>")
+    river_y = (_point(0, 5)[1] + _point(0, 4)[1]) // 2 + 9
+    for file, word in ((2, "楚 河"), (6, "汉 界")):
+        out.append(f'<text x="{_point(file, 0)[0]}" y="{river_y}" font-size="26" '
+                   f'text-anchor="middle" fill="#5a3b16">{word}</text>')
+    if last is not None:
+        for square in (last.from_square, last.to_square):
+            x, y = _point(square % 9, square // 9)
+            out.append(f'<rect class="last-move" x="{x - 23}" y="{y - 23}" width="46" '
+                       'height="46" fill="none" stroke="#2a7fff" stroke-width="2"/>')
+    for square in range(90):
+        piece = pos.piece_at(square)
+        if not piece:
+            continue
+        x, y = _point(square % 9, square // 9)
+        side, ink = ("red", "#c0180c") if piece > 0 else ("black", "#111")
+        out.append(f'<g class="piece {side}"><circle cx="{x}" cy="{y}" r="21" fill="#fbe9c4" '
+                   f'stroke="{ink}" stroke-width="2"/><text x="{x}" y="{y + 8}" '
+                   f'font-size="24" text-anchor="middle" fill="{ink}">{piece_char(piece)}'
+                   "</text></g>")
+    out.append("</svg>")
+    return "\n".join(out)
+
+
+# --- a stored game -----------------------------------------------------------------------
+
+@dataclass
+class PlyView:
+    """One move of a shown game, with the analysis's word on it when there is one."""
+
+    ply: int
+    side: str
+    text: str
+    score: str | None = None
+    """The evaluation after the move, from Red's side: ``+0.35`` (pawns), ``#5`` / ``#-5``."""
+    judgement: str | None = None
+    """The analysis's class of the move (``blunder``, ``mistake``...), if any."""
+
+    def __str__(self) -> str:
+        mark = MARKS.get(self.judgement or "", "")
+        return " ".join(part for part in (self.text + mark, self.score) if part)
+
+
+@dataclass
+class GameView:
+    """What ``xqdb show`` prints about one game; ``str()`` is that text (plain)."""
+
+    game_id: int
+    fields: dict[str, Any]
+    """The game's row of ``games``."""
+    tags: dict[str, str]
+    moves: list[PlyView]
+    ply: int
+    """The ply the board is shown after (0: the start)."""
+    position: Position | None
+    """``None`` for an invalid game whose start position cannot be set up."""
+    last: Move | None = None
+    analysed: bool = False
+
+    def header(self) -> list[str]:
+        f = self.fields
+        lines = [f"game {self.game_id}: {f['red'] or '?'} - {f['black'] or '?'}  "
+                 f"{f['result'] or 'no result'}"]
+        width = max((len(k) for k in self.tags), default=0)
+        lines += [f"  {k.ljust(width)}  {v}" for k, v in self.tags.items()]
+        if f["ecco"]:
+            names = "、".join(f["opening_names"] or [])
+            lines.append(f"  opening: {f['ecco']} {f['opening'] or ''}"
+                         + (f" {f['variation']}" if f["variation"] else "")
+                         + (f" ({names})" if names else ""))
+        if f["termination"]:
+            lines.append(f"  ending: {f['termination'].replace('_', ' ')}, "
+                         f"{f['rules_result']} by the rules: {f['termination_reason']}")
+        if f["status"] != "valid":
+            lines.append(f"  invalid: {f['error']}")
+        return lines
+
+    def move_lines(self) -> list[str]:
+        """The moves numbered as on a score sheet, one line per move number."""
+        first_black = self.fields["start_fen"].split()[1:2] == ["b"]
+        return numbered_moves([str(m) for m in self.moves], first_black)
+
+    def render(self, color: bool = False) -> str:
+        lines = self.header()
+        if self.position is None:
+            return "\n".join(lines + ["", "no board: the start position cannot be set up"])
+        lines += ["", f"after ply {self.ply} of {len(self.moves)}, "
+                      f"{'Red' if self.position.turn == RED else 'Black'} to move:",
+                  board_text(self.position, color=color, last=self.last), ""]
+        lines += self.move_lines()
+        if self.analysed:
+            lines.append("  (evaluations after each move from Red's side; ?! inaccuracy, "
+                         "? mistake, ?? blunder, or a mate allowed or missed)")
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.render(color=False)
+
+
+def _format_score(score_cp: int | None, mate: int | None, side: str) -> str | None:
+    """An evaluation of the side to move, turned to Red's view."""
+    sign = 1 if side == "red" else -1
+    if mate is not None:
+        return f"#{mate * sign}"
+    if score_cp is None:
+        return None
+    return f"{score_cp * sign / 100:+.2f}"
+
+
+def _analysis(con: duckdb.DuckDBPyConnection, game_id: int
+              ) -> tuple[dict[int, str], dict[int, str]]:
+    """Per ply: the evaluation after the move, and the analysis's class of the move."""
+    scores: dict[int, str] = {}
+    # The game's own evaluation (searched with its history) before one shared by every
+    # game; then the deepest search.
+    for ply, score_cp, mate, side in con.execute("""
+            SELECT m.ply, arg_max(e.score_cp, e.rank), arg_max(e.mate, e.rank),
+                   arg_max(e.side, e.rank)
+            FROM moves m
+            JOIN (SELECT *, (game_id IS NOT NULL)::INTEGER * 1e12
+                            + coalesce(depth, 0) * 1e6 + coalesce(nodes, 0) / 1e6 AS rank
+                  FROM evals WHERE status = 'ok') e
+              ON e.key = m.key_after AND (e.game_id IS NULL
+                                          OR (e.game_id = m.game_id AND e.ply = m.ply))
+            WHERE m.game_id = ?
+            GROUP BY m.ply""", [game_id]).fetchall():
+        text = _format_score(score_cp, mate, side)
+        if text is not None:
+            scores[ply] = text
+    # With several engines, the first by name has the word, as in the named reports.
+    judged = dict(con.execute("SELECT ply, class FROM blunders WHERE game_id = ?"
+                              " ORDER BY engine DESC", [game_id]).fetchall())
+    return scores, judged
+
+
+def load_game(con: duckdb.DuckDBPyConnection, game_id: int, ply: int | None = None,
+              notation: str = "chinese") -> GameView:
+    """The game ``game_id`` of the database, its board after ``ply`` plies (default: its
+    last position) and its moves in ``notation`` (a name of
+    :data:`xqdb.notation.WRITTEN_NOTATIONS`).
+
+    Raises :class:`GameNotFound` and :class:`PlyOutOfRange`.
+    """
+    cursor = con.execute("SELECT * FROM games WHERE game_id = ?", [game_id])
+    row = cursor.fetchone()
+    if row is None:
+        span = con.execute("SELECT min(game_id), max(game_id) FROM games").fetchone()
+        have = f"games are {span[0]} to {span[1]}" if span and span[0] is not None else \
+            "it holds no game"
+        raise GameNotFound(f"no game {game_id} in this database ({have})")
+    fields = dict(zip([d[0] for d in cursor.description or []], row))
+    codes = [r[0] for r in con.execute(
+        "SELECT move FROM moves WHERE game_id = ? ORDER BY ply", [game_id]).fetchall()]
+    if ply is None:
+        ply = len(codes)
+    if not 0 <= ply <= len(codes):
+        raise PlyOutOfRange(f"game {game_id} has {len(codes)} plies: --ply takes 0 to "
+                            f"{len(codes)}")
+    tags = {k: str(v) for k, v in json.loads(fields["tags"] or "{}").items() if str(v).strip()}
+    try:
+        pos = Position.from_fen(fields["start_fen"] or STARTING_FEN)
+    except FenError:
+        # Stored as an invalid game (its error says why): there is no board to show.
+        return GameView(game_id, fields, tags, [], 0, None)
+    scores, judged = _analysis(con, game_id)
+    shown, last = pos.copy(), None
+    moves = []
+    for number, code in enumerate(codes, 1):
+        move = Move.from_code(code)
+        side = "red" if pos.turn == RED else "black"
+        moves.append(PlyView(number, side, pos.move_text(move, notation),
+                             scores.get(number), judged.get(number)))
+        pos.push(move)
+        if number == ply:
+            shown, last = pos.copy(), move
+    return GameView(game_id, fields, tags, moves, ply, shown, last,
+                    analysed=bool(scores or judged))
+
+
+__all__ = ["GameView", "GameNotFound", "PlyOutOfRange", "PlyView", "board_text",
+           "load_game", "piece_char", "svg_board"]
