@@ -568,8 +568,8 @@ def move_text_column(notation: str) -> str | None:
     """The column of ``moves`` that holds the moves written in ``notation`` (a name of the
     notation registry), or ``None`` when the database does not store that notation.
 
-    >>> move_text_column("chinese-traditional"), move_text_column("san")
-    ('chinese_traditional', None)
+    >>> move_text_column("chinese-traditional"), move_text_column("san"), move_text_column("san-fsf")
+    ('chinese_traditional', 'san', None)
     """
     name = notation.replace("-", "_")
     return name if notation in REGISTRY and name in TABLES["moves"].names else None
