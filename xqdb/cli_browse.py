@@ -8,7 +8,7 @@ from typing import NoReturn
 
 import click
 
-from .cli_reports import _database, _emit, _output_options
+from .cli_reports import _cannot_write, _database, _emit, _output_options
 from .export import FORMATS as EXPORT_FORMATS, ExportError, export_games
 from .notation import WRITTEN_NOTATIONS
 from .search import MaterialPattern, SearchError, search_material, search_position
@@ -122,8 +122,7 @@ def export_command(db: str, format_: str, notation: str | None, where: str | Non
         except ExportError as exc:
             _fail(str(exc), exc.hint)
         except OSError as exc:
-            _fail(f"cannot write {out}: {exc.strerror}", "choose a path in a folder you "
-                                                        "can write to")
+            _cannot_write(out, exc)
     click.echo(str(summary), err=out == "-")
 
 
