@@ -54,7 +54,8 @@ def test_an_output_file_in_a_missing_folder_is_an_input_error(db: Path, tmp_path
 def test_reports_exit_2_for_what_the_database_does_not_hold(db: Path) -> None:
     assert error_line(2, "openings", "--db", str(db), "explain", "99") == (
         f"Error: no game 99 in {db}")
-    assert error_line(2, "report", "--db", str(db), "--out", str(db.parent / "r.html"), "--player", "nobody") \
+    report = str(db.parent / "report.html")
+    assert error_line(2, "report", "--db", str(db), "--out", report, "--player", "nobody") \
         .startswith("Error: no player named 'nobody'")
     assert error_line(2, "players", "--db", str(db), "alias", "nobody", "--as", "x") == (
         "Error: 'nobody' is neither a spelling nor a player of the database")
