@@ -53,7 +53,7 @@ def search_command(db: str, fen: str | None, moves: str | None, mirror: bool,
     \b
     xqdb search --db games.duckdb --moves "炮二平五 马8进7 马二进三"
     xqdb search --db games.duckdb --moves "h2e2 h9g7" --mirror --format csv
-    xqdb search --db games.duckdb --fen "4k4/9/9/9/9/9/9/9/4R4/3K5 w"
+    xqdb search --db games.duckdb --fen "3k5/9/9/9/9/9/9/9/4R4/4K4 w"
     xqdb search --db games.duckdb --material "R1 r0 N0 n1 C0 c0" --plies 6
     xqdb search --db games.duckdb --material "RNC>rnc P<p" --plies 10
     """
