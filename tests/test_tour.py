@@ -133,18 +133,3 @@ def test_the_readme_tour_runs_as_written(tmp_path: Path) -> None:
     same = "SELECT content_hash, tags FROM games ORDER BY content_hash"
     assert rows(again, same) == rows(games, same)
 
-
-def test_every_fen_the_readme_docs_and_help_give_sets_up_a_position() -> None:
-    import click
-
-    from xqdb import Position
-    from xqdb.cli import cli
-
-    texts = [README.read_text(encoding="utf-8")]
-    texts += [doc.read_text(encoding="utf-8") for doc in (README.parent / "docs").glob("*.md")]
-    texts += [command.help or "" for command in cli.commands.values()
-              if isinstance(command, click.Command)]
-    fens = {fen for text in texts for fen in re.findall(r'--fen "([^"]+)"', text)}
-    assert len(fens) >= 2
-    for fen in fens:
-        Position.from_fen(fen)
