@@ -7,11 +7,15 @@ line on stderr, never a traceback.
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import time
 from pathlib import Path
 
 import pytest
 
-from import_support import run_xqdb
+from import_support import run_xqdb, xqdb_command
 from small_db import build_small_db
 
 
@@ -68,6 +72,12 @@ def test_search_and_export_exit_3_for_a_bad_condition_or_text(db: Path, tmp_path
                       "--out", str(tmp_path / "x.pgn")).startswith(
         "Error: cannot select the games")
     assert "move 1: 'hello'" in error_line(3, "search", "--db", str(db), "--moves", "hello")
+    full = tmp_path / "full"
+    full.mkdir()
+    (full / "notes.txt").write_text("mine")
+    assert "not an empty folder" in error_line(3, "export", "--db", str(db), "--format",
+                                               "parquet", "--out", str(full))
+    assert (full / "notes.txt").read_text() == "mine"
 
 
 def test_analysis_commands_exit_3_when_there_is_nothing_to_judge(db: Path) -> None:
@@ -83,3 +93,24 @@ def test_upgrade_and_perft(tmp_path: Path) -> None:
     assert error_line(4, "upgrade", "--db", str(missing)).startswith(
         f"Error: {missing}: no such database")
     assert error_line(1, "perft", "--fen", "xx").startswith("Error: bad FEN")
+
+
+def test_ctrl_c_ends_an_analysis_with_130(db: Path) -> None:
+    # Ctrl-C reaches the whole process group, workers and engines included, as here.
+    run = subprocess.Popen(
+        xqdb_command("analyze", "--db", str(db), "--engine", "builtin", "--depth", "5",
+                     "--jobs", "1"),
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        assert run.stderr is not None
+        assert "built-in engine" in run.stderr.readline()
+        # Well inside the search, which takes about 10 s here, not in the start-up.
+        time.sleep(1)
+        os.killpg(run.pid, signal.SIGINT)
+        out, err = run.communicate(timeout=60)
+    finally:
+        if run.poll() is None:
+            os.killpg(run.pid, signal.SIGKILL)
+    assert run.returncode == 130, err
+    assert err.startswith("Interrupted: ") and "run the same command to resume" in err
+    assert "Traceback" not in err
