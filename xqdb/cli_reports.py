@@ -11,7 +11,7 @@ import shutil
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 import duckdb
@@ -68,6 +68,24 @@ def _database(db: str, write: bool = False) -> Iterator[duckdb.DuckDBPyConnectio
         con.close()
 
 
+def _cannot_write(path: str, exc: OSError) -> NoReturn:
+    """Say that the output file ``path`` cannot be written, and exit with EXIT_INPUT."""
+    from .cli import EXIT_INPUT  # here: xqdb.cli imports this module as it loads
+
+    click.echo(f"Error: cannot write {path}: {exc.strerror or exc} (choose a path in a "
+               "folder you can write to)", err=True)
+    sys.exit(EXIT_INPUT)
+
+
+def _write_text(path: str, text: str) -> None:
+    """Write ``text`` to the file ``path``, or exit saying why it cannot be written."""
+    try:
+        with open(path, "w", encoding="utf-8") as out:
+            out.write(text)
+    except OSError as exc:
+        _cannot_write(path, exc)
+
+
 def _emit(result: Result, format_: str | None, output: str | None) -> None:
     """Print or write ``result`` in ``format_`` (guessed from ``output``'s suffix)."""
     if format_ is None:
@@ -76,14 +94,16 @@ def _emit(result: Result, format_: str | None, output: str | None) -> None:
     if format_ == "parquet":
         if output is None:
             raise click.UsageError("--format parquet needs --output FILE")
-        write_parquet(result, output)
+        try:
+            write_parquet(result, output)
+        except OSError as exc:
+            _cannot_write(output, exc)
         return
     text = to_text(result, format_, width=shutil.get_terminal_size((120, 24)).columns)
     if output is None:
         click.echo(text)
     else:
-        with open(output, "w", encoding="utf-8") as out:
-            out.write(text + "\n")
+        _write_text(output, text + "\n")
 
 
 def _params(pairs: tuple[str, ...]) -> dict[str, str | None]:
@@ -339,8 +359,7 @@ def report_command(db: str, out: str, player: str | None, top: int) -> None:
 
     with _database(db) as con:
         page = build_report(con, player=player, top=top)
-    with open(out, "w", encoding="utf-8") as file:
-        file.write(page)
+    _write_text(out, page)
     click.echo(f"wrote {out} ({len(page.encode()):,} bytes)")
 
 
