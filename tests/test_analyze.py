@@ -14,6 +14,8 @@ import duckdb
 import pytest
 
 from import_support import DATA, run_xqdb, xqdb_command
+from test_locked import refused, wait_for
+from xqdb.db.holder import note_path, read_note
 from xqdb.engine.analysis import game_positions
 from xqdb.importer import import_paths
 from xqdb.position import Position
@@ -136,9 +138,36 @@ def test_a_bad_setting_is_one_line_and_exit_code(db: Path, args: list[str], mess
 
 
 def test_a_missing_database_is_not_created(tmp_path: Path) -> None:
-    done = run_xqdb("analyze", "--db", str(tmp_path / "none.duckdb"), "--engine", "builtin")
-    assert done.returncode == 4 and "no such database" in done.stderr
-    assert not (tmp_path / "none.duckdb").exists()
+    missing = tmp_path / "none.duckdb"
+    done = run_xqdb("analyze", "--db", str(missing), "--engine", "builtin")
+    # The line every command prints, hint included, and nothing about an engine.
+    assert done.returncode == 4
+    assert done.stderr == (f"Error: {missing}: no such database (xqdb import FILES --db "
+                           f"{missing} creates one)\n")
+    assert not missing.exists()
+
+
+def test_readers_are_told_the_analysis_holds_the_database(db: Path) -> None:
+    # Every game at depth 3: longer than the readers take to be refused.
+    run = subprocess.Popen(xqdb_command("analyze", "--db", str(db), "--engine", "builtin",
+                                        "--depth", "3", "--jobs", "1", "--commit-every", "5",
+                                        "-q"),
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        wait_for(lambda: getattr(read_note(db), "positions", 0) > 0,
+                 "the analysis to store evaluations")
+        for line in refused(db):
+            assert line.startswith(f"Error: {db}: being written by xqdb analyze (pid "
+                                   f"{run.pid}, started ")
+            assert " positions evaluated so far): it will be free when that analyze ends" in line
+        assert run.poll() is None
+        run.send_signal(signal.SIGINT)  # interrupted, the run ends as it does when done
+    finally:
+        _, err = run.communicate(timeout=300)
+    assert run.returncode == 130, err
+    assert not note_path(db).exists()
+    assert run_xqdb("info", "--db", str(db)).returncode == 0
+    assert query(db, "SELECT count(*) FROM evals")[0][0] > 0
 
 
 # --- crashes, failures and resuming -----------------------------------------------------------

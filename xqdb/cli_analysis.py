@@ -17,7 +17,7 @@ from .analyser import (
 )
 from .cli_reports import _database, _db_option, _emit, _output_options, _scheduler_option
 from .db.queries import Result
-from .db.schema import DatabaseError
+from .db.schema import DatabaseError, require_database
 from .engine import EngineError, Limit, SupervisedEngine, choose_engine, parse_options
 from .engine.analysis import JUDGEMENTS, Thresholds
 from .engine.calibration import CalibrationError, database_samples, fit_win_curve
@@ -136,6 +136,11 @@ def analyze_command(db: str, engine: str | None, protocol: str | None,
         raise click.UsageError("give --where or --game, not both")
     limit = _limit(nodes, depth, movetime)
     fast = _recheck(recheck)
+    try:
+        require_database(db)  # before an engine is named or started
+    except DatabaseError as exc:
+        click.echo(f"Error: {exc}", err=True)
+        sys.exit(EXIT_DATABASE)
     try:
         choice = choose_engine(engine, protocol=protocol, options=parse_options(options))
     except (EngineError, ValueError) as exc:
