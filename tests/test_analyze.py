@@ -7,6 +7,7 @@ import os
 import re
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -186,23 +187,35 @@ def children(pid: int) -> list[int]:
     return found
 
 
-def kill_engines(run: subprocess.Popen[str], db: Path, plan: list[float]) -> list[int]:
-    """SIGKILL the engine processes of ``run`` one after the other, once the run has
-    committed evaluations to ``db`` (so the first engine is past its greeting): the i-th
-    ``plan[i]`` seconds after it is found. Returns the pids killed."""
+def kill_engines(run: subprocess.Popen[str], db: Path, count: int) -> list[int]:
+    """SIGKILL ``count`` engine processes of ``run`` one after the other, each as soon as
+    it is found, the first once the run has stored evaluations in ``db`` (so it is past
+    its greeting, and searching). Returns the pids killed."""
     killed: list[int] = []
-    wal = Path(f"{db}.wal")
     deadline = time.monotonic() + 120
-    while not wal.exists() and run.poll() is None and time.monotonic() < deadline:
+    while (getattr(read_note(db), "positions", 0) == 0 and run.poll() is None
+           and time.monotonic() < deadline):
         time.sleep(0.005)
-    while len(killed) < len(plan) and run.poll() is None and time.monotonic() < deadline:
+    while len(killed) < count and run.poll() is None and time.monotonic() < deadline:
         engines = [p for p in children(run.pid) if p not in killed]
         if engines:
-            time.sleep(plan[len(killed)])
             os.kill(engines[0], signal.SIGKILL)
             killed.append(engines[0])
         time.sleep(0.005)
     return killed
+
+
+def stalling_on_second_start(folder: Path) -> Path:
+    """A launcher of the built-in engine whose second start never greets: killed, that
+    engine dies in its handshake whatever the machine's load."""
+    launcher = folder / "engine.sh"
+    launcher.write_text(f"""#!/bin/sh
+echo started >> "{folder}/starts"
+if [ "$(wc -l < "{folder}/starts")" -eq 2 ]; then exec sleep 600; fi
+exec "{sys.executable}" -m xqdb engine
+""")
+    launcher.chmod(0o755)
+    return launcher
 
 
 @needs_fairy
@@ -211,7 +224,7 @@ def test_an_engine_killed_mid_run_is_restarted_and_the_position_retried(db: Path
                                         "--nodes", "5000", "--jobs", "1", "--game", "1",
                                         "--commit-every", "5"),
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    killed = kill_engines(run, db, [0.0])
+    killed = kill_engines(run, db, 1)
     out, err = run.communicate(timeout=300)
     assert run.returncode == 0, err
     assert len(killed) == 1
@@ -220,17 +233,20 @@ def test_an_engine_killed_mid_run_is_restarted_and_the_position_retried(db: Path
         ("ok", len(positions_of(db, 1)))]
 
 
-def test_a_position_the_engine_fails_twice_is_recorded_and_retried_later(db: Path) -> None:
-    run = subprocess.Popen(xqdb_command("analyze", "--db", str(db), "--engine", "builtin",
+def test_a_position_the_engine_fails_twice_is_recorded_and_retried_later(db: Path,
+                                                                        tmp_path: Path) -> None:
+    launcher = stalling_on_second_start(tmp_path)
+    run = subprocess.Popen(xqdb_command("analyze", "--db", str(db), "--engine", str(launcher),
                                         "--depth", "2", "--jobs", "1", "--game", "1",
                                         "--commit-every", "5"),
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    # The engine dies mid-run, and its replacement as soon as it starts: that position
-    # fails twice; the third engine goes on with the rest.
-    killed = kill_engines(run, db, [0.0, 0.0])
+    # The engine dies mid-run, and its replacement in its handshake: that position fails
+    # twice; the third engine goes on with the rest.
+    killed = kill_engines(run, db, 2)
     out, err = run.communicate(timeout=300)
     assert run.returncode == 0, err
     assert len(killed) == 2
+    assert (tmp_path / "starts").read_text().count("started") == 3
     assert "2 engine restarts" in out and "1 failed" in out and "run the same command" in out
     total = len(positions_of(db, 1))
     assert query(db, "SELECT status, count(*) FROM evals GROUP BY ALL ORDER BY 1") == [
