@@ -112,6 +112,28 @@ def test_fairy_stockfish_evaluates_in_both_protocols(db: Path, protocol: str, ra
     assert query(db, "SELECT count(*) FROM evals WHERE mate > 0")[0][0] >= 1
 
 
+ENGINES = [pytest.param(("--engine", "builtin", "--depth", "3"), id="builtin"),
+           pytest.param(("--engine", FAIRY, "--protocol", "uci-variant", "--nodes", "3000"),
+                        id="fairy-uci", marks=needs_fairy),
+           pytest.param(("--engine", FAIRY, "--protocol", "ucci", "--nodes", "3000"),
+                        id="fairy-ucci", marks=needs_fairy)]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_an_evaluation_does_not_depend_on_the_searches_before_it(
+        imported: Path, tmp_path: Path, engine: tuple[str, ...]) -> None:
+    alone, after = (tmp_path / "alone.duckdb", tmp_path / "after.duckdb")
+    for copy in (alone, after):
+        copy.write_bytes(imported.read_bytes())
+    analyze(alone, *engine, "--jobs", "1", "--game", "7")
+    analyze(after, *engine, "--jobs", "1", "--game", "4", "--game", "7")  # game 4 first
+    keys = [k for k, _, _ in positions_of(alone, 7)]
+    sql = ("SELECT key, side, score_cp, mate, best_move, pv, depth FROM evals"
+           " WHERE list_contains(?, key) ORDER BY ALL")
+    assert query(after, sql, keys) == query(alone, sql, keys)
+    assert len(query(alone, sql, keys)) == len(keys) - 1  # all but the mate at the end
+
+
 def test_where_and_game_choose_the_games(db: Path) -> None:
     analyze(db, "--engine", "builtin", "--depth", "1", "--where", "plies < 50")
     assert query(db, "SELECT game_id FROM games WHERE plies < 50 ORDER BY 1") == [(7,), (14,)]
