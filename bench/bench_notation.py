@@ -150,7 +150,7 @@ def main() -> None:
     print(f"validating replay, Chinese text (parse+push+check): {plies / elapsed:,.0f} plies/s = "
           f"{len(games) / elapsed:,.0f} games/s")
     elapsed, plies = best_of(repeat, lambda: full_replay(chinese, "chinese"))
-    print(f"replay() with Chinese text, writing uci/iccs/wxf/chinese: "
+    print(f"replay() with Chinese text, writing wxf/chinese/san: "
           f"{plies / elapsed:,.0f} plies/s "
           f"= {len(games) / elapsed:,.0f} games/s ({plies / len(games):.0f} plies/game)")
     elapsed, plies = best_of(repeat, lambda: full_replay(san, "san"))

@@ -120,6 +120,9 @@ def test_ambiguity_has_its_own_error_type() -> None:
     ("4k4/9/9/9/9/9/9/9/R8/3K5 w", "a1e1", "Re1+", "Re2+"),
     # Black's king on d9 has d8 (the chariot on b8) and e9 (facing Red's king): mate.
     ("3k5/1R7/9/9/9/9/9/9/9/R3K4 w", "a0a9", "Ra9#", "Ra10#"),
+    # Black's king on d9 is left no move out of check (d8 is the chariot's, e9 faces Red's
+    # king): a stalemate, which loses. WinBoard marks it as a mate, Fairy-Stockfish does not.
+    ("3k5/9/2R6/9/9/9/9/9/9/4K4 w", "c7c8", "Rc8#", "Rc9"),
 ])
 def test_both_dialects_are_written(fen: str, move: str, san: str, fsf: str) -> None:
     pos = Position.from_fen(fen)
@@ -198,6 +201,52 @@ def test_winboard_engine_comments_are_kept_per_ply() -> None:
     assert comments[13] == EngineComment(121, 8, 3.0)         # 7. Hg2 {+1,21/8 3}
     assert comments[55] == EngineComment(100001, 2, 0.1)      # {+1000,01/2 0,1}: mate in 1
     assert win2.mainline.comments[55].endswith("Xboard adjudication: Checkmate")
+
+
+def _stored_san(db: Path) -> list[tuple[str, list[Move], list[str]]]:
+    """``(start FEN, moves, SAN texts)`` of each stored game, in game order."""
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        return [(fen, [Move.from_code(c) for c in codes], texts) for fen, codes, texts in
+                con.execute("SELECT g.start_fen, list(m.move ORDER BY m.ply),"
+                            " list(m.san ORDER BY m.ply) FROM games g JOIN moves m USING"
+                            " (game_id) GROUP BY g.game_id, g.start_fen ORDER BY g.game_id"
+                            ).fetchall()]
+    finally:
+        con.close()
+
+
+def test_the_moves_table_gives_the_winboard_games_texts_back(tmp_path: Path) -> None:
+    """WinBoard wrote these texts itself: the stored SAN is the same, marks included (the
+    checkmate of win2 and the stalemate of win1 are both ``#``)."""
+    db = tmp_path / "g.duckdb"
+    import_paths([str(p) for p in sorted(ALGEBRAIC.glob("winboard-*.pgn"))], db, jobs=1)
+    stored = _stored_san(db)
+    assert [texts for _, _, texts in stored] == [r.moves for r in _winboard_games()]
+    assert [texts[-1] for _, _, texts in stored] == ["Kd8", "Hf7#", "Rxd9#"]
+
+
+def test_the_stored_san_is_what_the_position_writes(tmp_path: Path) -> None:
+    """The import writes SAN its own quick way (a mate looked for after the last move
+    alone); on 113 real games it gives the texts of ``Position.move_text``, twins told
+    apart and checks marked."""
+    db = tmp_path / "g.duckdb"
+    import_paths([str(DATA / "pgn-gbk"), str(next((DATA / "binary").glob("1956*.CBL")))], db,
+                 jobs=2)
+    stored = _stored_san(db)
+    assert len(stored) == 113
+    differ = []
+    for fen, moves, texts in stored:
+        pos = Position.from_fen(fen)
+        for move, text in zip(moves, texts):
+            if pos.move_text(move, "san") != text:
+                differ.append(f"{pos.fen()} {move}: stored {text}, "
+                              f"written {pos.move_text(move, 'san')}")
+            pos.push(move)
+    assert not differ, differ[:5]
+    every = [text for _, _, texts in stored for text in texts]
+    assert sum(bool(re.fullmatch(r"[AEHRC][a-i0-9]x?[a-i]\d[+#]?", t)) for t in every) > 100
+    assert sum(t.endswith("+") for t in every) > 100
 
 
 def _fsf_square(match: re.Match[str]) -> str:

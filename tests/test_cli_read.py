@@ -134,3 +134,17 @@ def test_show_says_why_the_rules_ended_the_game(shared_data):
     assert "  result: none (perpetual_chase)" in out
     assert ("  ending: 0-1 at ply 82, perpetual chase by Red: the cannon on h5 chases the"
             " chariot on e5 with every move from ply 75 to ply 81") in out
+
+
+def test_a_record_too_large_to_import_is_reported_so_by_read(tmp_path):
+    """``read`` and ``import`` agree: a record over the size limit is not replayed."""
+    game = next((DATA / "pgn-gbk").glob("01.*.PGN")).read_bytes()
+    head, moves = game.split(b"\r\n  1.", 1)
+    comment = b"{" + b"a long analysis " * (17 * 2**20 // 16) + b"}"
+    (tmp_path / "huge.pgn").write_bytes(head + b"\r\n" + comment + b"\r\n  1." + moves)
+    proc = xqdb("read", str(tmp_path / "huge.pgn"))
+    assert proc.returncode == 1, proc.stderr
+    out = _out(proc)
+    assert re.search(r"^\s+1\s+record too large$", out, re.M), out
+    assert re.search(r"huge\.pgn, record 1, line 1: record too large: \d+ bytes "
+                     r"\(the limit is 16777216\)$", out, re.M), out

@@ -10,7 +10,8 @@ import logging
 import os
 import sys
 import time
-from typing import Any, NoReturn
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
@@ -18,15 +19,15 @@ from .errors import FenError
 from .position import Position
 from .rules import divide, perft
 from .rules.position import STARTING_FEN
-from .db.info import database_info
-from .db.schema import DatabaseError, connect
 from .formats import formats
 from .formats.sources import Source, no_such_path, walk
 from .reading import SHOW_NOTATIONS, format_game, nth_record, summarize
-from .importer import (COMMIT_RECORDS, ImportSummary, InputError, StorageError, UnitResult,
-                       import_paths)
 from .parallel import ExecutorError
-from .cli_reports import _scheduler_option
+
+# The database side (DuckDB, Arrow) is imported by the commands that use it: loading it
+# would triple the start-up of ``xqdb engine``, which a GUI may start for every game.
+if TYPE_CHECKING:
+    from .importer import ImportSummary, UnitResult
 
 #: Exit codes of a run that failed as a whole (Click itself uses 1 for errors and 2 for
 #: usage): nothing to read or a setting that cannot be used, and a database that cannot
@@ -56,7 +57,12 @@ class _Group(click.Group):
 
     Usage errors come from parsing, here or in a subcommand (which this group invokes),
     so both are caught here; everything else is Click's standalone handling.
+
+    The commands of other modules (:func:`_add_report_commands`), and the database side
+    they load, are added only when one of them is asked for or the commands are listed.
     """
+
+    _added = False
 
     def main(self, *args: Any, **kwargs: Any) -> Any:
         # Run as `python -m xqdb` or from a script, the command is still called xqdb.
@@ -77,11 +83,49 @@ class _Group(click.Group):
         except click.UsageError as exc:
             _usage_error(exc)
 
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        command = super().get_command(ctx, cmd_name)
+        if command is None and not _Group._added:
+            self._add()
+            command = super().get_command(ctx, cmd_name)
+        return command
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        self._add()
+        return super().list_commands(ctx)
+
+    def _add(self) -> None:
+        if not _Group._added:
+            _Group._added = True
+            _add_report_commands()
+
 
 def _usage_error(exc: click.UsageError) -> NoReturn:
     path = exc.ctx.command_path if exc.ctx is not None else "xqdb"
     click.echo(f"Error: {exc.format_message()} (see '{path} --help')", err=True)
     sys.exit(exc.exit_code)
+
+
+class _DefaultFromLibrary(click.Option):
+    """An option whose default is a callable taking it from a module loaded when the
+    command runs; ``--help`` shows the value (loading the module then) instead of
+    ``(dynamic)``."""
+
+    def get_default(self, ctx: click.Context, call: bool = True) -> Any:
+        return super().get_default(ctx, call=True)
+
+
+def _commit_records() -> int:
+    from .importer import COMMIT_RECORDS
+    return COMMIT_RECORDS
+
+
+def _scheduler_option(doing: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """``--scheduler`` (env ``XQDB_SCHEDULER``); ``doing`` says what the workers do."""
+    return click.option("--scheduler", default=None, envvar="XQDB_SCHEDULER",
+                        metavar="tcp://HOST:8786",
+                        help=f"{doing} on the workers of this Dask cluster instead of local "
+                             "processes (env XQDB_SCHEDULER; needs xqdb[cluster]).")
 
 
 @click.group(cls=_Group)
@@ -176,8 +220,9 @@ def _progress_bar(paths: tuple[str, ...], enabled: bool, follow_links: bool) -> 
 @click.option("--memory-limit", default=None, metavar="SIZE",
               help="DuckDB's memory, as 2GB, 512MB or 10% of the RAM (default: 10%, "
                    "at least 256MiB).")
-@click.option("--commit-every", type=click.IntRange(1), default=COMMIT_RECORDS,
-              show_default=True, help="Records per transaction (at least).")
+@click.option("--commit-every", type=click.IntRange(1), default=_commit_records,
+              show_default=True, cls=_DefaultFromLibrary,
+              help="Records per transaction (at least).")
 @click.option("--log-file", type=click.Path(dir_okay=False), help="Also log to this file.")
 @click.option("-v", "--verbose", count=True, help="Say more (-vv for debug).")
 @click.option("-q", "--quiet", is_flag=True, help="Only errors; no progress bar or summary.")
@@ -198,6 +243,8 @@ def import_command(paths: tuple[str, ...], db: str, jobs: int | None, scheduler:
     whenever the import ran. Importing the same files again adds nothing, but reads
     again the sources that could not be read; --force reads every source again.
     """
+    from .importer import InputError, StorageError, import_paths
+
     handlers = _logging(verbose, quiet, log_file)
     bar = _progress_bar(paths, not quiet, follow_links)
     started = time.perf_counter()
@@ -251,6 +298,9 @@ def info_command(db: str, top: int) -> None:
     xqdb info --db games.duckdb
     xqdb info --db games.duckdb --top 20
     """
+    from .db.info import database_info
+    from .db.schema import DatabaseError, connect
+
     try:
         con = connect(db, read_only=True)
     except DatabaseError as exc:
@@ -274,6 +324,7 @@ def upgrade_command(db: str) -> None:
     Every table is derived again from the raw records stored in it: the source files are
     not needed. The old file is kept as DB.vN.
     """
+    from .db.schema import DatabaseError
     from .db.upgrade import upgrade
 
     try:
@@ -365,6 +416,3 @@ def _add_report_commands() -> None:
 
     for command in (*COMMANDS, *ANALYSIS_COMMANDS, *BROWSE_COMMANDS, *SHOW_COMMANDS):
         cli.add_command(command)
-
-
-_add_report_commands()

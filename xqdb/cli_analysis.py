@@ -15,7 +15,9 @@ import click
 from .analyser import (
     COMMIT_POSITIONS, COMMIT_SECONDS, AnalysisError, PassSummary, analyse_database,
 )
-from .cli_reports import _database, _db_option, _emit, _output_options, _scheduler_option
+from .cli_reports import (
+    _database, _db_option, _emit, _output_options, _scheduler_option, _write_text,
+)
 from .db.queries import Result
 from .db.schema import DatabaseError, require_database
 from .engine import EngineError, Limit, SupervisedEngine, choose_engine, parse_options
@@ -314,8 +316,7 @@ def _write_puzzles(con: Any, selection: Selection, engine: str | None, nodes: in
     with SupervisedEngine(choice.spec) as running:
         curve = stored_curve(con, running.identity)
         found = list(find_puzzles(running, Limit(nodes=nodes), candidates, curve))
-    with open(path, "w", encoding="utf-8") as out:
-        out.write("\n".join(puzzle_pgn(p, n) for n, p in enumerate(found, 1)))
+    _write_text(path, "\n".join(puzzle_pgn(p, n) for n, p in enumerate(found, 1)))
     click.echo(f"wrote {len(found)} puzzles from {len(candidates)} blunders to {path}",
                err=True)
 

@@ -8,7 +8,7 @@ from typing import NoReturn
 
 import click
 
-from .cli_reports import _database, _emit, _output_options
+from .cli_reports import _cannot_write, _database, _emit, _output_options
 from .export import FORMATS as EXPORT_FORMATS, ExportError, export_games
 from .notation import WRITTEN_NOTATIONS
 from .search import MaterialPattern, SearchError, search_material, search_position
@@ -53,7 +53,7 @@ def search_command(db: str, fen: str | None, moves: str | None, mirror: bool,
     \b
     xqdb search --db games.duckdb --moves "炮二平五 马8进7 马二进三"
     xqdb search --db games.duckdb --moves "h2e2 h9g7" --mirror --format csv
-    xqdb search --db games.duckdb --fen "4k4/9/9/9/9/9/9/9/4R4/3K5 w"
+    xqdb search --db games.duckdb --fen "3k5/9/9/9/9/9/9/9/4R4/4K4 w"
     xqdb search --db games.duckdb --material "R1 r0 N0 n1 C0 c0" --plies 6
     xqdb search --db games.duckdb --material "RNC>rnc P<p" --plies 10
     """
@@ -122,8 +122,7 @@ def export_command(db: str, format_: str, notation: str | None, where: str | Non
         except ExportError as exc:
             _fail(str(exc), exc.hint)
         except OSError as exc:
-            _fail(f"cannot write {out}: {exc.strerror}", "choose a path in a folder you "
-                                                        "can write to")
+            _cannot_write(out, exc)
     click.echo(str(summary), err=out == "-")
 
 

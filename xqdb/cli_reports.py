@@ -11,7 +11,7 @@ import shutil
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 import duckdb
@@ -19,6 +19,8 @@ import duckdb
 from .db.queries import FORMATS, QueryError, Result, list_queries, run_query, run_sql, \
     to_text, write_parquet
 from .db.schema import DatabaseError, connect
+# The command line's own options, shared with these commands (re-exported for the others).
+from .cli import _scheduler_option as _scheduler_option
 
 #: Exit code of a report that cannot run: unknown, missing or bad parameters, failing SQL.
 EXIT_QUERY = 2
@@ -46,14 +48,6 @@ def _output_options(command: Callable[..., Any]) -> Callable[..., Any]:
                              "(default: table, or as the --output file's suffix says).")(command)
 
 
-def _scheduler_option(doing: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """``--scheduler`` (env ``XQDB_SCHEDULER``); ``doing`` says what the workers do."""
-    return click.option("--scheduler", default=None, envvar="XQDB_SCHEDULER",
-                        metavar="tcp://HOST:8786",
-                        help=f"{doing} on the workers of this Dask cluster instead of local "
-                             "processes (env XQDB_SCHEDULER; needs xqdb[cluster]).")
-
-
 @contextmanager
 def _database(db: str, write: bool = False) -> Iterator[duckdb.DuckDBPyConnection]:
     """The database, or exit with a one-line message."""
@@ -74,6 +68,24 @@ def _database(db: str, write: bool = False) -> Iterator[duckdb.DuckDBPyConnectio
         con.close()
 
 
+def _cannot_write(path: str, exc: OSError) -> NoReturn:
+    """Say that the output file ``path`` cannot be written, and exit with EXIT_INPUT."""
+    from .cli import EXIT_INPUT  # here: xqdb.cli imports this module as it loads
+
+    click.echo(f"Error: cannot write {path}: {exc.strerror or exc} (choose a path in a "
+               "folder you can write to)", err=True)
+    sys.exit(EXIT_INPUT)
+
+
+def _write_text(path: str, text: str) -> None:
+    """Write ``text`` to the file ``path``, or exit saying why it cannot be written."""
+    try:
+        with open(path, "w", encoding="utf-8") as out:
+            out.write(text)
+    except OSError as exc:
+        _cannot_write(path, exc)
+
+
 def _emit(result: Result, format_: str | None, output: str | None) -> None:
     """Print or write ``result`` in ``format_`` (guessed from ``output``'s suffix)."""
     if format_ is None:
@@ -82,14 +94,16 @@ def _emit(result: Result, format_: str | None, output: str | None) -> None:
     if format_ == "parquet":
         if output is None:
             raise click.UsageError("--format parquet needs --output FILE")
-        write_parquet(result, output)
+        try:
+            write_parquet(result, output)
+        except OSError as exc:
+            _cannot_write(output, exc)
         return
     text = to_text(result, format_, width=shutil.get_terminal_size((120, 24)).columns)
     if output is None:
         click.echo(text)
     else:
-        with open(output, "w", encoding="utf-8") as out:
-            out.write(text + "\n")
+        _write_text(output, text + "\n")
 
 
 def _params(pairs: tuple[str, ...]) -> dict[str, str | None]:
@@ -345,8 +359,7 @@ def report_command(db: str, out: str, player: str | None, top: int) -> None:
 
     with _database(db) as con:
         page = build_report(con, player=player, top=top)
-    with open(out, "w", encoding="utf-8") as file:
-        file.write(page)
+    _write_text(out, page)
     click.echo(f"wrote {out} ({len(page.encode()):,} bytes)")
 
 

@@ -10,7 +10,7 @@ import sys
 
 import click
 
-from .cli_reports import EXIT_QUERY, _database
+from .cli_reports import EXIT_QUERY, _database, _write_text
 from .notation import WRITTEN_NOTATIONS
 
 
@@ -56,8 +56,7 @@ def show_command(game_id: int, db: str, ply: int | None, notation: str, svg: str
             click.echo(f"Error: game {game_id} has no board to draw: its start position "
                        "cannot be set up", err=True)
             sys.exit(EXIT_QUERY)
-        with open(svg, "w", encoding="utf-8") as out:
-            out.write(svg_board(view.position, view.last))
+        _write_text(svg, svg_board(view.position, view.last))
         click.echo(f"wrote {svg}")
 
 

@@ -36,10 +36,8 @@ from .db.schema import DatabaseError, connect
 from .db.writer import Staged, Writer
 from .formats.encoding import normalize_encoding
 from .formats.hashing import open_hashed
-from .formats.record import GameRecord
 from .formats.sources import STDIN, SentSource, Skipped, Source, SourceError, no_such_path, walk
 from .parallel import Executor, default_jobs, open_executor, require_paths
-from .replay import ReplayedGame, Status
 
 log = logging.getLogger("xqdb.import")
 
@@ -59,12 +57,6 @@ DUCKDB_MEMORY_FLOOR = 256 << 20
 #: grows, so this is what keeps a long import's memory flat; appends write their row
 #: groups straight to the file and need little of it.
 DUCKDB_WORKING_MEMORY = 64 << 20
-#: A record bigger than this (bytes, or characters of a decoded text) is not replayed but
-#: stored as invalid, "record too large", with its first :data:`KEPT_RECORD_BYTES` (bytes
-#: or characters): game records are kilobytes, and one of many megabytes is a broken or
-#: hostile file.
-MAX_RECORD_BYTES = 16 << 20
-KEPT_RECORD_BYTES = 4096
 #: DuckDB checkpoints (rewrites the tables' tails) each time its write-ahead log passes
 #: this; at the default 16 MB that is every few commits, and costs both time and memory
 #: spikes that grow with the database. The log stays bounded, and the run ends with one.
@@ -142,6 +134,8 @@ class ImportSummary:
     moves: int = 0
     positions: int = 0
     """Positions stored from position lists (EPD files): records, but not games."""
+    evals: int = 0
+    """Engine evaluations the records carry (WinBoard's comments), stored in ``evals``."""
     invalid: Counter[str] = field(default_factory=Counter)
     """Invalid records by kind of failure (an :class:`~xqdb.errors.ErrorKind` value)."""
     seconds: float = 0.0
@@ -170,7 +164,8 @@ class ImportSummary:
             f"records: {self.records:,} read, {self.imported:,} new games, "
             f"{self.duplicates:,} duplicates linked, {self.invalid_total:,} invalid",
             f"moves: {self.moves:,}"
-            + (f", positions: {self.positions:,} (from position lists)" if self.positions else ""),
+            + (f", positions: {self.positions:,} (from position lists)" if self.positions else "")
+            + (f", engine evaluations: {self.evals:,} (from comments)" if self.evals else ""),
             f"time: {self.seconds:.1f} s, {rate:,.0f} games/s "
             f"(database {self.db_seconds:.1f} s)",
         ]
@@ -420,6 +415,7 @@ def _write(writer: Writer, results: Iterable[UnitResult], summary: ImportSummary
         summary.duplicates += counts.duplicates
         summary.moves += counts.moves
         summary.positions += counts.positions
+        summary.evals += counts.evals
         summary.invalid.update(counts.invalid)
         summary.db_seconds = writer.seconds
         for result in held:
@@ -488,7 +484,7 @@ def read_unit(unit: WorkUnit) -> UnitResult:
                     error = record.error
                     break
                 fmt, enc = fmt or record.format, enc or record.encoding
-                game = _too_large(record) or replay_record(record)
+                game = replay_record(record)
                 out.add_game(seq, game)
                 records += 1
                 if not game.is_valid:
@@ -522,16 +518,3 @@ def read_unit_on_worker(unit: WorkUnit) -> UnitResult:
                   "or send them with --send-inputs")
     return read_unit(unit)
 
-
-def _too_large(record: GameRecord) -> ReplayedGame | None:
-    """An invalid game standing for ``record`` when it is bigger than
-    :data:`MAX_RECORD_BYTES`, keeping where it was, its format and its first
-    :data:`KEPT_RECORD_BYTES`; ``None`` for a record of a sane size."""
-    size = len(record.raw)
-    if size <= MAX_RECORD_BYTES:
-        return None
-    head = GameRecord(origin=record.origin, format=record.format, encoding=record.encoding,
-                      notation=record.notation, raw=record.raw[:KEPT_RECORD_BYTES])
-    error = f"record too large: {size} bytes (the limit is {MAX_RECORD_BYTES})"
-    return ReplayedGame(record=head, start_fen="", status=Status.INVALID, error=error,
-                        error_kind=ErrorKind.RECORD_TOO_LARGE)

@@ -7,8 +7,8 @@ stored: as Arrow columns.
 >>> rec = GameRecord(origin=Origin("x.pgn"), format="pgn", notation="uci")
 >>> rec.moves.extend(["h2e2", "h9g7", "h0g2"])
 >>> game = replay(rec)
->>> game.status, game.plies, game.iccs[0]
-(<Status.VALID: 'valid'>, 3, 'H2-E2')
+>>> game.status, game.plies, game.iccs[0], game.san[0]
+(<Status.VALID: 'valid'>, 3, 'H2-E2', 'Che2')
 >>> rec.moves.append("h2h9")
 >>> game = replay(rec)
 >>> game.error_kind, game.error_ply, game.error_text
@@ -26,6 +26,7 @@ from .formats.record import GameRecord, Line
 from .notation import REGISTRY, read_move, reader_for, write_wxf_and_chinese
 from .notation.chinese import script_of
 from .notation.registry import DialectError, settle_by_replay
+from .notation.san import check_mark, write_san
 from .notation.coordinates import write_iccs
 from .position import Position
 from .rules.board import Move, Piece
@@ -41,6 +42,13 @@ class Status(StrEnum):
     INVALID = "invalid"
     """The record could not be read, or a move of its main line failed."""
 
+
+#: A record bigger than this (bytes, or characters of a decoded text) is not replayed but
+#: invalid, "record too large", and keeps only its first :data:`KEPT_RECORD_BYTES` (bytes
+#: or characters): game records are kilobytes, and one of many megabytes is a broken or
+#: hostile file.
+MAX_RECORD_BYTES = 16 << 20
+KEPT_RECORD_BYTES = 4096
 
 #: Characters of a quoted input kept in a message; a longer input is cut, never the
 #: explanation around it (a record can hold megabytes where a move was due).
@@ -94,6 +102,8 @@ class ReplayedGame:
     """The validated moves of the main line (see :attr:`uci` and :attr:`iccs` for texts)."""
     wxf: list[str] = field(default_factory=list)
     chinese: list[str] = field(default_factory=list)
+    san: list[str] = field(default_factory=list)
+    """The moves in algebraic notation, WinBoard dialect (``Che2``, ``g4``, ``Rxd9#``)."""
     pieces: list[Piece] = field(default_factory=list)
     """Signed code of the piece that moved, per ply (see :mod:`xqdb.rules.board`)."""
     captures: list[Piece] = field(default_factory=list)
@@ -166,6 +176,8 @@ def replay(record: GameRecord, move_limit: int | None = DEFAULT_MOVE_LIMIT) -> R
 
     ``move_limit`` is the natural move limit in plies without capture (``None`` for none).
     """
+    if len(record.raw) > MAX_RECORD_BYTES:
+        return _too_large(record)
     fen = record.fen or STARTING_FEN
     game = ReplayedGame(record=record, start_fen=fen)
     if record.error is not None:
@@ -192,6 +204,7 @@ def replay(record: GameRecord, move_limit: int | None = DEFAULT_MOVE_LIMIT) -> R
     moves, wxf, chinese = game.moves.append, game.wxf.append, game.chinese.append
     pieces, captures, keys, checks = (game.pieces.append, game.captures.append,
                                       game.keys.append, game.checks.append)
+    san, write_san_unmarked = game.san.append, write_san.unmarked
     start_check = pos.is_check()
     is_legal, push, zobrist, is_check = pos.is_legal, pos.push, pos.zobrist, pos.is_check
     write_texts = write_wxf_and_chinese
@@ -217,16 +230,44 @@ def replay(record: GameRecord, move_limit: int | None = DEFAULT_MOVE_LIMIT) -> R
         wxf_text, chinese_text = write_texts(board, move)
         wxf(wxf_text)
         chinese(chinese_text)
+        san_text = write_san_unmarked(pos, move)
         push(move)
         keys(zobrist())
-        checks(is_check())
+        check = is_check()
+        checks(check)
+        san(san_text + "+" if check else san_text)
     game.final_fen = pos.fen()
     game.ending = judge_history(pos, [start_check, *game.checks], move_limit=move_limit)
+    _mark_last_move(game, pos)
     if record.mainline.variations:
         game.variations = record.mainline.count_variations()
         game.variation_errors, game.variation_moves = replay_variations(
             fen, record.mainline, notation)
     return game
+
+
+def _too_large(record: GameRecord) -> ReplayedGame:
+    """The invalid game standing for a ``record`` bigger than :data:`MAX_RECORD_BYTES`: it
+    keeps where the record was, its format and its first :data:`KEPT_RECORD_BYTES`."""
+    head = GameRecord(origin=record.origin, format=record.format, encoding=record.encoding,
+                      notation=record.notation, raw=record.raw[:KEPT_RECORD_BYTES])
+    error = f"record too large: {len(record.raw)} bytes (the limit is {MAX_RECORD_BYTES})"
+    return _fail(ReplayedGame(record=head, start_fen=""), ErrorKind.RECORD_TOO_LARGE, error)
+
+
+def _mark_last_move(game: ReplayedGame, pos: Position) -> None:
+    """Give the last algebraic text its mate mark: only the last move can leave the side to
+    move without a legal move, so the replay looks for one there alone, not after every
+    check."""
+    if not game.san:
+        return
+    ending = game.termination
+    if ending in (Termination.CHECKMATE, Termination.STALEMATE):
+        game.san[-1] = game.san[-1].rstrip("+") + "#"
+    elif ending is not None or not game.is_valid:
+        # The game ended before its last move, or failed after it: the rules did not
+        # look at the last position yet.
+        game.san[-1] = game.san[-1].rstrip("+") + check_mark(pos)
 
 
 def replay_variations(fen: str, line: Line, notation: str
@@ -314,4 +355,5 @@ def _fail(game: ReplayedGame, kind: ErrorKind, reason: str, ply: int | None = No
     game.error_text = text
     if pos is not None:
         game.final_fen = pos.fen()
+        _mark_last_move(game, pos)
     return game

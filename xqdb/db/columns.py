@@ -271,19 +271,21 @@ _MOVE = Column("move", "SMALLINT", "the move as one number: `from_square * 90 + 
 _CHINESE = Column("chinese", "VARCHAR", "the move in Chinese, simplified script (`炮二平五`)",
                   pa.string(), attrgetter("chinese"))
 _PLY = Column("ply", "SMALLINT", "1 for the first move of the game", pa.int16(), not_null=True)
+_WXF = Column("wxf", "VARCHAR", "the move in WXF notation (`C2.5`)", pa.string(), attrgetter("wxf"))
+_SAN = Column("san", "VARCHAR", "the move in algebraic notation as WinBoard writes it: ranks "
+              "0-9, pawns without a letter (`Che2`, `Hxg7`, `g4`, `Rxd9#`)", pa.string(),
+              attrgetter("san"))
+_IS_CHECK = Column("is_check", "BOOLEAN", "the move gives check", pa.bool_(), attrgetter("checks"))
 
 #: Columns of ``stored_moves`` (after ``game_id``). Those with a ``take`` are lists, one
 #: item per ply; ``ply`` and ``key_before`` follow from them in Arrow.
 MOVE_COLUMNS: tuple[Column, ...] = (
-    _PLY, _MOVE,
-    Column("wxf", "VARCHAR", "the move in WXF notation (`C2.5`)", pa.string(), attrgetter("wxf")),
-    _CHINESE,
+    _PLY, _MOVE, _WXF, _CHINESE, _SAN,
     Column("piece", "TINYINT", "signed code of the piece moved", pa.int8(), attrgetter("pieces"),
            not_null=True),
     Column("capture", "TINYINT", "signed code of the piece taken, 0 for none", pa.int8(),
            attrgetter("captures"), not_null=True),
-    Column("is_check", "BOOLEAN", "the move gives check", pa.bool_(), attrgetter("checks")),
-    _KEY_BEFORE, _KEY_AFTER,
+    _IS_CHECK, _KEY_BEFORE, _KEY_AFTER,
 )
 
 
@@ -317,16 +319,17 @@ _MOVES_VIEW: tuple[Column, ...] = (
            expr=f"{_square_sql('move // 90', 'a')} || {_square_sql('move % 90', 'a')}"),
     Column("iccs", "VARCHAR", "the move in ICCS (`H2-E2`)",
            expr=f"{_square_sql('move // 90', 'A')} || '-' || {_square_sql('move % 90', 'A')}"),
-    MOVE_COLUMNS[2], _CHINESE,
+    _WXF, _CHINESE,
     Column("chinese_traditional", "VARCHAR", "the move in Chinese, traditional script "
            "(`馬八進七`): as a game whose `script` is `traditional` writes it",
            expr=f"translate(chinese, '{''.join(TRADITIONAL_GLYPHS)}', "
                 f"'{''.join(TRADITIONAL_GLYPHS.values())}')"),
+    _SAN,
     Column("piece", "VARCHAR", "FEN letter of the piece moved; upper case is Red",
            expr=f"substr('{_LETTERS}', piece + 8, 1)"),
     Column("capture", "VARCHAR", "FEN letter of the piece taken, NULL for none",
            expr=f"nullif(substr('{_LETTERS}', capture + 8, 1), ' ')"),
-    MOVE_COLUMNS[6], _KEY_BEFORE, _KEY_AFTER,
+    _IS_CHECK, _KEY_BEFORE, _KEY_AFTER,
 )
 
 #: Columns of ``variation_moves`` taken from a replay's ``variation_moves`` rows.
@@ -418,8 +421,9 @@ EVAL_COLUMNS: tuple[Column, ...] = (
     Column("search_limit", "VARCHAR", "the limit of the search (`nodes=20000`, `depth=12`, "
            "`time=0.5`)", pa.string(), not_null=True),
     Column("game_id", "BIGINT", "NULL when the evaluation is shared by every game reaching "
-           "the position; set when it was searched with that game's moves because of a "
-           "repetition, and then that game's alone", pa.int64()),
+           "the position; set when it was searched with that game's moves (because of a "
+           "repetition, or by the engine playing it: an engine comment of the record), and "
+           "then that game's alone", pa.int64()),
     Column("ply", "SMALLINT", "with `game_id`: the plies played before the position",
            pa.int16()),
     Column("score_cp", "INTEGER", "centipawns, from the side to move's point of view; NULL "
@@ -541,6 +545,8 @@ STAGES: dict[str, pa.Schema] = {
     "moves": pa.schema(_ROW + _fields(MOVE_COLUMNS)),
     "variation_moves": pa.schema(_ROW + _fields(VARIATION_COLUMNS)),
     "positions": pa.schema(_KEY + _fields(POSITION_COLUMNS)),
+    # Evaluations a record carries (its engine comments); the writer gives their game.
+    "evals": pa.schema(_ROW + _fields([c for c in EVAL_COLUMNS if c.name != "game_id"])),
 }
 
 
@@ -562,8 +568,8 @@ def move_text_column(notation: str) -> str | None:
     """The column of ``moves`` that holds the moves written in ``notation`` (a name of the
     notation registry), or ``None`` when the database does not store that notation.
 
-    >>> move_text_column("chinese-traditional"), move_text_column("san")
-    ('chinese_traditional', None)
+    >>> move_text_column("chinese-traditional"), move_text_column("san"), move_text_column("san-fsf")
+    ('chinese_traditional', 'san', None)
     """
     name = notation.replace("-", "_")
     return name if notation in REGISTRY and name in TABLES["moves"].names else None

@@ -24,6 +24,7 @@ from ..formats.record import GameRecord
 from ..errors import ErrorKind
 from ..replay import ReplayedGame, Status, replay
 from .columns import MOVE_COLUMNS, POSITION_COLUMNS, RECORD_COLUMNS, STAGES, Take, takes
+from .comment_evals import comment_evals
 from .writer import Staged
 
 #: How each staged record's columns are taken, in staging order (after ``unit, seq``).
@@ -32,6 +33,8 @@ _POSITION_TAKES = takes(POSITION_COLUMNS)
 #: The move columns the builder collects from each replay, as lists; ``row``, ``ply``
 #: and ``key_before`` follow from them and each game's ply count (see UnitBuilder.moves_table).
 _PER_MOVE: tuple[tuple[str, Take], ...] = tuple((c.name, c.take) for c in MOVE_COLUMNS if c.take)
+#: The columns of a staged evaluation after ``row``.
+_EVAL_NAMES = STAGES["evals"].names[1:]
 #: Formats whose records are positions, not games: stored in ``positions``.
 POSITION_FORMATS = frozenset({epd.FORMAT})
 
@@ -74,6 +77,7 @@ class UnitBuilder:
         self.records: list[tuple[object, ...]] = []
         self.positions: list[tuple[object, ...]] = []
         self.variation_moves: list[tuple[object, ...]] = []
+        self.evals: list[tuple[object, ...]] = []
         self.moves: list[list[Any]] = [[] for _ in _PER_MOVE]
         self.plies: list[int] = []
         """Plies of each record held, in order (0 for a record without moves)."""
@@ -100,6 +104,8 @@ class UnitBuilder:
             row = self.rows
             # A replay's variation moves are tuples in the columns' order (after ``row``).
             self.variation_moves += [(row, *move) for move in game.variation_moves]
+        for values in comment_evals(game):
+            self.evals.append((self.rows, *[values.get(name) for name in _EVAL_NAMES]))
         self.rows += 1
         if len(self.moves[0]) >= self.spill_rows and self.spool is not None:
             self.spill()
@@ -133,7 +139,8 @@ class UnitBuilder:
                "records": _rows_table("records", self.records),
                "moves": self.moves_table(),
                "variation_moves": _rows_table("variation_moves", self.variation_moves),
-               "positions": _rows_table("positions", self.positions)}
+               "positions": _rows_table("positions", self.positions),
+               "evals": _rows_table("evals", self.evals)}
         self._start()
         return out
 

@@ -150,8 +150,10 @@ def _carry_evals(old: duckdb.DuckDBPyConnection, new: duckdb.DuckDBPyConnection)
     if not columns:
         return
     names = ", ".join(f'"{c}"' for c in columns)
+    # The records' own evaluations (engine comments) were read again with them.
+    carried = " WHERE origin <> 'comment'" if "origin" in columns else ""
     # In slices, so that a large table is never held whole in memory.
-    for batch in old.sql(f"SELECT {names} FROM evals").to_arrow_reader(100_000):
+    for batch in old.sql(f"SELECT {names} FROM evals{carried}").to_arrow_reader(100_000):
         new.register("old_evals", pa.Table.from_batches([batch]))
         new.execute(f"INSERT INTO evals ({names}) SELECT {names} FROM old_evals")
         new.unregister("old_evals")

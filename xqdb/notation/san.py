@@ -30,10 +30,14 @@ Which dialect a game is in shows in its texts only when a rank 0 or 10 does: oth
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from operator import itemgetter
 from typing import NamedTuple
 
-from ..rules.board import COLOR_NAMES, FILE_NAMES, PAWN, PIECE_NAMES, SQUARE_NAMES, Move
+from ..rules.board import (
+    ADVISOR_STEPS, BLACK, COLOR_NAMES, ELEPHANT_STEPS, FILE_NAMES, HORSE_ATTACKS, KING, KING_STEPS,
+    LINES, PAWN, PAWN_ATTACKS, PIECE_NAMES, RED, SQUARE_NAMES, SQUARES, Move,
+)
 from ..rules.position import BasePosition
 from ..errors import AmbiguousMoveError, IllegalMoveError, InvalidMoveError
 from .tables import LETTER_TYPES, WRITTEN_LETTERS, fold
@@ -47,10 +51,13 @@ class Dialect(NamedTuple):
     """The number of Red's back rank: 0 (WinBoard) or 1 (Fairy-Stockfish)."""
     pawn_letter: bool
     """Whether pawns are written with ``P``."""
+    marks_stalemate: bool
+    """Whether a move that leaves the opponent no legal move is marked ``#`` out of check
+    too: a stalemate loses in Xiangqi, and WinBoard marks it as the mate it is."""
 
 
-WINBOARD = Dialect("san", 0, False)
-FAIRY_STOCKFISH = Dialect("san-fsf", 1, True)
+WINBOARD = Dialect("san", 0, False, True)
+FAIRY_STOCKFISH = Dialect("san-fsf", 1, True, False)
 
 #: Piece letter, origin file, origin rank, capture or hyphen, destination file and rank.
 _SAN = re.compile(f"([{''.join(LETTER_TYPES)}])?([a-i])?(10|[0-9])?([-x:])?([a-i])(10|[0-9])")
@@ -150,40 +157,129 @@ def _square_text(sq: int, dialect: Dialect) -> str:
     return FILE_NAMES[sq % 9] + _rank_text(sq, dialect)
 
 
-def write(pos: BasePosition, move: Move, dialect: Dialect) -> str:
-    """The text of the legal ``move`` of ``pos`` in ``dialect``.
+#: By piece type, then point: the points from which a piece of that type could reach the
+#: point on an empty board, the point itself last. A twin standing elsewhere cannot make the
+#: move, so most are told apart without a legality test.
+_ORIGINS: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
+    tuple((*sorted(reach(sq)), sq) for sq in SQUARES) for reach in (
+        lambda sq: (),
+        lambda sq: KING_STEPS[sq],
+        lambda sq: ADVISOR_STEPS[sq],
+        lambda sq: [dest for _, dest in ELEPHANT_STEPS[sq]],
+        lambda sq: [origin for _, origin in HORSE_ATTACKS[sq]],
+        lambda sq: LINES[sq],
+        lambda sq: LINES[sq],
+        lambda sq: PAWN_ATTACKS[RED][sq] + PAWN_ATTACKS[BLACK][sq],
+    ))
+#: What stands on the points of ``_ORIGINS``, gathered in one call: looking at the board
+#: square by square in Python would cost more than the rest of the text.
+_GATHER: tuple[tuple[Callable[[list[int]], tuple[int, ...]], ...], ...] = tuple(
+    tuple(itemgetter(*points) for points in by_point) for by_point in _ORIGINS)
+
+
+class _Writer:
+    """Writes the moves of one dialect, remembering the plain texts it has written: a
+    move's text, less what tells it from a twin and its check mark, follows from the piece,
+    the move and whether it captures. This writer runs for every ply imported."""
+
+    def __init__(self, dialect: Dialect) -> None:
+        self.dialect = dialect
+        self._squares = tuple(_square_text(sq, dialect) for sq in SQUARES)
+        self._texts: dict[int, str] = {}
+        # Pieces never told apart from a twin: kings, and WinBoard's letterless pawns (a
+        # pawn that captures or steps sideways names its file, and no other pawn can make
+        # the same step from the same file).
+        self._alone = frozenset({KING, -KING} | (set() if dialect.pawn_letter else {PAWN, -PAWN}))
+
+    def __call__(self, pos: BasePosition, move: Move) -> str:
+        """The text of the legal ``move`` of ``pos``."""
+        text = self.unmarked(pos, move)
+        pos.push(move)
+        try:
+            return text + check_mark(pos, self.dialect)
+        finally:
+            pos.pop()
+
+    def unmarked(self, pos: BasePosition, move: Move) -> str:
+        """The text of the legal ``move`` of ``pos`` without its mark: what can be told
+        before the move is made. (A replay adds ``+`` after a check, and looks for a mate
+        only after the last move: a game goes on only from a position with a legal move.)
+
+        >>> from xqdb.rules import BasePosition
+        >>> write_san.unmarked(BasePosition(), Move.from_uci("b2b9"))
+        'Cxb9'
+        """
+        board = pos.board
+        f, t = move.from_square, move.to_square
+        piece = board[f]
+        capture = board[t] != 0
+        key = (move.code * 2 + capture) * 16 + piece + 8
+        text = self._texts.get(key)
+        if text is None:
+            text = self._texts[key] = self._plain(piece, f, t, capture)
+        if piece in self._alone:
+            return text
+        ptype = piece if piece > 0 else -piece
+        found = _GATHER[ptype][t](board)
+        if found.count(piece) < 2:  # only the mover itself could reach the point
+            return text
+        if ptype == PAWN:  # up to five of them
+            twins = [sq for sq, there in zip(_ORIGINS[PAWN][t], found) if there == piece]
+        else:
+            # Other pieces come in twos (a position with more is refused): one twin,
+            # which most often is blocked.
+            points = _ORIGINS[ptype][t]
+            first = found.index(piece)
+            twin = points[found.index(piece, first + 1)] if points[first] == f else points[first]
+            if not pos.is_legal(Move.of(twin, t)):
+                return text
+            twins = [twin]
+        return text[0] + _told_apart(pos, move, twins, self.dialect) + text[1:]
+
+    def _plain(self, piece: int, f: int, t: int, capture: bool) -> str:
+        ptype = abs(piece)
+        if ptype == PAWN and not self.dialect.pawn_letter:
+            # WinBoard names a pawn's file when it captures or steps sideways, never its rank.
+            head = FILE_NAMES[f % 9] if capture or f // 9 == t // 9 else ""
+        else:
+            head = WRITTEN_LETTERS[ptype]
+        return head + ("x" if capture else "") + self._squares[t]
+
+
+def check_mark(pos: BasePosition, dialect: Dialect = WINBOARD) -> str:
+    """The mark of the move that led to ``pos``: ``+`` when the side to move is in check,
+    ``#`` when it is mated (or, in WinBoard's dialect, stalemated), else nothing.
 
     >>> from xqdb.rules import BasePosition
-    >>> pos = BasePosition()
-    >>> [write(pos, Move.from_uci(m), FAIRY_STOCKFISH) for m in ("b2c2", "d0e1", "g3g4")]
-    ['Cbc3', 'Ade2', 'Pg5']
-    >>> [write(pos, Move.from_uci(m), WINBOARD) for m in ("b2c2", "d0e1", "g3g4")]
-    ['Cbc2', 'Ade1', 'g4']
+    >>> check_mark(BasePosition("R2k5/1R7/9/9/9/9/9/9/9/4K4 b")), check_mark(BasePosition())
+    ('#', '')
+    >>> stalemate = BasePosition("3k5/2R6/9/9/9/9/9/9/9/4K4 b")
+    >>> check_mark(stalemate, WINBOARD), check_mark(stalemate, FAIRY_STOCKFISH)
+    ('#', '')
     """
-    board = pos.board
-    f, t = move.from_square, move.to_square
-    piece = board[f]
-    ptype = abs(piece)
-    capture = "x" if board[t] else ""
-    if ptype == PAWN and not dialect.pawn_letter:
-        # WinBoard names a pawn's file when it captures or steps sideways, never its rank.
-        head = FILE_NAMES[f % 9] if capture or f // 9 == t // 9 else ""
-    else:
-        head = WRITTEN_LETTERS[ptype] + _disambiguation(pos, move, piece, dialect)
-    text = head + capture + _square_text(t, dialect)
-    pos.push(move)
-    try:
-        if pos.is_check():
-            text += "+" if pos.has_legal_moves() else "#"
-    finally:
-        pos.pop()
-    return text
+    check = pos.is_check()
+    if not check and not dialect.marks_stalemate:
+        return ""
+    if not _can_move(pos):
+        return "#"
+    return "+" if check else ""
 
 
-def _disambiguation(pos: BasePosition, move: Move, piece: int, dialect: Dialect) -> str:
-    """File, rank or square of the mover when a twin could legally move to the same point."""
+def _can_move(pos: BasePosition) -> bool:
+    """Whether the side to move has a legal move. Its king's steps are tried first: most
+    often one of them is free, which spares generating every move (WinBoard's texts ask
+    after every move whether it left the opponent stalemated)."""
+    king = pos.king_square(pos.turn)
+    if king is not None and any(pos.is_legal(Move.of(king, t)) for t in KING_STEPS[king]):
+        return True
+    return pos.has_legal_moves()
+
+
+def _told_apart(pos: BasePosition, move: Move, twins: list[int], dialect: Dialect) -> str:
+    """What tells the mover from those of its ``twins`` that could legally make the move
+    too: its file, else its rank, else both; nothing when none could."""
     f, t = move.from_square, move.to_square
-    twins = [sq for sq in pos.pieces(piece) if sq != f and pos.is_legal(Move.of(sq, t))]
+    twins = [sq for sq in twins if sq != f and pos.is_legal(Move.of(sq, t))]
     if not twins:
         return ""
     if all(sq % 9 != f % 9 for sq in twins):
@@ -195,16 +291,24 @@ def _disambiguation(pos: BasePosition, move: Move, piece: int, dialect: Dialect)
 
 parse_san = _Reader(WINBOARD)
 parse_san_fsf = _Reader(FAIRY_STOCKFISH)
+#: The WinBoard text of a legal move (ranks 0-9, ``g5``): ``write_san(pos, move)``.
+write_san = _Writer(WINBOARD)
+#: The Fairy-Stockfish text of a legal move (ranks 1-10, ``Pg6``).
+write_san_fsf = _Writer(FAIRY_STOCKFISH)
+_WRITERS = {writer.dialect: writer for writer in (write_san, write_san_fsf)}
 
 
-def write_san(pos: BasePosition, move: Move) -> str:
-    """The WinBoard text of the legal ``move`` of ``pos`` (ranks 0-9, ``g5``)."""
-    return write(pos, move, WINBOARD)
+def write(pos: BasePosition, move: Move, dialect: Dialect) -> str:
+    """The text of the legal ``move`` of ``pos`` in ``dialect``.
 
-
-def write_san_fsf(pos: BasePosition, move: Move) -> str:
-    """The Fairy-Stockfish text of the legal ``move`` of ``pos`` (ranks 1-10, ``Pg6``)."""
-    return write(pos, move, FAIRY_STOCKFISH)
+    >>> from xqdb.rules import BasePosition
+    >>> pos = BasePosition()
+    >>> [write(pos, Move.from_uci(m), FAIRY_STOCKFISH) for m in ("b2c2", "d0e1", "g3g4")]
+    ['Cbc3', 'Ade2', 'Pg5']
+    >>> [write(pos, Move.from_uci(m), WINBOARD) for m in ("b2c2", "d0e1", "g3g4")]
+    ['Cbc2', 'Ade1', 'g4']
+    """
+    return _WRITERS[dialect](pos, move)
 
 
 def dialect_of(texts: Sequence[str]) -> str:
@@ -227,4 +331,5 @@ def dialect_of(texts: Sequence[str]) -> str:
 
 
 __all__ = ["Dialect", "WINBOARD", "FAIRY_STOCKFISH", "fits_san", "parse_san", "parse_san_fsf",
-           "write", "write_san", "write_san_fsf", "dialect_of"]
+           "write", "check_mark", "write_san", "write_san_fsf",
+           "dialect_of"]

@@ -1,0 +1,63 @@
+"""The README as a user's manual stays whole: every command has its place and its row in
+the exit-code table, every benchmark script is listed with what it prints, and every FEN
+the README, the docs and ``--help`` give sets up a position.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import click
+import pytest
+
+from xqdb import Position
+from xqdb.cli import cli
+
+ROOT = Path(__file__).parents[1]
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def section(title: str) -> str:
+    """The text of the README's ``## title`` section, up to the next one."""
+    return README.split(f"\n## {title}\n", 1)[1].split("\n## ", 1)[0]
+
+
+def table_commands(text: str) -> set[str]:
+    """The commands named in the first column of a Markdown table.
+
+    >>> sorted(table_commands("| `info`, `upgrade` | none |\\n| `read` | 1: invalid |"))
+    ['info', 'read', 'upgrade']
+    """
+    return {name for row in re.findall(r"^\| ([^|]+) \|", text, flags=re.M)
+            for name in re.findall(r"`(\w+)`", row)}
+
+
+@pytest.mark.parametrize("name", sorted(cli.commands))
+def test_every_command_is_shown_in_the_usage_and_has_its_exit_codes(name: str) -> None:
+    usage = section("Usage")
+    assert re.search(rf"^xqdb {name}\b", usage, flags=re.M) or f"`xqdb {name}`" in usage, \
+        f"xqdb {name} is not shown under Usage"
+    assert name in table_commands(section("Exit codes and errors")), \
+        f"xqdb {name} has no row in the exit-code table"
+
+
+def test_there_is_one_exit_code_table() -> None:
+    assert README.count("| command | exit code") == 1
+    assert "Exit codes:" not in README
+
+
+def test_every_benchmark_script_is_listed_with_what_it_prints() -> None:
+    listed = set(re.findall(r"`(\w+\.py)`", section("Benchmarks")))
+    scripts = {path.name for path in (ROOT / "bench").glob("*.py")}
+    assert scripts <= listed, f"not listed: {sorted(scripts - listed)}"
+
+
+def test_every_fen_the_readme_docs_and_help_give_sets_up_a_position() -> None:
+    texts = [README] + [doc.read_text(encoding="utf-8") for doc in (ROOT / "docs").glob("*.md")]
+    texts += [command.help or "" for command in cli.commands.values()
+              if isinstance(command, click.Command)]
+    fens = {fen for text in texts for fen in re.findall(r'--fen "([^"]+)"', text)}
+    assert len(fens) >= 2
+    for fen in fens:
+        Position.from_fen(fen)
