@@ -112,7 +112,9 @@ def test_fairy_stockfish_evaluates_in_both_protocols(db: Path, protocol: str, ra
     assert query(db, "SELECT count(*) FROM evals WHERE mate > 0")[0][0] >= 1
 
 
-ENGINES = [pytest.param(("--engine", "builtin", "--depth", "3"), id="builtin"),
+#: The built-in engine needs depth 3 for its hash table to change a result: about 20 s.
+ENGINES = [pytest.param(("--engine", "builtin", "--depth", "3"), id="builtin",
+                        marks=pytest.mark.slow),
            pytest.param(("--engine", FAIRY, "--protocol", "uci-variant", "--nodes", "3000"),
                         id="fairy-uci", marks=needs_fairy),
            pytest.param(("--engine", FAIRY, "--protocol", "ucci", "--nodes", "3000"),
