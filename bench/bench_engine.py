@@ -113,10 +113,12 @@ def bench_fairy(fens: list[str], nodes: int) -> None:
               f"(engine search {searched:.2f} s over {jobs} process(es), {wall:.2f} s wall)")
 
 
-def cache_hit_rate(games: list[tuple[str, list[Move]]]) -> tuple[float, int]:
+def cache_hit_rate(games: list[tuple[str, list[Move]]],
+                   seen: set[tuple[int, int]] | None = None) -> tuple[float, int]:
     """Share of positions a cache would answer when the games are analysed in turn, and the
-    number of positions, counting as the analyser does (repeated-in-game positions never)."""
-    seen: set[tuple[int, int]] = set()
+    number of positions, counting as the analyser does (repeated-in-game positions never).
+    ``seen``: the ``(key, turn)`` of positions evaluated before, added to as it goes."""
+    seen = set() if seen is None else seen
     hits = total = 0
     for fen, moves in games:
         try:

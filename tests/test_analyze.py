@@ -7,6 +7,7 @@ import os
 import re
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -14,6 +15,8 @@ import duckdb
 import pytest
 
 from import_support import DATA, run_xqdb, xqdb_command
+from test_locked import refused, wait_for
+from xqdb.db.holder import note_path, read_note
 from xqdb.engine.analysis import game_positions
 from xqdb.importer import import_paths
 from xqdb.position import Position
@@ -109,6 +112,30 @@ def test_fairy_stockfish_evaluates_in_both_protocols(db: Path, protocol: str, ra
     assert query(db, "SELECT count(*) FROM evals WHERE mate > 0")[0][0] >= 1
 
 
+#: The built-in engine needs depth 3 for its hash table to change a result: about 20 s.
+ENGINES = [pytest.param(("--engine", "builtin", "--depth", "3"), id="builtin",
+                        marks=pytest.mark.slow),
+           pytest.param(("--engine", FAIRY, "--protocol", "uci-variant", "--nodes", "3000"),
+                        id="fairy-uci", marks=needs_fairy),
+           pytest.param(("--engine", FAIRY, "--protocol", "ucci", "--nodes", "3000"),
+                        id="fairy-ucci", marks=needs_fairy)]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_an_evaluation_does_not_depend_on_the_searches_before_it(
+        imported: Path, tmp_path: Path, engine: tuple[str, ...]) -> None:
+    alone, after = (tmp_path / "alone.duckdb", tmp_path / "after.duckdb")
+    for copy in (alone, after):
+        copy.write_bytes(imported.read_bytes())
+    analyze(alone, *engine, "--jobs", "1", "--game", "7")
+    analyze(after, *engine, "--jobs", "1", "--game", "4", "--game", "7")  # game 4 first
+    keys = [k for k, _, _ in positions_of(alone, 7)]
+    sql = ("SELECT key, side, score_cp, mate, best_move, pv, depth FROM evals"
+           " WHERE list_contains(?, key) ORDER BY ALL")
+    assert query(after, sql, keys) == query(alone, sql, keys)
+    assert len(query(alone, sql, keys)) == len(keys) - 1  # all but the mate at the end
+
+
 def test_where_and_game_choose_the_games(db: Path) -> None:
     analyze(db, "--engine", "builtin", "--depth", "1", "--where", "plies < 50")
     assert query(db, "SELECT game_id FROM games WHERE plies < 50 ORDER BY 1") == [(7,), (14,)]
@@ -136,9 +163,36 @@ def test_a_bad_setting_is_one_line_and_exit_code(db: Path, args: list[str], mess
 
 
 def test_a_missing_database_is_not_created(tmp_path: Path) -> None:
-    done = run_xqdb("analyze", "--db", str(tmp_path / "none.duckdb"), "--engine", "builtin")
-    assert done.returncode == 4 and "no such database" in done.stderr
-    assert not (tmp_path / "none.duckdb").exists()
+    missing = tmp_path / "none.duckdb"
+    done = run_xqdb("analyze", "--db", str(missing), "--engine", "builtin")
+    # The line every command prints, hint included, and nothing about an engine.
+    assert done.returncode == 4
+    assert done.stderr == (f"Error: {missing}: no such database (xqdb import FILES --db "
+                           f"{missing} creates one)\n")
+    assert not missing.exists()
+
+
+def test_readers_are_told_the_analysis_holds_the_database(db: Path) -> None:
+    # Every game at depth 3: longer than the readers take to be refused.
+    run = subprocess.Popen(xqdb_command("analyze", "--db", str(db), "--engine", "builtin",
+                                        "--depth", "3", "--jobs", "1", "--commit-every", "5",
+                                        "-q"),
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        wait_for(lambda: getattr(read_note(db), "positions", 0) > 0,
+                 "the analysis to store evaluations")
+        for line in refused(db):
+            assert line.startswith(f"Error: {db}: being written by xqdb analyze (pid "
+                                   f"{run.pid}, started ")
+            assert " positions evaluated so far): it will be free when that analyze ends" in line
+        assert run.poll() is None
+        run.send_signal(signal.SIGINT)  # interrupted, the run ends as it does when done
+    finally:
+        _, err = run.communicate(timeout=300)
+    assert run.returncode == 130, err
+    assert not note_path(db).exists()
+    assert run_xqdb("info", "--db", str(db)).returncode == 0
+    assert query(db, "SELECT count(*) FROM evals")[0][0] > 0
 
 
 # --- crashes, failures and resuming -----------------------------------------------------------
@@ -157,23 +211,35 @@ def children(pid: int) -> list[int]:
     return found
 
 
-def kill_engines(run: subprocess.Popen[str], db: Path, plan: list[float]) -> list[int]:
-    """SIGKILL the engine processes of ``run`` one after the other, once the run has
-    committed evaluations to ``db`` (so the first engine is past its greeting): the i-th
-    ``plan[i]`` seconds after it is found. Returns the pids killed."""
+def kill_engines(run: subprocess.Popen[str], db: Path, count: int) -> list[int]:
+    """SIGKILL ``count`` engine processes of ``run`` one after the other, each as soon as
+    it is found, the first once the run has stored evaluations in ``db`` (so it is past
+    its greeting, and searching). Returns the pids killed."""
     killed: list[int] = []
-    wal = Path(f"{db}.wal")
     deadline = time.monotonic() + 120
-    while not wal.exists() and run.poll() is None and time.monotonic() < deadline:
+    while (getattr(read_note(db), "positions", 0) == 0 and run.poll() is None
+           and time.monotonic() < deadline):
         time.sleep(0.005)
-    while len(killed) < len(plan) and run.poll() is None and time.monotonic() < deadline:
+    while len(killed) < count and run.poll() is None and time.monotonic() < deadline:
         engines = [p for p in children(run.pid) if p not in killed]
         if engines:
-            time.sleep(plan[len(killed)])
             os.kill(engines[0], signal.SIGKILL)
             killed.append(engines[0])
         time.sleep(0.005)
     return killed
+
+
+def stalling_on_second_start(folder: Path) -> Path:
+    """A launcher of the built-in engine whose second start never greets: killed, that
+    engine dies in its handshake whatever the machine's load."""
+    launcher = folder / "engine.sh"
+    launcher.write_text(f"""#!/bin/sh
+echo started >> "{folder}/starts"
+if [ "$(wc -l < "{folder}/starts")" -eq 2 ]; then exec sleep 600; fi
+exec "{sys.executable}" -m xqdb engine
+""")
+    launcher.chmod(0o755)
+    return launcher
 
 
 @needs_fairy
@@ -182,7 +248,7 @@ def test_an_engine_killed_mid_run_is_restarted_and_the_position_retried(db: Path
                                         "--nodes", "5000", "--jobs", "1", "--game", "1",
                                         "--commit-every", "5"),
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    killed = kill_engines(run, db, [0.0])
+    killed = kill_engines(run, db, 1)
     out, err = run.communicate(timeout=300)
     assert run.returncode == 0, err
     assert len(killed) == 1
@@ -191,17 +257,20 @@ def test_an_engine_killed_mid_run_is_restarted_and_the_position_retried(db: Path
         ("ok", len(positions_of(db, 1)))]
 
 
-def test_a_position_the_engine_fails_twice_is_recorded_and_retried_later(db: Path) -> None:
-    run = subprocess.Popen(xqdb_command("analyze", "--db", str(db), "--engine", "builtin",
+def test_a_position_the_engine_fails_twice_is_recorded_and_retried_later(db: Path,
+                                                                        tmp_path: Path) -> None:
+    launcher = stalling_on_second_start(tmp_path)
+    run = subprocess.Popen(xqdb_command("analyze", "--db", str(db), "--engine", str(launcher),
                                         "--depth", "2", "--jobs", "1", "--game", "1",
                                         "--commit-every", "5"),
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    # The engine dies mid-run, and its replacement as soon as it starts: that position
-    # fails twice; the third engine goes on with the rest.
-    killed = kill_engines(run, db, [0.0, 0.0])
+    # The engine dies mid-run, and its replacement in its handshake: that position fails
+    # twice; the third engine goes on with the rest.
+    killed = kill_engines(run, db, 2)
     out, err = run.communicate(timeout=300)
     assert run.returncode == 0, err
     assert len(killed) == 2
+    assert (tmp_path / "starts").read_text().count("started") == 3
     assert "2 engine restarts" in out and "1 failed" in out and "run the same command" in out
     total = len(positions_of(db, 1))
     assert query(db, "SELECT status, count(*) FROM evals GROUP BY ALL ORDER BY 1") == [

@@ -24,11 +24,25 @@ SOURCE = LIU_DAHUA if LIU_DAHUA.exists() else DATA / "uci" / "same-15-games-uci.
 CASES = 5
 BAD = ("blunder", "allowed_mate")
 
+needs_fairy = pytest.mark.skipif(not Path(FAIRY).exists(),
+                                 reason=f"Fairy-Stockfish is not at {FAIRY}")
+#: The real move at ply 21 of game 5 of liu-dahua-1125.pgn, b0b2, is a mistake in
+#: Fairy-Stockfish's eyes, searched afresh: at 2,000,000 nodes (depth 20) Red is +1.55
+#: before it and -1.13 after it (Black answers b9b6), where g2e1 keeps +0.49; through UCCI
+#: +2.18 before, -0.51 after. At 20,000 nodes UCCI judges the drop a blunder (0.27 of
+#: the expected score), UCI an inaccuracy (0.08): either verdict is the engine's.
+JUDGED_BAD = {(5, 21)}
+
+#: Each engine's analysis and the planted moves (game, ply) it misses. Through UCCI at
+#: 20,000 nodes, Black stands at -1.45 before the plant of game 6 (b9b5 at ply 20; UCI
+#: says -0.27): an expected score of 0.20 already, so hanging the chariot loses 0.19 of
+#: it, just under the blunder threshold (0.20). A move cannot lose more than the mover
+#: still expects.
 ENGINES = [
-    pytest.param(("builtin", "--depth", "2"), id="builtin"),
-    pytest.param((FAIRY, "--nodes", "20000"), id="fairy-stockfish",
-                 marks=pytest.mark.skipif(not Path(FAIRY).exists(),
-                                          reason=f"Fairy-Stockfish is not at {FAIRY}")),
+    pytest.param(("builtin", "--depth", "2"), set(), id="builtin"),
+    pytest.param((FAIRY, "--nodes", "20000"), set(), id="fairy-stockfish", marks=needs_fairy),
+    pytest.param((FAIRY, "--protocol", "ucci", "--nodes", "20000"), {(6, 20)},
+                 id="fairy-stockfish-ucci", marks=needs_fairy),
 ]
 
 
@@ -58,31 +72,35 @@ def game_ids(db: Path) -> dict[str, int]:
 
 
 @pytest.mark.slow  # about 20 s per engine
-@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("engine, missed", ENGINES)
 def test_planted_blunders_are_classed_at_their_ply_and_the_real_moves_are_not(
-        planted: tuple[Path, list[PlantedBlunder]], engine: tuple[str, ...]) -> None:
-    db, cases = planted
+        planted: tuple[Path, list[PlantedBlunder]], engine: tuple[str, ...],
+        missed: set[tuple[int, int]], tmp_path: Path) -> None:
+    games, cases = planted
+    db = tmp_path / "analysed.duckdb"  # each engine's analysis alone
+    shutil.copy(games, db)
     path, *limit = engine
     done = run_xqdb("analyze", "--db", str(db), "--engine", path, *limit, "--jobs", "1", "-q")
     assert done.returncode == 0, done.stderr
     ids = game_ids(db)
     rows = blunder_rows(db, "--engine", path)
     flagged = {(r["game_id"], r["ply"]): r for r in rows if r["class"] in BAD}
-    found = alarms = 0
+    found, alarms = set(), set()
     for n, case in enumerate(cases):
         hit = flagged.get((ids[f"planted {n}"], case.ply))
-        found += hit is not None and hit["class"] == "blunder"
-        alarms += (ids[f"real {n}"], case.ply) in flagged
+        if hit is not None and hit["class"] == "blunder":
+            found.add((case.game, case.ply))
+        if (ids[f"real {n}"], case.ply) in flagged:
+            alarms.add((case.game, case.ply))
         # The blame falls on the planted move, not on the capture that punishes it.
         assert (ids[f"planted {n}"], case.ply + 1) not in flagged
-    print(f"{path}: recall {found}/{len(cases)}, false alarms {alarms}/{len(cases)} "
-          f"(planted from {SOURCE.name})")
-    assert found == len(cases)
-    # One real move may be judged bad on its own merits: Fairy-Stockfish scores the master's
-    # b0b2 at ply 21 of game 5 of liu-dahua-1125.pgn a drop of 0.25 to 0.4 at 20,000,
-    # 100,000 and 400,000 nodes alike (the side to move is +0.8 to +1.6 pawns before and
-    # after it), so that alarm is the engine's verdict, not noise of the pipeline.
-    assert alarms <= (1 if "fairy" in path else 0)
+    print(f"{' '.join(engine)}: recall {len(found)}/{len(cases)}, false alarms "
+          f"{len(alarms)}/{len(cases)} (planted from {SOURCE.name})")
+    if SOURCE == LIU_DAHUA:
+        assert {(c.game, c.ply) for c in cases} - found == missed
+        assert alarms <= JUDGED_BAD
+    else:  # other games: as many misses at most, and no alarm explained above
+        assert len(found) >= len(cases) - len(missed) and len(alarms) <= len(JUDGED_BAD)
     # Every row names the engine's better move and the position before the move played.
     for row in rows:
         pos = Position.from_fen(row["fen"])

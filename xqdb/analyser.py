@@ -35,7 +35,8 @@ from pathlib import Path
 import duckdb
 
 from .db.evals import SIDES, StoredEval, read_evals, read_own_evals, write_evals
-from .db.schema import DatabaseError, connect
+from .db.holder import WriterNote
+from .db.schema import connect, require_database
 from .engine.analysis import (
     Evaluation, Repetitions, Thresholds, curve_for, judge_moves, recheck_plies,
 )
@@ -178,25 +179,27 @@ def analyse_database(path: str | os.PathLike[str], spec: EngineSpec, limit: Limi
     instead of ``jobs`` local processes: the engine must be at the same path on every
     worker (the built-in engine runs with each worker's own Python).
 
-    Raises :class:`DatabaseError`, :class:`AnalysisError`,
+    Raises :class:`~xqdb.db.schema.DatabaseError`, :class:`AnalysisError`,
     :class:`~xqdb.engine.EngineError` (an engine that does not start or greet) and
     :class:`xqdb.parallel.ExecutorError` (the cluster cannot be used: no worker, a
     worker without the engine).
     """
     db_path = Path(path)
-    if not db_path.exists():
-        raise DatabaseError(f"{db_path}: no such database")
+    require_database(db_path)
     begun = time.perf_counter()
     # The pool first: it forks, and must do so before DuckDB or an engine starts threads.
     with open_executor(jobs, scheduler) as executor:
         identify = engine_identity if executor.is_local else identity_on_worker
         identity = next(executor.map(identify, [spec], window=1))
-        con = connect(db_path)
+        con = connect(db_path, create=False)
+        # Readers refused meanwhile are told who holds the database, until when.
+        note = WriterNote(db_path, "xqdb analyze")
         try:
+            note.start()
             games = _games(con, where, game_ids)
             summary = AnalysisSummary(str(path), identity, len(games))
-            runner = _PassRunner(con, executor, spec, identity, commit_positions, progress,
-                                 started, dry_run)
+            runner = _PassRunner(con, note, executor, spec, identity, commit_positions,
+                                 progress, started, dry_run)
             if recheck is None or dry_run:
                 summary.passes.append(runner.run(recheck or limit, games, None))
             else:
@@ -210,6 +213,7 @@ def analyse_database(path: str | os.PathLike[str], spec: EngineSpec, limit: Limi
                 summary.cluster = executor.describe()
                 summary.retried_tasks = executor.retried
         finally:
+            note.remove()
             con.close()
             if executor.in_this_process:
                 close_engines()  # the engine ran in this process
@@ -220,10 +224,12 @@ def analyse_database(path: str | os.PathLike[str], spec: EngineSpec, limit: Limi
 class _PassRunner:
     """Runs passes over games: plans the searches, farms them out, writes the results."""
 
-    def __init__(self, con: duckdb.DuckDBPyConnection, executor: Executor,
+    def __init__(self, con: duckdb.DuckDBPyConnection, note: WriterNote, executor: Executor,
                  spec: EngineSpec, identity: str, commit_positions: int,
                  progress: Progress | None, started: Progress | None, dry_run: bool) -> None:
-        self.con, self.executor = con, executor
+        self.con, self.note, self.executor = con, note, executor
+        self.stored = 0
+        """Positions written by the passes so far."""
         self.dry_run = dry_run
         self.spec, self.identity = spec, identity
         self.commit_positions = commit_positions
@@ -250,14 +256,19 @@ class _PassRunner:
                 summary.seconds = time.perf_counter() - began
                 if (len(pending) >= self.commit_positions
                         or time.monotonic() - last_commit >= COMMIT_SECONDS):
-                    write_evals(self.con, pending)
+                    self._store(pending)
                     pending, last_commit = [], time.monotonic()
                 if self.progress is not None:
                     self.progress(summary)
         finally:
-            write_evals(self.con, pending)  # what was searched stays, even when interrupted
+            self._store(pending)  # what was searched stays, even when interrupted
         summary.seconds = time.perf_counter() - began
         return summary
+
+    def _store(self, rows: list[StoredEval]) -> None:
+        write_evals(self.con, rows)
+        self.stored += len(rows)
+        self.note.update(positions=self.stored)
 
     def _plan(self, limit: Limit, games: list[_Game],
               wanted: dict[int, tuple[set[int], set[int]]] | None,

@@ -3,10 +3,11 @@ database that another process holds.
 
 DuckDB lets one process write a file and no other process open it meanwhile, not even to
 read. Its refusal names a program and a pid; a user wants to hear which command holds
-the file and when it will be free. So while :func:`xqdb.importer.import_paths` holds a
-database it keeps a small JSON note beside it, ``DB.import.json`` (its pid, command,
-start, and the games stored so far), and :func:`explain_lock` turns the refusal into
-one sentence from that note, or from the process DuckDB names when there is no note.
+the file and when it will be free. So while :func:`xqdb.importer.import_paths` or
+:func:`xqdb.analyser.analyse_database` holds a database it keeps a small JSON note beside
+it, ``DB.import.json`` (its pid, command, start, and what it has stored so far), and
+:func:`explain_lock` turns the refusal into one sentence from that note, or from the
+process DuckDB names when there is no note.
 
 >>> import os, tempfile
 >>> db = os.path.join(tempfile.mkdtemp(), "g.duckdb")
@@ -50,11 +51,17 @@ class Holder:
     """Game records stored so far (new games and duplicates)."""
     sources: int = 0
     """Sources stored so far."""
+    positions: int = 0
+    """Positions evaluated so far (by an analysis)."""
 
     def describe(self) -> str:
         started = time.strftime("%H:%M:%S", time.localtime(self.started))
-        done = (f"{self.games:,} games from {self.sources:,} sources stored so far"
-                if self.games or self.sources else "nothing stored yet")
+        if self.games or self.sources:
+            done = f"{self.games:,} games from {self.sources:,} sources stored so far"
+        elif self.positions:
+            done = f"{self.positions:,} positions evaluated so far"
+        else:
+            done = "nothing stored yet"
         return (f"being written by {self.command} (pid {self.pid}, started {started}, "
                 f"{done}): it will be free when that {self.command.split()[-1]} ends")
 
@@ -104,11 +111,12 @@ class WriterNote:
                  trace: TracebackType | None) -> None:
         self.remove()
 
-    def update(self, games: int, sources: int) -> None:
-        """Note the games and sources stored so far (rewritten only when they changed,
-        which is at each commit)."""
-        if (games, sources) != (self.holder.games, self.holder.sources):
-            self.holder.games, self.holder.sources = games, sources
+    def update(self, games: int = 0, sources: int = 0, positions: int = 0) -> None:
+        """Note the games and sources (an import's) or the positions (an analysis's)
+        stored so far; rewritten only when they changed, which is at each commit."""
+        counts = (games, sources, positions)
+        if counts != (self.holder.games, self.holder.sources, self.holder.positions):
+            self.holder.games, self.holder.sources, self.holder.positions = counts
             self._write()
 
     def _write(self) -> None:

@@ -83,9 +83,8 @@ def connect(path: str | os.PathLike[str], read_only: bool = False, *,
     :class:`DatabaseError` with a one-line message naming the file.
     """
     where = Path(path)
-    if (read_only or not create) and not where.exists():
-        raise DatabaseError(f"{where}: no such database (xqdb import FILES --db {where} "
-                            "creates one)")
+    if read_only or not create:
+        require_database(where)
     if where.is_dir():
         raise DatabaseError(f"{where}: is a folder, not a database file")
     # DuckDB opens some other files (CSV, Parquet...) as in-memory views: writing there
@@ -118,6 +117,21 @@ def connect(path: str | os.PathLike[str], read_only: bool = False, *,
         con.close()
         raise
     return con
+
+
+def require_database(path: str | os.PathLike[str]) -> None:
+    """Raise :class:`DatabaseError` when there is no database at ``path``: only an import
+    makes one, so a mistyped path elsewhere must not leave an empty file.
+
+    >>> require_database("/no/such/games.duckdb")
+    Traceback (most recent call last):
+    ...
+    xqdb.db.schema.DatabaseError: /no/such/games.duckdb: no such database (xqdb import FILES --db /no/such/games.duckdb creates one)
+    """
+    where = Path(path)
+    if not where.exists():
+        raise DatabaseError(f"{where}: no such database (xqdb import FILES --db {where} "
+                            "creates one)")
 
 
 def _first_line(exc: BaseException) -> str:

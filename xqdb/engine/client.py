@@ -219,6 +219,24 @@ class Engine:
             value = "true" if value else "false"
         self._send(self.dialect.setoption_line(name, str(value)))
 
+    def forget(self) -> bool:
+        """Make the engine forget what earlier searches left in its hash table and move
+        histories, so that the next search depends on its position alone (a search at a
+        fixed node count otherwise depends on the searches before it). ``False`` when the
+        engine offers no way: no new-game command in its dialect, no ``Clear Hash``.
+
+        The engine obeys commands in order, so the next search waits for the clearing
+        without an ``isready`` round trip.
+        """
+        line = self.dialect.new_game
+        if line is None:
+            button = self._option("Clear Hash")
+            if button is None:
+                return False
+            line = self.dialect.setoption_line(button.name, "")
+        self._send(line)
+        return True
+
     # --- Searching ---------------------------------------------------------------------
 
     @overload

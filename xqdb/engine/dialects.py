@@ -44,6 +44,9 @@ class Dialect:
     """The number written for Red's back rank: 0 or 1."""
     variant: str | None = None
     """The ``UCI_Variant`` to select, for engines that play several games."""
+    new_game: str | None = None
+    """The command that makes the engine forget earlier searches (hash table, move
+    histories), if the protocol has one."""
 
     @property
     def greeting_ok(self) -> str:
@@ -91,8 +94,9 @@ class Dialect:
         return " ".join(words), kind, choices
 
 
-UCI: Final = Dialect("uci", "uci", 0)
-UCI_VARIANT: Final = Dialect("uci-variant", "uci", 1, variant="xiangqi")
+UCI: Final = Dialect("uci", "uci", 0, new_game="ucinewgame")
+UCI_VARIANT: Final = Dialect("uci-variant", "uci", 1, variant="xiangqi", new_game="ucinewgame")
+#: UCCI has no new-game command: engines offer a ``Clear Hash`` button instead.
 UCCI: Final = Dialect("ucci", "ucci", 0)
 
 #: The dialects by the name ``--protocol`` takes.
