@@ -9,6 +9,7 @@ five notations.
 
 from __future__ import annotations
 
+import io
 import re
 from pathlib import Path
 
@@ -18,7 +19,7 @@ import pytest
 from datafiles import DATA
 from xqdb import AmbiguousMoveError, Move, NotationError, Position
 from xqdb.errors import ErrorKind
-from xqdb.formats import read_paths
+from xqdb.formats import pgn, read_paths
 from xqdb.formats.engine_comments import EngineComment
 from xqdb.formats.record import GameRecord, Origin
 from xqdb.importer import import_paths
@@ -165,6 +166,17 @@ def test_a_game_that_replays_in_both_dialects_is_an_error_naming_the_text() -> N
     assert game.error_kind == ErrorKind.AMBIGUOUS_MOVE
     assert "'Ch4' (ply 1) replays as h2h4 in san and as h2h3 in san-fsf" in (game.error or "")
 
+
+
+@pytest.mark.parametrize("tag, expected", [("san", ["h2h4", "h7h6"]),
+                                           ("SAN-FSF", ["h2h3", "h7h5"])])
+def test_a_format_tag_naming_the_dialect_decides_it(tag: str, expected: list[str]) -> None:
+    # As xqdb's PGN export writes a game in algebraic notation: the tag names the dialect,
+    # so a game that replays in both is read as the one named, not refused.
+    text = f'[Format "{tag}"]\n1. Ch4 Ch6 *\n'.encode()
+    record = next(pgn.read(io.BytesIO(text), Origin("exported.pgn")))
+    game = replay(record)
+    assert game.is_valid and game.uci == expected
 
 def _winboard_games() -> list[GameRecord]:
     return [next(read_paths([str(path)])) for path in sorted(ALGEBRAIC.glob("winboard-*.pgn"))]

@@ -171,6 +171,12 @@ class ReplayedGame:
         return self.status == Status.VALID
 
 
+def _names_its_dialect(record: GameRecord) -> bool:
+    """Whether the record's ``Format`` tag names its notation exactly (``san``, ``san-fsf``,
+    as xqdb's PGN export writes it): then the dialect is told, not settled by replay, and a
+    game that replays in both dialects reads as the one named."""
+    return (record.tags.get("Format") or "").strip().lower() == record.notation
+
 def replay(record: GameRecord, move_limit: int | None = DEFAULT_MOVE_LIMIT) -> ReplayedGame:
     """Replay ``record``'s main line, validating every move and adjudicating the game.
 
@@ -192,7 +198,7 @@ def replay(record: GameRecord, move_limit: int | None = DEFAULT_MOVE_LIMIT) -> R
     board = pos.board
     notation = record.notation
     entry = REGISTRY.get(notation)
-    if entry is not None and entry.twin is not None:
+    if entry is not None and entry.twin is not None and not _names_its_dialect(record):
         # Dialects whose texts look alike (WinBoard and Fairy-Stockfish algebraic): the one
         # the game replays in is the one it was written in. The record says so afterwards.
         try:
