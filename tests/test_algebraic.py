@@ -265,6 +265,34 @@ def _fsf_square(match: re.Match[str]) -> str:
     return f"{match[1]}{int(match[2]) - 1}"
 
 
+#: (start FEN, moves, WinBoard texts): the marks the ``moves`` view cannot tell from the
+#: move and its pieces alone, worked out on a board.
+MARKED_GAMES = [
+    (TWINS, "a0a2 f9f8 d2f2 f8f9", "R0a2 Kf8 Cdf2 Kf9"),       # twins told apart: rank, file
+    ("3k5/9/9/9/2Pn1P3/9/2P6/9/9/4K4 w", "c5d5 d9d8 f5e5 d8d9",
+     "cxd5 Kd8 fe5 Kd9"),                                       # pawns name their file
+    ("3k5/9/2R6/9/9/9/9/9/9/4K4 w", "c7c8", "Rc8#"),             # stalemate, marked as mate
+]
+
+
+def test_the_moves_view_writes_the_marks_of_twins_pawns_and_stalemate(tmp_path: Path) -> None:
+    """The ``moves`` view writes SAN from the stored move, pieces, check and ``san_marks``:
+    a chariot named by its rank, a cannon by its file, a pawn capturing or stepping
+    sideways by its file, and a stalemating move with ``#`` though it gives no check."""
+    pgn = tmp_path / "marks.pgn"
+    pgn.write_text("".join(f'[Event "marks {i}"]\n[FEN "{fen}"]\n\n{moves} *\n\n'
+                           for i, (fen, moves, _) in enumerate(MARKED_GAMES)))
+    db = tmp_path / "g.duckdb"
+    import_paths([str(pgn)], db, jobs=1)
+    stored = _stored_san(db)
+    assert [texts for _, _, texts in stored] == [san.split() for _, _, san in MARKED_GAMES]
+    for fen, moves, texts in stored:
+        pos = Position.from_fen(fen)
+        for move, text in zip(moves, texts):
+            assert pos.move_text(move, "san") == text
+            pos.push(move)
+
+
 @pytest.mark.slow
 @pytest.mark.usefixtures("shared_data")  # the position set comes from the corpus
 def test_pyffish_writes_what_we_write_and_we_read_what_it_writes() -> None:

@@ -7,8 +7,8 @@ stored: as Arrow columns.
 >>> rec = GameRecord(origin=Origin("x.pgn"), format="pgn", notation="uci")
 >>> rec.moves.extend(["h2e2", "h9g7", "h0g2"])
 >>> game = replay(rec)
->>> game.status, game.plies, game.iccs[0], game.san[0]
-(<Status.VALID: 'valid'>, 3, 'H2-E2', 'Che2')
+>>> game.status, game.plies, game.iccs[0], game.san_marks
+(<Status.VALID: 'valid'>, 3, 'H2-E2', [1, 0, 0])
 >>> rec.moves.append("h2h9")
 >>> game = replay(rec)
 >>> game.error_kind, game.error_ply, game.error_text
@@ -26,7 +26,7 @@ from .formats.record import GameRecord, Line
 from .notation import REGISTRY, read_move, reader_for, write_wxf_and_chinese
 from .notation.chinese import script_of
 from .notation.registry import DialectError, settle_by_replay
-from .notation.san import check_mark, write_san
+from .notation.san import MATE, check_mark, write_san
 from .notation.coordinates import write_iccs
 from .position import Position
 from .rules.board import Move, Piece
@@ -102,8 +102,11 @@ class ReplayedGame:
     """The validated moves of the main line (see :attr:`uci` and :attr:`iccs` for texts)."""
     wxf: list[str] = field(default_factory=list)
     chinese: list[str] = field(default_factory=list)
-    san: list[str] = field(default_factory=list)
-    """The moves in algebraic notation, WinBoard dialect (``Che2``, ``g4``, ``Rxd9#``)."""
+    san_marks: list[int] = field(default_factory=list)
+    """Per ply, what the move's algebraic text (WinBoard dialect: ``Che2``, ``Cbc2``,
+    ``Rxd9#``) adds to what the move, the pieces and the check tell: bits
+    :data:`~xqdb.notation.san.TELL_FILE`, :data:`~xqdb.notation.san.TELL_RANK` and
+    :data:`~xqdb.notation.san.MATE`; 0 nearly always."""
     pieces: list[Piece] = field(default_factory=list)
     """Signed code of the piece that moved, per ply (see :mod:`xqdb.rules.board`)."""
     captures: list[Piece] = field(default_factory=list)
@@ -210,7 +213,7 @@ def replay(record: GameRecord, move_limit: int | None = DEFAULT_MOVE_LIMIT) -> R
     moves, wxf, chinese = game.moves.append, game.wxf.append, game.chinese.append
     pieces, captures, keys, checks = (game.pieces.append, game.captures.append,
                                       game.keys.append, game.checks.append)
-    san, write_san_unmarked = game.san.append, write_san.unmarked
+    san_marks, told_apart = game.san_marks.append, write_san.told_apart
     start_check = pos.is_check()
     is_legal, push, zobrist, is_check = pos.is_legal, pos.push, pos.zobrist, pos.is_check
     write_texts = write_wxf_and_chinese
@@ -236,12 +239,11 @@ def replay(record: GameRecord, move_limit: int | None = DEFAULT_MOVE_LIMIT) -> R
         wxf_text, chinese_text = write_texts(board, move)
         wxf(wxf_text)
         chinese(chinese_text)
-        san_text = write_san_unmarked(pos, move)
+        san_marks(told_apart(pos, move))
         push(move)
         keys(zobrist())
         check = is_check()
         checks(check)
-        san(san_text + "+" if check else san_text)
     game.final_fen = pos.fen()
     game.ending = judge_history(pos, [start_check, *game.checks], move_limit=move_limit)
     _mark_last_move(game, pos)
@@ -265,15 +267,14 @@ def _mark_last_move(game: ReplayedGame, pos: Position) -> None:
     """Give the last algebraic text its mate mark: only the last move can leave the side to
     move without a legal move, so the replay looks for one there alone, not after every
     check."""
-    if not game.san:
+    if not game.san_marks:
         return
     ending = game.termination
-    if ending in (Termination.CHECKMATE, Termination.STALEMATE):
-        game.san[-1] = game.san[-1].rstrip("+") + "#"
-    elif ending is not None or not game.is_valid:
-        # The game ended before its last move, or failed after it: the rules did not
-        # look at the last position yet.
-        game.san[-1] = game.san[-1].rstrip("+") + check_mark(pos)
+    if ending in (Termination.CHECKMATE, Termination.STALEMATE) or (
+            # The game ended before its last move, or failed after it: the rules did not
+            # look at the last position yet.
+            (ending is not None or not game.is_valid) and check_mark(pos) == "#"):
+        game.san_marks[-1] |= MATE
 
 
 def replay_variations(fen: str, line: Line, notation: str

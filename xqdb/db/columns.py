@@ -26,10 +26,12 @@ from ..errors import ErrorKind
 from ..formats.tags import parse_date, parse_year
 from ..notation import REGISTRY
 from ..notation.chinese import TRADITIONAL_GLYPHS
+from ..notation.san import MATE, TELL_FILE, TELL_RANK
+from ..notation.tables import WRITTEN_LETTERS
 from ..openings.store import classify_game, stored_values
 from ..replay import ReplayedGame
 from ..rules.adjudication import ENDING_NAMES
-from ..rules.board import piece_symbol
+from ..rules.board import PAWN, piece_symbol
 from ..engine.judgement import BLUNDERS_QUERY, JUDGEMENTS_QUERY, PLAYER_BLUNDERS_QUERY
 from .dedupe import content_hash
 
@@ -272,15 +274,15 @@ _CHINESE = Column("chinese", "VARCHAR", "the move in Chinese, simplified script 
                   pa.string(), attrgetter("chinese"))
 _PLY = Column("ply", "SMALLINT", "1 for the first move of the game", pa.int16(), not_null=True)
 _WXF = Column("wxf", "VARCHAR", "the move in WXF notation (`C2.5`)", pa.string(), attrgetter("wxf"))
-_SAN = Column("san", "VARCHAR", "the move in algebraic notation as WinBoard writes it: ranks "
-              "0-9, pawns without a letter (`Che2`, `Hxg7`, `g4`, `Rxd9#`)", pa.string(),
-              attrgetter("san"))
+_SAN_MARKS = Column("san_marks", "TINYINT", "what the move's `san` adds to what the other "
+                    "columns tell: 1 names the origin's file, 2 its rank, 4 a mate (`#`); "
+                    "0 nearly always", pa.int8(), attrgetter("san_marks"), not_null=True)
 _IS_CHECK = Column("is_check", "BOOLEAN", "the move gives check", pa.bool_(), attrgetter("checks"))
 
 #: Columns of ``stored_moves`` (after ``game_id``). Those with a ``take`` are lists, one
 #: item per ply; ``ply`` and ``key_before`` follow from them in Arrow.
 MOVE_COLUMNS: tuple[Column, ...] = (
-    _PLY, _MOVE, _WXF, _CHINESE, _SAN,
+    _PLY, _MOVE, _WXF, _CHINESE, _SAN_MARKS,
     Column("piece", "TINYINT", "signed code of the piece moved", pa.int8(), attrgetter("pieces"),
            not_null=True),
     Column("capture", "TINYINT", "signed code of the piece taken, 0 for none", pa.int8(),
@@ -300,6 +302,23 @@ _LETTERS = "".join(piece_symbol(p) if p else " " for p in range(-7, 8))
 # Whether a game began with Black to move follows from any one of its rows: the side of
 # a ply is the sign of the piece moved, and the side of ply 1 alternates from there.
 _BLACK_FIRST = "((piece < 0) <> (ply % 2 = 0))::INTEGER"
+
+_FROM_FILE = "chr(ascii('a') + move // 90 % 9)"
+# WinBoard writes a pawn without a letter: its index is past the end of the letters, where
+# ``substr`` gives ''.
+_SAN_LETTER = f"substr('{WRITTEN_LETTERS[:PAWN]}', abs(piece) + 1, 1)"
+# An algebraic text is a letter, what tells the mover from a twin, the capture, the
+# destination and the check or mate mark. Only the twin and the mate need a look at the
+# position beyond the move, so they alone are stored (``san_marks``); a WinBoard pawn names
+# its file when it captures or steps sideways, which the move tells.
+_SAN_SQL = (
+    f"{_SAN_LETTER}"
+    f" || CASE WHEN san_marks & {TELL_FILE} <> 0 OR (abs(piece) = {PAWN}"
+    f" AND (capture <> 0 OR move // 810 = move % 90 // 9)) THEN {_FROM_FILE} ELSE '' END"
+    f" || CASE WHEN san_marks & {TELL_RANK} <> 0 THEN (move // 810)::VARCHAR ELSE '' END"
+    f" || CASE WHEN capture <> 0 THEN 'x' ELSE '' END"
+    f" || {_square_sql('move % 90', 'a')}"
+    f" || CASE WHEN san_marks & {MATE} <> 0 THEN '#' WHEN is_check THEN '+' ELSE '' END")
 
 # The coordinate texts follow from the move's code alone, the piece letters from the piece
 # codes, and the side and move number from the piece's sign, so the ``moves`` view computes
@@ -324,7 +343,8 @@ _MOVES_VIEW: tuple[Column, ...] = (
            "(`馬八進七`): as a game whose `script` is `traditional` writes it",
            expr=f"translate(chinese, '{''.join(TRADITIONAL_GLYPHS)}', "
                 f"'{''.join(TRADITIONAL_GLYPHS.values())}')"),
-    _SAN,
+    Column("san", "VARCHAR", "the move in algebraic notation as WinBoard writes it: ranks 0-9, "
+           "pawns without a letter (`Che2`, `Hxg7`, `g4`, `Rxd9#`)", expr=_SAN_SQL),
     Column("piece", "VARCHAR", "FEN letter of the piece moved; upper case is Red",
            expr=f"substr('{_LETTERS}', piece + 8, 1)"),
     Column("capture", "VARCHAR", "FEN letter of the piece taken, NULL for none",

@@ -59,6 +59,11 @@ class Dialect(NamedTuple):
 WINBOARD = Dialect("san", 0, False, True)
 FAIRY_STOCKFISH = Dialect("san-fsf", 1, True, False)
 
+#: Bits of what an algebraic text adds to the piece, capture and destination (the
+#: ``san_marks`` column of ``stored_moves``): the origin's file, its rank, and a mate
+#: (``#`` in place of ``+``, or after a stalemating move in WinBoard's dialect).
+TELL_FILE, TELL_RANK, MATE = 1, 2, 4
+
 #: Piece letter, origin file, origin rank, capture or hyphen, destination file and rank.
 _SAN = re.compile(f"([{''.join(LETTER_TYPES)}])?([a-i])?(10|[0-9])?([-x:])?([a-i])(10|[0-9])")
 _MARKS = "+#!?"
@@ -217,12 +222,32 @@ class _Writer:
         text = self._texts.get(key)
         if text is None:
             text = self._texts[key] = self._plain(piece, f, t, capture)
-        if piece in self._alone:
+        told = self.told_apart(pos, move)
+        if not told:
             return text
+        origin = ((FILE_NAMES[f % 9] if told & TELL_FILE else "")
+                  + (_rank_text(f, self.dialect) if told & TELL_RANK else ""))
+        return text[0] + origin + text[1:]
+
+    def told_apart(self, pos: BasePosition, move: Move) -> int:
+        """What of its origin the text of the legal ``move`` of ``pos`` names to tell the
+        mover from a twin: 0 (nearly always), :data:`TELL_FILE`, :data:`TELL_RANK` or both.
+        The rest of the text follows from the move, the piece and what it captures, which
+        is why the ``moves`` table stores this alone.
+
+        >>> from xqdb.rules import BasePosition
+        >>> [write_san.told_apart(BasePosition(), Move.from_uci(m)) for m in ("h2e2", "h0g2")]
+        [1, 0]
+        """
+        board = pos.board
+        f, t = move.from_square, move.to_square
+        piece = board[f]
+        if piece in self._alone:
+            return 0
         ptype = piece if piece > 0 else -piece
         found = _GATHER[ptype][t](board)
         if found.count(piece) < 2:  # only the mover itself could reach the point
-            return text
+            return 0
         if ptype == PAWN:  # up to five of them
             twins = [sq for sq, there in zip(_ORIGINS[PAWN][t], found) if there == piece]
         else:
@@ -232,9 +257,9 @@ class _Writer:
             first = found.index(piece)
             twin = points[found.index(piece, first + 1)] if points[first] == f else points[first]
             if not pos.is_legal(Move.of(twin, t)):
-                return text
+                return 0
             twins = [twin]
-        return text[0] + _told_apart(pos, move, twins, self.dialect) + text[1:]
+        return _told_apart(pos, move, twins)
 
     def _plain(self, piece: int, f: int, t: int, capture: bool) -> str:
         ptype = abs(piece)
@@ -275,18 +300,18 @@ def _can_move(pos: BasePosition) -> bool:
     return pos.has_legal_moves()
 
 
-def _told_apart(pos: BasePosition, move: Move, twins: list[int], dialect: Dialect) -> str:
+def _told_apart(pos: BasePosition, move: Move, twins: list[int]) -> int:
     """What tells the mover from those of its ``twins`` that could legally make the move
-    too: its file, else its rank, else both; nothing when none could."""
+    too: its file, else its rank, else both; nothing (0) when none could."""
     f, t = move.from_square, move.to_square
     twins = [sq for sq in twins if sq != f and pos.is_legal(Move.of(sq, t))]
     if not twins:
-        return ""
+        return 0
     if all(sq % 9 != f % 9 for sq in twins):
-        return FILE_NAMES[f % 9]
+        return TELL_FILE
     if all(sq // 9 != f // 9 for sq in twins):
-        return _rank_text(f, dialect)
-    return _square_text(f, dialect)
+        return TELL_RANK
+    return TELL_FILE | TELL_RANK
 
 
 parse_san = _Reader(WINBOARD)
