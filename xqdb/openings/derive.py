@@ -64,7 +64,12 @@ def grow(examples: Sequence[Example]) -> Tree:
     that one refines."""
     groups: dict[str, list[tuple[dict[int, int], str]]] = defaultdict(list)
     for line, code in examples:
-        key, row = group(line).key, (line.features(), code)
+        grouping = group(line)
+        if grouping.final:
+            # The rules decide these games' codes alone; in a tree they would only blur
+            # the boundaries of the games the rules leave to it.
+            continue
+        key, row = grouping.key, (line.features(), code)
         groups[key].append(row)
         # A group refines the one its key extends: that one's tree is there for the
         # refinements no tagged game reached.

@@ -5,8 +5,11 @@ its first moves define (中炮对屏风马, 中炮对反宫马, 顺炮, 仙人�
 where ECCO decides a decade by the first characteristic move, that move (过河车, 五七炮,
 巡河炮…). The decision tree of :mod:`xqdb.openings.ecco` then picks the code inside the
 group. Where an ECCO definition fixes the code outright (对兵局, 先上士, 鸳鸯炮, the
-variations of 仙人指路转左中炮对卒底炮…), the rules give it and no tree is asked
-(:attr:`Grouping.final`).
+variations of 仙人指路转左中炮对卒底炮…), the rules give it and no tree is asked. So they do
+where a definition names a variation by a move *at a given turn* (Red's seventh move
+车九进一 in 五七炮…边卒右马外盘河, Black's answer to 车九平八…): the tree, asking whether a
+move came within some plies, would accept it later than ECCO does. Codes the rules give
+are :attr:`Grouping.final`.
 
 A group's key names the groups it refines: ``中炮对屏风马/车二进四/进左马`` refines
 ``中炮对屏风马/车二进四``, and a game whose group no tagged game reached is classified by
@@ -123,7 +126,8 @@ def group(line: OpeningLine) -> Grouping:
     if first == "炮二平五" and reply not in ("炮8平5", "炮2平5"):
         key = _central_cannon(reading)
         if key is not None:
-            return Grouping(key, "C00", tuple(reading.steps))
+            key, code = _screen_horses_variation(reading, key)
+            return Grouping(key, code or "C00", tuple(reading.steps), final=code is not None)
         fixed = _right_horse_and_pawn(reading)
         if fixed is not None:
             return Grouping(f"中炮对进右马/{fixed}", fixed, tuple(reading.steps), final=True)
@@ -132,11 +136,17 @@ def group(line: OpeningLine) -> Grouping:
             return Grouping(key, "B30", tuple(reading.steps))
         key = _central_cannon_other_defence(reading)
         if key is not None:
+            if key.startswith("中炮对马2进3/车9进1"):
+                key += _cross_rook_or_edge_horse_first(reading)
             return Grouping(key, "B00", tuple(reading.steps))
     if first == "炮二平五" and reply == "炮8平5":
         key = _same_side_cannons(reading)
-        if key == "顺炮直车对横车/其他":
-            return Grouping(key, "D20", tuple(reading.steps), final=True)
+        fixed = {"顺炮直车对横车/其他": "D20", "顺炮直车对横车/两头蛇/双横车": "D29"}.get(key)
+        if fixed is not None:
+            return Grouping(key, fixed, tuple(reading.steps), final=True)
+        if key == "顺炮/直车对缓开车":
+            code = _slow_rook_answer(reading)
+            return Grouping(f"{key}/{code}", code, tuple(reading.steps), final=True)
         return Grouping(key, "D00", tuple(reading.steps))
     if first == "兵三进一" and reply == "炮8平7":
         reading.note((1,), "Black played 炮8平7 (卒底炮)")
@@ -154,7 +164,62 @@ def group(line: OpeningLine) -> Grouping:
         code = _pawns_facing(reading)
         return Grouping(f"仙人指路/{code}", code, tuple(reading.steps), final=True)
     reading.note((1,), f"Black played {reply}")
+    if first == "炮二平六" and reply == "炮8平5" and reading.at(2) == "马二进三" \
+            and reading.at(4) == "车一平二":
+        code = _crossing_cannon_straight_rook(reading)
+        return Grouping(f"{first} {reply}/{code}", code, tuple(reading.steps), final=True)
+    if first == "相三进五" and reply == "炮8平4":
+        code = _elephant_against_palace_cannon(reading)
+        if code is not None:
+            return Grouping(f"{first} {reply}/{code}", code, tuple(reading.steps), final=True)
+    by_second = _BY_RED_SECOND_MOVE.get((first, reply))
+    if by_second is not None:
+        second = reading.at(2)
+        code = by_second.get(second, by_second[""])
+        reading.note((2,), f"Red played {second or 'nothing'} as his move 2")
+        return Grouping(f"{first} {reply}/{code}", code, tuple(reading.steps), final=True)
     return Grouping(f"{first} {reply}", default, tuple(reading.steps))
+
+
+#: Where ECCO names the code by Red's second move after a first move and its reply, the
+#: code for each second move ("" for any other).
+_BY_RED_SECOND_MOVE = {
+    ("相三进五", "马2进3"): {"兵三进一": "A15", "兵七进一": "A16", "": "A14"},
+    ("相三进五", "卒7进1"): {"马八进七": "A37", "兵七进一": "A38", "": "A36"},
+    ("相三进五", "炮8平4"): {"马二进三": "A31", "": "A30"},
+}
+
+
+def _crossing_cannon_straight_rook(reading: _Reading) -> str:
+    """过宫炮直车对左中炮 (马二进三, 车一平二 as Red's second and third moves): 横车 (A65)
+    when Black's second and third moves are 马8进7 and 车9进1 in either order, else A64."""
+    black = {reading.at(3), reading.at(5)}
+    if black == {"马8进7", "车9进1"}:
+        reading.note((2, 3, 4, 5), "Red played 马二进三 and 车一平二, Black 马8进7 and 车9进1 "
+                                   "(直车对左中炮横车)")
+        return "A65"
+    reading.note((2, 4), "Red played 马二进三 and 车一平二 (直车), Black not 马8进7 and 车9进1")
+    return "A64"
+
+
+#: 飞相进右马对左过宫炮, 红直车对黑进７卒 (A32), as ECCO writes it, and Red's fourth
+#: moves that name the lines after it: 边炮 (A33), 互进七兵 (A34).
+_ELEPHANT_AGAINST_PALACE_CANNON = ("相三进五", "炮8平4", "马二进三", "马8进7", "车一平二", "卒7进1")
+_AFTER_ELEPHANT_AGAINST_PALACE_CANNON = {"炮二平一": "A33", "兵七进一": "A34"}
+
+
+def _elephant_against_palace_cannon(reading: _Reading) -> str | None:
+    """A32-A34 when the game opens with :data:`_ELEPHANT_AGAINST_PALACE_CANNON` in that
+    order, by Red's fourth move; ``None`` (the tree decides among A30, A31) otherwise."""
+    plies = tuple(range(len(_ELEPHANT_AGAINST_PALACE_CANNON)))
+    if tuple(reading.at(ply) for ply in plies) != _ELEPHANT_AGAINST_PALACE_CANNON:
+        return None
+    fourth = reading.at(len(plies))
+    code = _AFTER_ELEPHANT_AGAINST_PALACE_CANNON.get(fourth, "A32")
+    reading.note(plies[2:], "Red played 马二进三 and 车一平二, Black 马8进7 and 卒7进1 (红直车对黑进７卒)")
+    if code != "A32":
+        reading.note((len(plies),), f"Red played {fourth} as his move 4")
+    return code
 
 
 def _left_horse(reading: _Reading) -> str:
@@ -190,6 +255,136 @@ def _central_cannon(reading: _Reading) -> str | None:
     if system == "车二进四":
         return "中炮对屏风马/车二进四/" + _left_horse(reading)
     return f"中炮对屏风马/{system}"
+
+
+def _screen_horses_variation(reading: _Reading, key: str) -> tuple[str, str | None]:
+    """Where an ECCO definition inside a 屏风马 system fixes the code by a move at a given
+    turn, the key refined by it and the code (``None``: the tree decides)."""
+    if key == "中炮对屏风马/炮八平七":
+        key, code = _five_seven_cannons_edge_pawn(reading, key)
+        if code is None and key == "中炮对屏风马/炮八平七":
+            return _five_seven_cannons_both_straight_rooks(reading, key)
+        return key, code
+    if key == "中炮对屏风马/炮八进二" and reading.at(8) == "炮八进二":
+        return _river_cannon_elephant(reading, key)
+    if key == "中炮对屏风马/车二进六" and _central_pawn_before_left_wing(reading):
+        return f"{key}/进中兵", "C17"
+    if key == "中炮对屏风马/车二进六" and reading.at(11) == "炮9退1" and reading.at(12) == "马八进七":
+        return _seven_road_horse_against_edge_cannon(reading, key)
+    return key, None
+
+
+def _seven_road_horse_against_edge_cannon(reading: _Reading, key: str) -> tuple[str, str | None]:
+    """中炮过河车互进七兵对屏风马平炮兑车, 红七路马对黑退边炮 (C42-C46): Black's 炮9退1 as
+    his sixth move and Red's 马八进七 as his seventh. 上右士 (士4进5) as Black's seventh
+    opens C43-C46, and Red's eighth 马七进六 then makes it 左马盘河 (C44); without the
+    士 there it is C42."""
+    reading.note((11, 12), "Black played 炮9退1 as his move 6, Red 马八进七 as his move 7")
+    if reading.at(13) != "士4进5":
+        reading.note((13,), f"Black played {reading.at(13) or 'nothing'} as his move 7, not 士4进5")
+        return f"{key}/七路马对退边炮", "C42"
+    if reading.at(14) == "马七进六":
+        reading.note((13, 14), "Black played 士4进5 (上右士), Red 马七进六 (左马盘河)")
+        return f"{key}/七路马对退边炮上右士/马七进六", "C44"
+    reading.note((13,), "Black played 士4进5 as his move 7 (上右士)")
+    return f"{key}/七路马对退边炮上右士", None
+
+
+#: Black's move after 飞左象 against 中炮巡河炮 that names the variation: 右横车 (C82),
+#: 左炮巡河 (C83); any other is C81.
+_AFTER_RIVER_CANNON_LEFT_ELEPHANT = {"车1进1": "C82", "炮8进2": "C83"}
+
+
+def _river_cannon_elephant(reading: _Reading, key: str) -> tuple[str, str | None]:
+    """中炮巡河炮对屏风马 with 炮八进二 as Red's fifth move: Black's answer 象3进5 is 飞右象
+    (C84), 象7进5 飞左象 (C81-C83, by Black's next move); any other answer is left to
+    the tree."""
+    answer = reading.at(9)
+    if answer == "象3进5":
+        reading.note((8, 9), "Red played 炮八进二 as his move 5, Black 象3进5 (飞右象)")
+        return f"{key}/飞右象", "C84"
+    if answer != "象7进5":
+        return key, None
+    after = reading.at(11)
+    code = _AFTER_RIVER_CANNON_LEFT_ELEPHANT.get(after, "C81")
+    reading.note((8, 9, 11), f"Red played 炮八进二 as his move 5, Black 象7进5 (飞左象), then "
+                             f"{after or 'nothing'}")
+    return f"{key}/飞左象/{code}", code
+
+
+def _central_pawn_before_left_wing(reading: _Reading) -> bool:
+    """Whether Red's first move past 过河车 (his pawns 三/七 and the 车二 read past) is
+    兵五进一, with neither 兵七进一 nor a left horse before it: no 七路马, 左边马 or 互进七兵
+    line is reached, and the code stays 中炮过河车对屏风马 (C17)."""
+    rook = reading.ply_of("车二进六", 0)
+    assert rook is not None, "the 过河车 group is named by 车二进六"
+    for ply in range(rook + 2, len(reading.texts), 2):
+        move = reading.texts[ply]
+        if move in ("兵三进一", "兵七进一") or move.startswith("车二"):
+            continue
+        if move != "兵五进一" or any(
+                reading.texts[before] in ("兵七进一", "马八进七", "马八进九")
+                for before in range(0, ply, 2)):
+            return False
+        reading.note((ply,), "Red played 兵五进一 before 兵七进一 or a left horse (进中兵)")
+        return True
+    return False
+
+
+def _five_seven_cannons_edge_pawn(reading: _Reading, key: str) -> tuple[str, str | None]:
+    """五七炮互进三兵对屏风马边卒右马外盘河 (C72-C78): Red's 马八进九 and 兵三进一 and
+    Black's 卒1进1 before Black's sixth move 马3进2. Red's seventh move 车九进一 (左横车)
+    opens C73-C78; any other seventh move is C72."""
+    if reading.at(11) != "马3进2" or any(
+            (ply := reading.ply_of(move, side)) is None or ply > 10
+            for move, side in (("马八进九", 0), ("兵三进一", 0), ("卒1进1", 1))):
+        return key, None
+    reading.note((11,), "Black played 马3进2 as his move 6, after 卒1进1 (边卒右马外盘河)")
+    if reading.at(12) != "车九进一":
+        reading.note((12,), f"Red played {reading.at(12) or 'nothing'} as his move 7, not 车九进一")
+        return f"{key}/边卒右马外盘河", "C72"
+    answer, eighth = reading.at(13), reading.at(14)
+    code = _AGAINST_LEFT_CROSS_ROOK.get(answer, "C73")
+    if code == "C74":
+        code = {"马三进四": "C75", "车二进四": "C76"}.get(eighth, code)
+    reading.note((12, 13, 14) if code in ("C75", "C76") else (12, 13),
+                 f"Red played 车九进一 as his move 7 (左横车), Black {answer or 'nothing'}"
+                 + (f", Red {eighth}" if code in ("C75", "C76") else ""))
+    return f"{key}/边卒右马外盘河/左横车/{code}", code
+
+
+#: Black's answer to 红左直车 in 五七炮对屏风马进７卒 that names the variation: 左炮过河,
+#: 右炮巡河, 右炮过河; any other is C63.
+_AGAINST_FIVE_SEVEN_LEFT_STRAIGHT_ROOK = {"炮8进4": "C64", "炮2进2": "C65", "炮2进4": "C66"}
+
+
+def _five_seven_cannons_both_straight_rooks(reading: _Reading, key: str) -> tuple[str, str | None]:
+    """五七炮对屏风马进７卒, 黑右直车 (C62-C66): Black's 卒7进1 and 车1平2 by his fifth
+    move, Red's left rook and 七兵 still home. Red's 车九平八 as his sixth move makes it 红左直车对
+    黑右直车 (C63-C66), Black's answer to it naming the variation; any other sixth move
+    leaves C62."""
+    pawn, rook = reading.ply_of("卒7进1", 1), reading.ply_of("车1平2", 1)
+    if pawn is None or rook is None or max(pawn, rook) > 9:
+        return key, None
+    # A 车九平八 or 兵七进一 (互进七兵, C68) before Red's sixth move is another line.
+    if any((ply := reading.ply_of(move, 0)) is not None and ply < 10
+           for move in ("车九平八", "兵七进一")):
+        return key, None
+    if reading.at(10) != "车九平八":
+        reading.note((pawn, rook, 10), f"Black played 卒7进1 and 车1平2 (进７卒, 右直车), Red "
+                                       f"{reading.at(10) or 'nothing'} as his move 6, not 车九平八")
+        return f"{key}/进7卒/右直车", "C62"
+    answer = reading.at(11)
+    code = _AGAINST_FIVE_SEVEN_LEFT_STRAIGHT_ROOK.get(answer, "C63")
+    reading.note((pawn, rook, 10, 11), f"Black played 卒7进1 and 车1平2, Red 车九平八 as his move 6 "
+                                      f"(左直车对右直车), Black {answer or 'nothing'}")
+    return f"{key}/进7卒/左直车对右直车/{code}", code
+
+
+#: Black's seventh move against 五七炮…边卒右马外盘河 and 红左横车 that names the variation:
+#: 飞左象 (C74, then C75 右马盘河 or C76 右车巡河 by Red's eighth), 飞右象, 兑边卒; any
+#: other is C73.
+_AGAINST_LEFT_CROSS_ROOK = {"象7进5": "C74", "象3进5": "C77", "卒1进1": "C78"}
 
 
 def _red_system(reading: _Reading, systems: frozenset[str]) -> str:
@@ -290,6 +485,17 @@ def _central_cannon_other_defence(reading: _Reading) -> str | None:
     return "/".join([f"中炮对{reply}"] + (moves or ["其他"]))
 
 
+def _cross_rook_or_edge_horse_first(reading: _Reading) -> str:
+    """For 中炮对进右马横车: ``/横车先平肋`` when the 横车 moves to the rib file (车9平4)
+    before 马8进9, which makes it 单提马横车 (B12-B14), else ``/边马先`` (单提马, B10)."""
+    rib, edge = reading.ply_of("车9平4", 1), reading.ply_of("马8进9", 1)
+    if rib is not None and (edge is None or rib < edge):
+        reading.note((rib,), "Black played 车9平4 before 马8进9 (单提马横车)")
+        return "/横车先平肋"
+    reading.note((), "Black played 马8进9 before moving the 横车 to the rib file")
+    return "/边马先"
+
+
 #: Red's moves read past when his rooks name the line against 后补列炮.
 _HORSES_AND_PAWNS = frozenset({"马二进三", "马八进七", "马八进九", "兵三进一", "兵七进一"})
 
@@ -336,21 +542,62 @@ def _same_side_cannons(reading: _Reading) -> str:
         reading.note((), "Black had not played 车9进1 by his move 3")
         return "顺炮/直车对缓开车"
     reading.note((black[0],), f"Black played 车9进1 as his move {black[0] // 2 + 1}")
+    pawns: list[int] = []
     for ply in range(6, len(reading.texts), 2):
         move = reading.texts[ply]
-        if move != "马八进七":
-            if move not in _AGAINST_SAME_SIDE_CANNONS_AND_CROSS_ROOK:
-                reading.note((ply,), f"Red played {move} after 马八进七, no variation's move")
-                return "顺炮直车对横车/其他"
-            reading.note((ply,), f"Red played {move}, his first move after 马八进七")
+        if move == "马八进七":
+            continue
+        if move in ("兵三进一", "兵七进一"):
+            # A pawn leaves the variation open: the move after it may still name one
+            # (进三兵 then 过河车 is 红过河车), and the other pawn makes it 两头蛇.
+            pawns.append(ply)
+            if len(pawns) == 2:
+                reading.note(tuple(pawns), "Red played 兵三进一 and 兵七进一 before any other "
+                                           "move after 马八进七 (两头蛇)")
+                if reading.at(ply + 1) == "车1进1" and "车9平4" in reading.texts[5:ply:2]:
+                    reading.note((ply + 1,), "Black answered with his second 横车 车1进1, "
+                                             "the first already on the rib file (双横车)")
+                    return "顺炮直车对横车/两头蛇/双横车"
+                return "顺炮直车对横车/两头蛇"
+            continue
+        if move in _AGAINST_SAME_SIDE_CANNONS_AND_CROSS_ROOK:
+            reading.note((ply,), f"Red played {move}, his first move after 马八进七"
+                         + (" and the pawn" if pawns else ""))
             return f"顺炮直车对横车/{move}"
+        if pawns:
+            break
+        reading.note((ply,), f"Red played {move} after 马八进七, no variation's move")
+        return "顺炮直车对横车/其他"
+    if pawns:
+        pawn = reading.texts[pawns[0]]
+        reading.note((pawns[0],), f"Red played {pawn}, then no other variation's move")
+        return f"顺炮直车对横车/{pawn}"
     return "顺炮直车对横车/其他"
 
 
-#: Red's moves that name a variation of 顺炮直车对横车 (D21-D29): 先上仕, 左边马,
-#: 巡河车, 过河车, 仕角炮, and the pawns that lead to 进三兵, 进七兵, 两头蛇.
+#: Black's moves that name a variation of 顺炮直车对缓开车: 左横车, 右横车, 兑直车, 过河炮,
+#: 边炮.
+_SLOW_ROOK_ANSWERS = {"车9进1": "D11", "车1进1": "D12", "车9平8": "D13", "炮2进4": "D14",
+                      "炮2平1": "D15"}
+
+
+def _slow_rook_answer(reading: _Reading) -> str:
+    """顺炮直车对缓开车 (D10-D15) by the first of Black's :data:`_SLOW_ROOK_ANSWERS` from his
+    third move to his fifth; D10 when he plays none of them."""
+    for ply in range(5, min(len(reading.texts), 11), 2):
+        code = _SLOW_ROOK_ANSWERS.get(reading.texts[ply])
+        if code is not None:
+            reading.note((ply,), f"Black played {reading.texts[ply]} as his move {ply // 2 + 1}")
+            return code
+    reading.note((), "Black played none of 车9进1, 车1进1, 车9平8, 炮2进4, 炮2平1 by his move 5")
+    return "D10"
+
+
+#: Red's moves that name a variation of 顺炮直车对横车 (D21-D25): 先上仕, 左边马,
+#: 巡河车, 过河车, 仕角炮. The pawns before them are read past; alone they name 进三兵,
+#: 进七兵 (D26, D27), both 两头蛇 (D28, D29).
 _AGAINST_SAME_SIDE_CANNONS_AND_CROSS_ROOK = frozenset({
-    "仕四进五", "仕六进五", "马八进九", "车二进四", "车二进六", "炮八平六", "兵三进一", "兵七进一"})
+    "仕四进五", "仕六进五", "马八进九", "车二进四", "车二进六", "炮八平六"})
 
 
 def _first_of(reading: _Reading, side: int, moves: tuple[str, ...]) -> tuple[int, str] | None:
@@ -397,7 +644,31 @@ def _left_central_cannon_against_cannon_below_pawn(reading: _Reading) -> tuple[s
         reading.note((4,), f"Red played 马八进七 (进左马), Black {answer or 'nothing'}")
         return f"{key}/飞左象/马八进七/其他", "E22"
     reading.note((4, 5), f"Red played 马八进七 (进左马), Black {answer}")
-    return f"{key}/飞左象/马八进七/{answer}", "E23" if answer == "车1进1" else "E30"
+    if answer == "车1进1":
+        return _left_straight_rook_against_right_cross_rook(reading, f"{key}/飞左象/马八进七/车1进1")
+    return f"{key}/飞左象/马八进七/{answer}", "E30"
+
+
+#: Black's answer to 右马盘河 (马三进四) in 红左直车…对黑右横车 that names the variation:
+#: 上士, 过河 (the 横车, now on 8, crosses), 边卒; any other answer stays E24.
+_AGAINST_RIGHT_HORSE_TO_RIVER = {"士6进5": "E25", "车8进6": "E26", "卒1进1": "E27"}
+
+
+def _left_straight_rook_against_right_cross_rook(reading: _Reading, key: str) -> tuple[str, str]:
+    """…红进左马对黑右横车 (E23-E27): the 左直车 车九平八 as Red's fourth move, met by
+    车1平8 and, after 马二进三, 马8进6, makes it E24-E27, and Black's answer to Red's
+    马三进四 (右马盘河) then names E25-E27; any other order leaves E23."""
+    plies = (6, 7, 8, 9)
+    if [reading.at(ply) for ply in plies] != ["车九平八", "车1平8", "马二进三", "马8进6"]:
+        reading.note((), "Red's moves 4 and 5 and Black's answers are not "
+                         "车九平八 车1平8 马二进三 马8进6")
+        return f"{key}/其他", "E23"
+    reading.note(plies, "Red played 车九平八 (左直车) and 马二进三, Black 车1平8 and 马8进6")
+    horse = reading.ply_of("马三进四", 0)
+    code = "E24" if horse is None else _AGAINST_RIGHT_HORSE_TO_RIVER.get(reading.at(horse + 1), "E24")
+    if horse is not None and code != "E24":
+        reading.note((horse, horse + 1), f"Red played 马三进四 (右马盘河), Black {reading.at(horse + 1)}")
+    return f"{key}/车九平八/{code}/其他", code
 
 
 #: Red's third move in 对兵互进右马局 that names the variation: 飞相, 横车, 边炮.
