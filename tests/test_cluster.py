@@ -154,6 +154,16 @@ def test_a_worker_that_cannot_see_an_input_fails_naming_itself_and_the_path(
     assert (result.records, result.failed_sources) == (15, [])
 
 
+def test_each_map_on_a_cluster_gets_its_own_results(cluster: str) -> None:
+    # A second map over the same function while the first still holds a task: each task
+    # must be a new one, not a result of the first map under a shared task key.
+    with open_executor(scheduler=cluster) as executor:
+        first = executor.map(abs, [-1, -3], window=2)
+        assert next(first) == 1
+        assert list(executor.map(abs, [-5, -7], window=2)) == [5, 7]
+        assert list(first) == [3]
+
+
 def test_a_malformed_or_unreachable_scheduler_is_one_line_and_a_hint(tmp_path: Path) -> None:
     db = tmp_path / "g.duckdb"
     out = run_xqdb("import", str(DATA / "pgn-chinese-15.pgn"), "--db", str(db),

@@ -67,11 +67,18 @@ def test_reports_exit_2_for_what_the_database_does_not_hold(db: Path) -> None:
         "Error: Binder Error")
 
 
-def test_search_and_export_exit_3_for_a_bad_condition_or_text(db: Path, tmp_path: Path) -> None:
-    assert error_line(3, "export", "--db", str(db), "--where", "nonsense",
+def test_search_and_export_exit_2_for_a_bad_condition_or_text_as_tree_does(
+        db: Path, tmp_path: Path) -> None:
+    assert error_line(2, "export", "--db", str(db), "--where", "nonsense",
                       "--out", str(tmp_path / "x.pgn")).startswith(
         "Error: cannot select the games")
-    assert "move 1: 'hello'" in error_line(3, "search", "--db", str(db), "--moves", "hello")
+    assert "move 1: 'hello'" in error_line(2, "search", "--db", str(db), "--moves", "hello")
+    assert "move 1: 'hello'" in error_line(2, "tree", "--db", str(db), "--moves", "hello")
+    assert error_line(2, "search", "--db", str(db), "--fen", "xyz w").startswith(
+        "Error: bad FEN")
+
+
+def test_export_exits_3_for_a_parquet_folder_that_is_not_empty(db: Path, tmp_path: Path) -> None:
     full = tmp_path / "full"
     full.mkdir()
     (full / "notes.txt").write_text("mine")

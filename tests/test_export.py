@@ -181,13 +181,15 @@ def test_export_command(small_db: Path, tmp_path: Path) -> None:
                                "--where", "year = 1989", "--out", str(tmp_path / "w.pgn")])
     assert done.exit_code == 0 and "games to" in done.stdout
     assert "C2.5" in (tmp_path / "w.pgn").read_text(encoding="utf-8")
-    for args, says in [(["--where", "year ="], "cannot select the games"),
-                       (["--format", "parquet", "--notation", "wxf"], "no choice of notation"),
-                       (["--out", str(tmp_path / "no" / "x.pgn")], "cannot write")]:
+    # 2 for what was asked, as for the other commands; 3 for where it was to be written.
+    for args, says, code in [
+            (["--where", "year ="], "cannot select the games", 2),
+            (["--format", "parquet", "--notation", "wxf"], "no choice of notation", 2),
+            (["--out", str(tmp_path / "no" / "x.pgn")], "cannot write", 3)]:
         done = runner.invoke(cli, ["export", "--db", str(small_db), "--out",
                                    str(tmp_path / "x.pgn"), *args])
         lines = done.stderr.splitlines()
-        assert done.exit_code == 3 and len(lines) == 1 and says in lines[0], done.stderr
+        assert done.exit_code == code and len(lines) == 1 and says in lines[0], done.stderr
         assert lines[0].startswith("Error: ") and lines[0].endswith(")")
 
 

@@ -198,10 +198,10 @@ def test_search_command_lists_games_as_csv_and_json(small_db: Path) -> None:
 
 
 @pytest.mark.parametrize("args,says,code", [
-    (["--fen", "rnbakabnr/9/9 w"], "bad FEN", 3),
-    (["--moves", "炮二平五 马8进7 车一进九"], "move 3: '车一进九'", 3),
-    (["--moves", "hello"], "move 1: 'hello'", 3),
-    (["--material", "R9"], "at most 2 chariots", 3),
+    (["--fen", "rnbakabnr/9/9 w"], "bad FEN", 2),
+    (["--moves", "炮二平五 马8进7 车一进九"], "move 3: '车一进九'", 2),
+    (["--moves", "hello"], "move 1: 'hello'", 2),
+    (["--material", "R9"], "at most 2 chariots", 2),
 ])
 def test_search_command_errors_are_one_line_and_a_hint(small_db: Path, args: list[str], says: str,
                                                        code: int) -> None:

@@ -8,8 +8,8 @@ from typing import NoReturn
 
 import click
 
-from .cli_reports import _cannot_write, _database, _emit, _output_options
-from .export import FORMATS as EXPORT_FORMATS, ExportError, export_games
+from .cli_reports import EXIT_QUERY, _cannot_write, _database, _emit, _output_options
+from .export import FORMATS as EXPORT_FORMATS, ExportError, ExportTargetError, export_games
 from .notation import WRITTEN_NOTATIONS
 from .search import MaterialPattern, SearchError, search_material, search_position
 from .tree import PositionError, position_after
@@ -17,12 +17,12 @@ from .tree import PositionError, position_after
 _notations = click.Choice(WRITTEN_NOTATIONS)
 
 
-def _fail(message: str, hint: str) -> NoReturn:
-    """One line saying what is wrong and, in brackets, what to do; exits with EXIT_INPUT."""
-    from .cli import EXIT_INPUT  # here: xqdb.cli imports this module as it loads
-
+def _fail(message: str, hint: str, code: int = EXIT_QUERY) -> NoReturn:
+    """One line saying what is wrong and, in brackets, what to do; exits with ``code``:
+    by default that of a bad move, FEN, pattern or condition, as ``xqdb tree`` and
+    ``xqdb query`` do."""
     click.echo(f"Error: {message} ({hint})", err=True)
-    sys.exit(EXIT_INPUT)
+    sys.exit(code)
 
 
 @click.command("search")
@@ -119,6 +119,10 @@ def export_command(db: str, format_: str, notation: str | None, where: str | Non
     with _database(db) as con:
         try:
             summary = export_games(con, out, format_, notation, where, game_ids)
+        except ExportTargetError as exc:
+            from .cli import EXIT_INPUT  # here: xqdb.cli imports this module as it loads
+
+            _fail(str(exc), exc.hint, EXIT_INPUT)
         except ExportError as exc:
             _fail(str(exc), exc.hint)
         except OSError as exc:

@@ -57,12 +57,20 @@ _WHERE_HINT = "--where takes SQL on the games table, e.g. \"year >= 2000 AND red
 
 
 class ExportError(ValueError):
-    """An export that cannot run: a bad format, notation, filter or output path;
-    ``hint`` says what to do instead."""
+    """An export that cannot run: a bad format, notation or filter, or a place to write to
+    that cannot take it (:class:`ExportTargetError`); ``hint`` says what to do instead."""
 
     def __init__(self, message: str, hint: str) -> None:
         super().__init__(message)
         self.hint = hint
+
+
+class ExportTargetError(ExportError):
+    """The place to write to cannot take the export: a Parquet folder that is not empty.
+
+    >>> isinstance(ExportTargetError("out: exists", "a new folder"), ExportError)
+    True
+    """
 
 
 @dataclass
@@ -232,8 +240,8 @@ def export_games(con: duckdb.DuckDBPyConnection, out: str, format: str,
 def _write_parquet(con: duckdb.DuckDBPyConnection, folder: Path, where: str | None,
                    game_ids: Sequence[int] | None) -> int:
     if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
-        raise ExportError(f"{folder}: exists and is not an empty folder",
-                          "Parquet files are written to a new folder of their own")
+        raise ExportTargetError(f"{folder}: exists and is not an empty folder",
+                                "Parquet files are written to a new folder of their own")
     condition, params = _selection(where, game_ids)
     moves = ", ".join(f"m.{name}" for name in TABLES["moves"].names)
     # Parameters cannot be bound in COPY: the selection is kept in a temporary table.

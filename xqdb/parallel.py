@@ -24,6 +24,7 @@ would replace multiprocessing-logging here).
 from __future__ import annotations
 
 import importlib.metadata
+import itertools
 import logging
 import multiprocessing
 import multiprocessing.pool
@@ -273,8 +274,10 @@ class DaskExecutor(Executor):
         self.jobs = max(1, sum(client.nthreads().values()))
         self.local_processes = 0
         # Task keys unique to this run, so the scheduler's record of lost workers can be
-        # matched with this run's tasks alone.
+        # matched with this run's tasks alone, and numbered across every map of the run:
+        # a key submitted again while the scheduler still holds it returns the old result.
         self._run = uuid.uuid4().hex[:12]
+        self._numbers = itertools.count()
         self._keys: set[str] = set()
 
     @property
@@ -300,7 +303,7 @@ class DaskExecutor(Executor):
         name = getattr(fn, "__name__", "task")
         pending: deque[Any] = deque()
         try:
-            for number, item in enumerate(items):
+            for number, item in zip(self._numbers, items):
                 key = f"xqdb-{name}-{self._run}-{number}"
                 self._keys.add(key)
                 pending.append(self.client.submit(fn, item, key=key, pure=False))
