@@ -178,6 +178,15 @@ def test_a_format_tag_naming_the_dialect_decides_it(tag: str, expected: list[str
     game = replay(record)
     assert game.is_valid and game.uci == expected
 
+
+def test_a_pgn_written_in_algebraic_notation_names_its_dialect() -> None:
+    record = GameRecord(origin=Origin("x.pgn"), format="pgn", notation="san")
+    record.mainline.moves.extend(["Ch4", "Ch6"])
+    written = pgn.write(record)
+    assert '[Format "san"]' in written
+    back = replay(next(pgn.read(io.BytesIO(written.encode()), Origin("back.pgn"))))
+    assert back.is_valid and back.uci == ["h2h4", "h7h6"]
+
 def _winboard_games() -> list[GameRecord]:
     return [next(read_paths([str(path)])) for path in sorted(ALGEBRAIC.glob("winboard-*.pgn"))]
 

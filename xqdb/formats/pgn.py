@@ -344,7 +344,7 @@ def write(record: GameRecord) -> str:
 
     Tags are written as they are, in their order; a ``FEN`` tag is added for a record that
     starts from a set-up position, and a ``Format`` tag when the move texts alone would
-    not tell their notation (``uci10``, ``san-fsf``...). A ``Format`` tag already there is
+    not tell their notation (``uci10``, ``san``, ``san-fsf``...). A ``Format`` tag already there is
     set to ``record.notation``. Tag values lose their line breaks (PGN has one line per
     tag), and tags whose names PGN cannot write are left out; a record without tags gets
     an empty ``Event``, since games in a file are told apart by their tags. Comments, NAGs and
@@ -380,7 +380,10 @@ def write(record: GameRecord) -> str:
 
 
 def _reads_as(sniffed: str, notation: str) -> bool:
-    """Whether texts sniffed as ``sniffed`` are read as ``notation`` reads them."""
+    """Whether texts sniffed as ``sniffed`` are read as ``notation`` reads them. Never
+    for a notation with a twin dialect: its texts can replay in both, as two games."""
+    if notation in REGISTRY and REGISTRY[notation].twin is not None:
+        return False
     return sniffed == notation or (sniffed in REGISTRY and notation in REGISTRY
                                    and REGISTRY[sniffed].read is REGISTRY[notation].read)
 
