@@ -37,6 +37,15 @@ def all_rows(db: Path) -> dict[str, list[tuple]]:
         con.close()
 
 
+def rows(db: Path, sql: str, *args: object) -> list[tuple]:
+    """The rows ``sql`` (with its parameters ``args``) selects from the database ``db``."""
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        return con.execute(sql, list(args)).fetchall()
+    finally:
+        con.close()
+
+
 def count(db: Path, sql: str) -> int:
     con = duckdb.connect(str(db), read_only=True)
     try:

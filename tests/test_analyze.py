@@ -11,10 +11,9 @@ import sys
 import time
 from pathlib import Path
 
-import duckdb
 import pytest
 
-from import_support import DATA, run_xqdb, xqdb_command
+from import_support import DATA, rows as query, run_xqdb, xqdb_command
 from test_locked import refused, wait_for
 from xqdb.db.holder import note_path, read_note
 from xqdb.engine.analysis import game_positions
@@ -43,13 +42,6 @@ def db(imported: Path, tmp_path: Path) -> Path:
     copy.write_bytes(imported.read_bytes())
     return copy
 
-
-def query(db: Path, sql: str, *args: object) -> list[tuple]:
-    con = duckdb.connect(str(db), read_only=True)
-    try:
-        return con.execute(sql, list(args)).fetchall()
-    finally:
-        con.close()
 
 
 def positions_of(db: Path, game_id: int) -> list[tuple[int, int, bool]]:

@@ -9,6 +9,7 @@ import duckdb
 import pytest
 
 from datafiles import DATA
+from import_support import rows
 from xqdb.db.upgrade import upgrade
 from xqdb.importer import import_paths
 
@@ -16,13 +17,6 @@ GAMES = sorted(str(p) for p in (DATA / "algebraic").glob("winboard-*.pgn"))
 #: Plies of the draw, win1 and win2, each move commented by its engine.
 PLIES = 98 + 87 + 55
 
-
-def rows(db: Path, sql: str) -> list[tuple]:
-    con = duckdb.connect(str(db), read_only=True)
-    try:
-        return con.execute(sql).fetchall()
-    finally:
-        con.close()
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ import duckdb
 import pytest
 
 from datafiles import SAMPLE_GAMES, SHARED_DATA
-from import_support import DATA, all_rows, run_xqdb
+from import_support import DATA, all_rows, rows, run_xqdb
 from xqdb.db.columns import TABLES
 from xqdb.db.info import database_info
 from xqdb.db.schema import SCHEMA_VERSION, connect
@@ -30,13 +30,6 @@ CCPD = SHARED_DATA / "ccpd-dev.zip"
 #: The last commit writing schema version 2: its code builds the database to upgrade.
 VERSION_2 = "98438a2e408f6f78960821e2c614c98c7a60c8b4"
 
-
-def rows(db: Path, sql: str, *args: object) -> list[tuple]:
-    con = duckdb.connect(str(db), read_only=True)
-    try:
-        return con.execute(sql, list(args)).fetchall()
-    finally:
-        con.close()
 
 
 def documented_columns() -> dict[str, list[tuple[str, str, str]]]:

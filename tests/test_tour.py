@@ -19,10 +19,10 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-import duckdb
 import pytest
 
 from datafiles import SAMPLE_GAMES
+from import_support import rows
 
 README = Path(__file__).parents[1] / "README.md"
 #: The terminal width the excerpts were taken at (tables are fitted to the terminal).
@@ -85,13 +85,6 @@ def installed_xqdb() -> str:
     assert found, "xqdb is not installed: pip install -e ."
     return found
 
-
-def rows(db: Path, sql: str) -> list[tuple]:
-    con = duckdb.connect(str(db), read_only=True)
-    try:
-        return con.execute(sql).fetchall()
-    finally:
-        con.close()
 
 
 def test_the_readme_tour_runs_as_written(tmp_path: Path) -> None:
