@@ -46,10 +46,16 @@ EXIT_INTERRUPTED = 130
 EXIT_INVALID = 1
 
 
+def fail(message: str, hint: str | None, code: int) -> NoReturn:
+    """Report a mistake the user can mend the way every command does, on one line
+    (``Error: message (hint)``), and exit with ``code``."""
+    click.echo(f"Error: {message}" + (f" ({hint})" if hint else ""), err=True)
+    sys.exit(code)
+
+
 def exit_cluster_failure(exc: ExecutorError) -> NoReturn:
     """Say why the cluster could not run the work, and what to do, then exit."""
-    click.echo(f"Error: {exc}" + (f" ({exc.hint})" if exc.hint else ""), err=True)
-    sys.exit(EXIT_CLUSTER)
+    fail(str(exc), exc.hint, EXIT_CLUSTER)
 
 
 class _Group(click.Group):

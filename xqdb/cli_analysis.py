@@ -158,9 +158,10 @@ def analyze_command(db: str, engine: str | None, protocol: str | None,
                         format="%(levelname)s: %(message)s")
     bar = _Bar(not quiet)
     try:
-        summary = analyse_database(db, replace(choice.spec, fresh=not keep_hash), limit, jobs=jobs, where=where,
-                                   game_ids=games, recheck=fast, started=bar.start,
-                                   progress=bar.update, commit_positions=commit_every,
+        summary = analyse_database(db, replace(choice.spec, fresh=not keep_hash), limit,
+                                   jobs=jobs, where=where, game_ids=games, recheck=fast,
+                                   started=bar.start, progress=bar.update,
+                                   commit_positions=commit_every,
                                    dry_run=dry_run, scheduler=scheduler)
     except DatabaseError as exc:
         bar.finish()
@@ -184,12 +185,11 @@ def analyze_command(db: str, engine: str | None, protocol: str | None,
 
 
 def _fail(message: str, hint: str | None = None) -> NoReturn:
-    """Print a one-line error (with its hint in brackets) and exit with EXIT_INPUT: the user asked for
-    something the database does not hold, or gave settings that cannot be used."""
-    from .cli import EXIT_INPUT
+    """Print a one-line error (with its hint in brackets) and exit with EXIT_INPUT: the user
+    asked for something the database does not hold, or gave settings that cannot be used."""
+    from .cli import EXIT_INPUT, fail
 
-    click.echo(f"Error: {message}" + (f" ({hint})" if hint else ""), err=True)
-    sys.exit(EXIT_INPUT)
+    fail(message, hint, EXIT_INPUT)
 
 
 def _thresholds(con: Any, inaccuracy: float | None, mistake: float | None,

@@ -3,11 +3,11 @@ and :mod:`xqdb.export`."""
 
 from __future__ import annotations
 
-import sys
 from typing import NoReturn
 
 import click
 
+from .cli import fail
 from .cli_reports import EXIT_QUERY, _cannot_write, _database, _emit, _output_options
 from .export import FORMATS as EXPORT_FORMATS, ExportError, ExportTargetError, export_games
 from .notation import WRITTEN_NOTATIONS
@@ -21,8 +21,7 @@ def _fail(message: str, hint: str, code: int = EXIT_QUERY) -> NoReturn:
     """One line saying what is wrong and, in brackets, what to do; exits with ``code``:
     by default that of a bad move, FEN, pattern or condition, as ``xqdb tree`` and
     ``xqdb query`` do."""
-    click.echo(f"Error: {message} ({hint})", err=True)
-    sys.exit(code)
+    fail(message, hint, code)
 
 
 @click.command("search")

@@ -70,11 +70,10 @@ def _database(db: str, write: bool = False) -> Iterator[duckdb.DuckDBPyConnectio
 
 def _cannot_write(path: str, exc: OSError) -> NoReturn:
     """Say that the output file ``path`` cannot be written, and exit with EXIT_INPUT."""
-    from .cli import EXIT_INPUT  # here: xqdb.cli imports this module as it loads
+    from .cli import EXIT_INPUT, fail  # here: xqdb.cli imports this module as it loads
 
-    click.echo(f"Error: cannot write {path}: {exc.strerror or exc} (choose a path in a "
-               "folder you can write to)", err=True)
-    sys.exit(EXIT_INPUT)
+    fail(f"cannot write {path}: {exc.strerror or exc}",
+         "choose a path in a folder you can write to", EXIT_INPUT)
 
 
 def _write_text(path: str, text: str) -> None:
