@@ -5,7 +5,7 @@ Run: ``python bench/bench_analyze.py [--nodes 20000] [--fast 5000] [--deep 10000
 [--two-pass-games 4] [--hash-games 5] [--only speed|cache|two-pass|hash ...]``. Prints figures;
 asserts nothing.
 
-* positions per second of :func:`xqdb.analyser.analyse_database` with 1 and 2 jobs over
+* positions per second of :func:`xqdb.pipeline.analyze.analyse_database` with 1 and 2 jobs over
   ``pgn-chinese-15.pgn`` (15 master games), each run on a fresh copy of the database;
 * the pipeline's overhead: its CPU time with 1 job (planning, replaying, the engine
   client, writing) against the engine's own CPU time for the same searches; on a machine
@@ -39,13 +39,13 @@ from pathlib import Path
 
 import duckdb
 
-from xqdb.analyser import AnalysisSummary, analyse_database
+from xqdb.pipeline.analyze import AnalysisSummary, analyse_database
 from xqdb.db.evals import game_evals
 from xqdb.engine import EngineSpec, Limit
-from xqdb.engine.analysis import (
+from xqdb.analysis.games import (
     MoveJudgement, Thresholds, curve_for, game_positions, judge_moves, recheck_plies,
 )
-from xqdb.importer import import_paths
+from xqdb.pipeline.importer import import_paths
 from xqdb.position import Position
 from xqdb.rules.board import Move
 

@@ -23,12 +23,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 from xqdb.db.schema import connect
-from xqdb.export import export_games
-from xqdb.importer import import_paths
+from xqdb.browse.export import export_games
+from xqdb.pipeline.importer import import_paths
 from xqdb.position import Position
 from xqdb.rules.board import Move
-from xqdb.search import Found, MaterialPattern, search_material, search_position
-from xqdb.tree import position_after
+from xqdb.browse.search import Found, MaterialPattern, search_material, search_position
+from xqdb.position import position_after
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 

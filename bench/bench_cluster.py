@@ -31,11 +31,11 @@ from typing import TypeVar
 import duckdb
 from distributed import LocalCluster
 
-from xqdb.analyser import TASK_POSITIONS, analyse_database
+from xqdb.pipeline.analyze import TASK_POSITIONS, analyse_database
 from xqdb.engine import EngineSpec, Limit
 from xqdb.engine.runner import find_external_engine
-from xqdb.importer import import_paths
-from xqdb.parallel import open_executor
+from xqdb.pipeline.importer import import_paths
+from xqdb.pipeline.executors import open_executor
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 WORKERS = 2

@@ -29,7 +29,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from xqdb.engine import Engine, EngineSpec, Limit, SupervisedEngine
-from xqdb.engine.analysis import GameAnalyser, analyse_two_pass, game_positions
+from xqdb.analysis.games import GameAnalyser, analyse_two_pass, game_positions
 from xqdb.engine.builtin import Searcher
 from xqdb import Position
 from xqdb.rules import STARTING_FEN, Move

@@ -30,7 +30,7 @@ DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
 def one_run(jobs: int, copies: int, folder: Path) -> dict[str, float]:
     """Import in this process (called in a fresh interpreter) and report figures."""
-    from xqdb.importer import import_paths
+    from xqdb.pipeline.importer import import_paths
 
     inputs = folder / "inputs"
     inputs.mkdir()

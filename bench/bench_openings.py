@@ -48,7 +48,7 @@ def best_of(repeat: int, run: Callable[[], object]) -> float:
 def import_once(source: str, classified: bool) -> float:
     """Import ``source`` with one job into a fresh database (in this process); games/s."""
     import xqdb.openings.store
-    from xqdb.importer import import_paths
+    from xqdb.pipeline.importer import import_paths
 
     if not classified:
         xqdb.openings.store.classify = lambda moves, start_fen=None: None  # type: ignore

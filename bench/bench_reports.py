@@ -19,9 +19,9 @@ import duckdb
 
 from xqdb.db.players import link_players
 from xqdb.db.queries import run_query
-from xqdb.importer import import_paths
-from xqdb.report import build_report
-from xqdb.tree import position_key
+from xqdb.pipeline.importer import import_paths
+from xqdb.render.report import build_report
+from xqdb.position import position_key
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import duckdb
 
 from xqdb.db.schema import create_schema
-from xqdb.importer import DUCKDB_CHECKPOINT, DUCKDB_MEMORY, import_paths
+from xqdb.pipeline.importer import DUCKDB_CHECKPOINT, DUCKDB_MEMORY, import_paths
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 TABLES = ("sources", "games", "game_records", "raw_records", "stored_moves")

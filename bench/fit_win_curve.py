@@ -4,10 +4,10 @@ Run: ``python bench/fit_win_curve.py [--engine /usr/games/fairy-stockfish] [--pr
 [--nodes 20000] [--games 400]``. Reads the CCPD games of ``../shared/data/ccpd-dev.zip`` that start from the
 initial position and have a result, evaluates the positions at plies 20, 25, ..., 60
 (those the game reaches) and fits ``E = 1 / (1 + exp(-(cp - offset) / scale))`` to the
-side to move's score (1, 1/2, 0) by maximum likelihood (:func:`xqdb.engine.calibration.
+side to move's score (1, 1/2, 0) by maximum likelihood (:func:`xqdb.analysis.calibration.
 fit_win_curve`, which ``xqdb calibrate`` runs on a database's own analysis). Prints the
 fit, its log loss against a constant 50 %, and what the fitted curve says at a few
-centipawn values. The figures are the source of :data:`xqdb.engine.analysis.DEFAULT_CURVES`.
+centipawn values. The figures are the source of :data:`xqdb.engine.score.DEFAULT_CURVES`.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 from xqdb.engine import Cp, Limit, SupervisedEngine, choose_engine
-from xqdb.engine.calibration import RED_POINTS, fit_win_curve
+from xqdb.analysis.calibration import RED_POINTS, fit_win_curve
 from xqdb.formats import read_paths
 from xqdb.replay import replay
 from xqdb import Position

@@ -7,7 +7,7 @@ from pathlib import Path
 import duckdb
 
 from datafiles import DATA, SAMPLE_GAMES
-from xqdb.importer import import_paths
+from xqdb.pipeline.importer import import_paths
 from xqdb.position import Position
 from xqdb.rules.board import Move
 

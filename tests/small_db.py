@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from xqdb.importer import import_paths
+from xqdb.pipeline.importer import import_paths
 
 SMALL_PGN = """\
 [Event "甲级联赛"]

@@ -22,7 +22,7 @@ from xqdb.errors import ErrorKind
 from xqdb.formats import pgn, read_paths
 from xqdb.formats.engine_comments import EngineComment
 from xqdb.formats.record import GameRecord, Origin
-from xqdb.importer import import_paths
+from xqdb.pipeline.importer import import_paths
 from xqdb.notation import read_move, sniff, sniff_moves, write_move
 from xqdb.replay import replay
 

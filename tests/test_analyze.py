@@ -16,8 +16,8 @@ import pytest
 from import_support import DATA, rows as query, run_xqdb, xqdb_command
 from test_locked import refused, wait_for
 from xqdb.db.holder import note_path, read_note
-from xqdb.engine.analysis import game_positions
-from xqdb.importer import import_paths
+from xqdb.analysis.games import game_positions
+from xqdb.pipeline.importer import import_paths
 from xqdb.position import Position
 from xqdb.rules.board import Move
 

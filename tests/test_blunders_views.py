@@ -15,13 +15,13 @@ import duckdb
 import pytest
 
 from xqdb.db.schema import connect
-from xqdb.engine.analysis import Thresholds, WinCurve
-from xqdb.engine.calibration import database_samples, fit_win_curve
-from xqdb.engine.judgement import (
+from xqdb.analysis.games import Thresholds, WinCurve
+from xqdb.analysis.calibration import database_samples, fit_win_curve
+from xqdb.analysis.judgement import (
     Selection, StoredCurve, game_report, player_report, store_curves, store_thresholds,
     worst_moves,
 )
-from xqdb.importer import import_paths
+from xqdb.pipeline.importer import import_paths
 from xqdb.rules import STARTING_FEN
 
 GAME = """[Event "horse out and back"]

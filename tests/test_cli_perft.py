@@ -75,7 +75,8 @@ def test_board_flag_prints_the_board_and_normalised_fen() -> None:
 ])
 def test_bad_fen_is_a_clear_error(fen: str, reason: str) -> None:
     result = run("--fen", fen, "--depth", "1")
-    assert result.exit_code == 1
+    # A bad FEN is a bad argument, exit 2, in perft as in tree and search.
+    assert result.exit_code == 2
     assert result.stdout == ""
     assert result.stderr.startswith("Error: bad FEN: ")
     assert reason in result.stderr
@@ -99,6 +100,6 @@ def test_installed_command() -> None:
     assert total_line(ok.stdout) == (3, 79666)
     bad = subprocess.run([xqdb, "perft", "--fen", "4k4/9/9/9/9/9/9/9/9/3KK4 w"],
                          capture_output=True, text=True, timeout=300)
-    assert bad.returncode == 1
+    assert bad.returncode == 2
     assert bad.stdout == ""
     assert bad.stderr.strip().startswith("Error: bad FEN: 2 red kings (at most 1) (the start ")

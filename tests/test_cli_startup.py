@@ -9,7 +9,7 @@ import sys
 from click.testing import CliRunner
 
 from xqdb.cli import cli
-from xqdb.importer import COMMIT_RECORDS
+from xqdb.pipeline.importer import COMMIT_RECORDS
 
 _HEAVY = ("duckdb", "pyarrow")
 

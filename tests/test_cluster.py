@@ -25,12 +25,12 @@ import pytest
 from distributed import Client, LocalCluster
 
 from import_support import DATA, all_rows, run_xqdb, xqdb_command
-from xqdb.analyser import analyse_database
+from xqdb.pipeline.analyze import analyse_database
 from xqdb.engine import EngineSpec, Limit
 from xqdb.formats.sources import SentSource
-from xqdb.importer import ImportSummary, for_cluster, import_paths, plan_units, \
+from xqdb.pipeline.importer import ImportSummary, for_cluster, import_paths, plan_units, \
     read_unit_on_worker
-from xqdb.parallel import ClusterUnavailableError, TaskLostError, WorkerSetupError, \
+from xqdb.pipeline.executors import ClusterUnavailableError, TaskLostError, WorkerSetupError, \
     open_executor
 
 #: The evals columns that depend on the position and the limit alone. The built-in engine

@@ -11,7 +11,7 @@ import pytest
 from datafiles import DATA
 from import_support import rows
 from xqdb.db.upgrade import upgrade
-from xqdb.importer import import_paths
+from xqdb.pipeline.importer import import_paths
 
 GAMES = sorted(str(p) for p in (DATA / "algebraic").glob("winboard-*.pgn"))
 #: Plies of the draw, win1 and win2, each move commented by its engine.

@@ -12,7 +12,7 @@ from engine_support import signal_engine
 from planted import planted_blunders
 from positions import LIU_DAHUA
 from xqdb.engine import EngineSpec, Limit, SupervisedEngine
-from xqdb.engine.analysis import EvalCache, GameAnalyser, analyse_two_pass
+from xqdb.analysis.games import EvalCache, GameAnalyser, analyse_two_pass
 from xqdb.rules import STARTING_FEN, Move
 
 FAIRY = "/usr/games/fairy-stockfish"

@@ -19,7 +19,7 @@ from xqdb import (
 )
 from xqdb.formats import read_paths
 from xqdb.formats.record import GameRecord, Origin
-from xqdb.importer import import_paths
+from xqdb.pipeline.importer import import_paths
 from xqdb.replay import Status, replay
 
 

@@ -11,8 +11,8 @@ from import_support import DATA, run_xqdb
 from xqdb.db.evals import StoredEval, game_evals, read_evals, write_evals
 from xqdb.db.schema import SCHEMA_VERSION, connect
 from xqdb.engine import Cp, Mate, Wdl
-from xqdb.engine.analysis import Evaluation, game_positions
-from xqdb.importer import import_paths
+from xqdb.analysis.games import Evaluation, game_positions
+from xqdb.pipeline.importer import import_paths
 from xqdb.rules.board import BLACK, RED, Move
 
 ENGINE, LIMIT = "Fairy-Stockfish 11.1 LB 64 (uci-variant)", "nodes=20000"

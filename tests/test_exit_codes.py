@@ -57,7 +57,7 @@ def test_an_output_file_in_a_missing_folder_is_an_input_error(db: Path, tmp_path
 
 def test_reports_exit_2_for_what_the_database_does_not_hold(db: Path) -> None:
     assert error_line(2, "openings", "--db", str(db), "explain", "99") == (
-        f"Error: no game 99 in {db}")
+        f"Error: no game 99 in {db} (its games are 1 to 7)")
     report = str(db.parent / "report.html")
     assert error_line(2, "report", "--db", str(db), "--out", report, "--player", "nobody") \
         .startswith("Error: no player named 'nobody'")
@@ -91,7 +91,8 @@ def test_analysis_commands_exit_3_when_there_is_nothing_to_judge(db: Path) -> No
     assert error_line(3, "blunders", "--db", str(db)) == (
         "Error: the database holds no engine analysis (run 'xqdb analyze --db FILE' first)")
     assert error_line(3, "calibrate", "--db", str(db)).startswith("Error: no analysis in ")
-    assert error_line(3, "analyze", "--db", str(db), "--engine", "builtin",
+    # An unknown game is a bad argument, exit 2, in every command (as in show).
+    assert error_line(2, "analyze", "--db", str(db), "--engine", "builtin",
                       "--game", "99").startswith("Error: no game 99")
 
 
@@ -99,7 +100,7 @@ def test_upgrade_and_perft(tmp_path: Path) -> None:
     missing = tmp_path / "none.duckdb"
     assert error_line(4, "upgrade", "--db", str(missing)).startswith(
         f"Error: {missing}: no such database")
-    assert error_line(1, "perft", "--fen", "xx").startswith("Error: bad FEN")
+    assert error_line(2, "perft", "--fen", "xx").startswith("Error: bad FEN")
 
 
 def test_ctrl_c_ends_an_analysis_with_130(db: Path) -> None:

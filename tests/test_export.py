@@ -13,11 +13,11 @@ from click.testing import CliRunner
 from browse_support import build_small_database
 from xqdb.cli import cli
 from xqdb.db.schema import connect
-from xqdb.export import ExportError, export_games
+from xqdb.browse.export import ExportError, ExportTargetError, export_games
 from xqdb.formats import dhtmlxq, pgn
 from xqdb.formats.dhtmlxq import COLLECTION_BRANCHES
 from xqdb.formats.record import GameRecord, Line, Origin
-from xqdb.importer import import_paths
+from xqdb.pipeline.importer import import_paths
 
 #: Per game: its tags, and its variations' moves (variation, parent, branch ply, ply, move).
 GAMES = """
@@ -157,7 +157,7 @@ def test_parquet_is_partitioned_by_year(small_db: Path, tmp_path: Path) -> None:
                         "ORDER BY game_id, ply LIMIT 1").fetchone()
     assert row == first
     with connect(small_db, read_only=True) as con:
-        with pytest.raises(ExportError, match="not an empty"):
+        with pytest.raises(ExportTargetError, match="not an empty"):
             export_games(con, str(folder), "parquet")
         ids = [r[0] for r in con.execute("SELECT game_id FROM games WHERE year = 1989 "
                                          "ORDER BY game_id LIMIT 3").fetchall()]

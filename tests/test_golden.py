@@ -18,7 +18,7 @@ from datafiles import SAMPLE_GAMES
 from xqdb import Move, Position
 from xqdb.db.dedupe import content_hash
 from xqdb.formats import read_paths
-from xqdb.importer import import_paths
+from xqdb.pipeline.importer import import_paths
 from xqdb.replay import replay
 
 START_KEY = 0x7D5B48F105E561F2

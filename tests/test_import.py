@@ -15,7 +15,7 @@ from xqdb.db.dedupe import content_hash
 from xqdb.db.rows import POSITION_FORMATS
 from xqdb.formats import is_source_failure, read_paths
 from xqdb.formats.sources import iter_sources
-from xqdb.importer import import_paths
+from xqdb.pipeline.importer import import_paths
 from xqdb.replay import replay
 from xqdb.rules.board import piece_symbol
 from xqdb import Position
@@ -228,14 +228,14 @@ def test_everything_in_shared_data_gives_the_readers_numbers(tmp_path: Path,
 
 def test_a_big_source_spills_to_disk_and_stores_the_same_rows(tmp_path: Path, shared_data: Path,
                                                               monkeypatch: pytest.MonkeyPatch) -> None:
-    import xqdb.importer
+    import xqdb.pipeline.importer
 
     paths = [str(shared_data / "uci" / "liu-dahua-1125.pgn"), str(DATA / "pgn-gbk")]
     import_paths(paths, tmp_path / "held.duckdb", jobs=2)
     # The workers fork after this, so they spill every 5,000 moves instead of 400,000.
-    monkeypatch.setattr(xqdb.importer, "SPILL_ROWS", 5_000)
+    monkeypatch.setattr(xqdb.pipeline.importer, "SPILL_ROWS", 5_000)
     source = next(iter_sources([paths[0]]))
-    unit = xqdb.importer.read_unit(xqdb.importer.WorkUnit(0, (source,), (None,), spool=str(tmp_path)))
+    unit = xqdb.pipeline.importer.read_unit(xqdb.pipeline.importer.WorkUnit(0, (source,), (None,), spool=str(tmp_path)))
     assert len(unit.staged.files["moves"]) > 10 and not unit.staged.tables
     spilled = import_paths(paths, tmp_path / "spilled.duckdb", jobs=2)
     assert spilled.records == 1125 + 20

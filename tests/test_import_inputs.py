@@ -12,7 +12,7 @@ import duckdb
 import pytest
 
 from import_support import DATA, all_rows, count, run_xqdb
-from xqdb.importer import InputError, import_paths, memory_bytes
+from xqdb.pipeline.importer import InputError, import_paths, memory_bytes
 
 GBK = DATA / "pgn-gbk"
 GBK_FILES = sorted(GBK.glob("*.PGN"))

@@ -11,7 +11,7 @@ from import_support import DATA, SAME_15, run_xqdb
 from xqdb.cli import cli
 from xqdb.db.info import database_info
 from xqdb.db.schema import connect
-from xqdb.importer import import_paths
+from xqdb.pipeline.importer import import_paths
 
 
 @pytest.fixture(scope="module")

@@ -14,34 +14,35 @@ from pathlib import Path
 import xqdb
 
 #: Lowest first. A module belongs to the layer of the longest name here that is its dotted
-#: name or a package holding it (``xqdb`` alone is the package's ``__init__``).
+#: name or a package holding it.
 LAYERS: list[set[str]] = [
     {"xqdb.errors"},
     {"xqdb.rules"},
-    # The public Position is the rules' position with move texts, and the package's
-    # __init__ exports it.
-    {"xqdb.notation", "xqdb.position", "xqdb"},
+    # The public Position is the rules' position with move texts.
+    {"xqdb.notation", "xqdb.position"},
     {"xqdb.formats"},
     {"xqdb.replay"},
-    # Reading without a database: records read and replayed, summed up.
-    # Player names are canonicalised from the names alone, before any database.
-    {"xqdb.openings", "xqdb.engine", "xqdb.reading", "xqdb.players"},
+    # Talking to engines knows positions, not games or databases.
+    {"xqdb.openings", "xqdb.engine"},
+    # Judging moves, puzzles and calibration: from evaluations, before any database.
+    {"xqdb.analysis"},
     {"xqdb.db"},
-    # The opening tree and the HTML report read a database the import wrote.
-    # Engine analysis of a database runs its engines in worker processes; searching,
-    # exporting and showing read a database too.
-    {"xqdb.parallel", "xqdb.importer", "xqdb.tree", "xqdb.report", "xqdb.analyser",
-     "xqdb.show", "xqdb.search", "xqdb.export"},
-    {"xqdb.cli", "xqdb.cli_reports", "xqdb.cli_analysis", "xqdb.cli_show", "xqdb.cli_browse",
-     "xqdb.__main__"},
+    # Jobs over files and databases (import, read, analyze), finding and showing games,
+    # and drawing boards, tables and the HTML report.
+    {"xqdb.pipeline", "xqdb.browse", "xqdb.render"},
+    # The front door: one Database object for every job.
+    {"xqdb.database"},
+    {"xqdb.cli", "xqdb.__main__"},
+    # The package's __init__ exports Position and, loaded on first use, Database.
+    {"xqdb"},
 ]
-
-
+#: The only layers that may import these packages.
+ONLY = {"click": "xqdb.cli"}
 def layer_of(module: str) -> int | None:
     """The index in ``LAYERS`` of a dotted module name, or ``None`` when it has none.
 
-    >>> layer_of("xqdb.rules.zobrist"), layer_of("xqdb.cli"), layer_of("xqdb")
-    (1, 8, 2)
+    >>> layer_of("xqdb.rules.zobrist"), layer_of("xqdb.cli.core"), layer_of("xqdb")
+    (1, 10, 11)
     >>> layer_of("xqdb.somewhere") is None
     True
     """
@@ -87,6 +88,55 @@ def imports_of(path: Path, root: Path) -> set[str]:
     return {m for m in found if m == top or m.startswith(top + ".")}
 
 
+def third_party_imports(path: Path) -> set[str]:
+    """The top-level names of the packages outside xqdb that the file imports."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            found.add(node.module.split(".")[0])
+    return found
+
+
+def import_graph(root: Path) -> dict[str, set[str]]:
+    """Each module of the package and the modules of the package it imports (``from . import
+    x`` names the module ``x`` where there is one, else the package)."""
+    modules = {module_name(path, root): path for path in root.rglob("*.py")}
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        targets = set()
+        for target in imports_of(path, root):
+            while target not in modules and "." in target:
+                target = target.rpartition(".")[0]
+            if target != name:
+                targets.add(target)
+        graph[name] = targets
+    return graph
+
+
+def circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The import circles of ``graph``, each once, as the modules around it.
+
+    >>> circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}})
+    [['a', 'b', 'c']]
+    """
+    found: list[list[str]] = []
+    seen: set[frozenset[str]] = set()
+    for start in sorted(graph):
+        stack = [(start, [start])]
+        while stack:
+            node, path = stack.pop()
+            for nxt in sorted(graph.get(node, ())):
+                if nxt == start:
+                    if frozenset(path) not in seen:
+                        seen.add(frozenset(path))
+                        found.append(path)
+                elif nxt not in path and nxt > start:
+                    stack.append((nxt, path + [nxt]))
+    return found
+
+
 def layer_violations(root: Path) -> tuple[list[str], int]:
     """Every import that points upward or into a module without a layer, and how many
     imports inside the package were checked."""
@@ -103,6 +153,12 @@ def layer_violations(root: Path) -> tuple[list[str], int]:
             theirs = layer_of(target)
             if theirs is None or theirs > own:
                 bad.append(f"{name} (layer {own}) imports {target} (layer {theirs})")
+        for package in sorted(third_party_imports(path) & set(ONLY)):
+            owner = ONLY[package]
+            if name != owner and not name.startswith(owner + "."):
+                bad.append(f"{name} imports {package}, which only {owner} may")
+    for circle in circles(import_graph(root)):
+        bad.append("import circle: " + " -> ".join(circle + circle[:1]))
     return bad, checked
 
 
@@ -115,17 +171,26 @@ def test_every_module_imports_only_downward() -> None:
 def test_an_upward_import_is_found(tmp_path: Path) -> None:
     root = tmp_path / "xqdb"
     (root / "rules").mkdir(parents=True)
-    (root / "__init__.py").write_text("from .position import Position\n")
+    (root / "__init__.py").write_text("")
     (root / "position.py").write_text("from .rules.board import RED\n")
     (root / "rules" / "__init__.py").write_text("")
     (root / "rules" / "board.py").write_text("from ..notation import read_move\nimport xqdb.cli\n")
-    (root / "rules" / "check.py").write_text("from xqdb import Position\nfrom . import board\n")
+    (root / "rules" / "check.py").write_text("from xqdb import Position\nfrom . import board\n"
+                                             "import click\n")
+    (root / "rules" / "zobrist.py").write_text("def key():\n    from .check import x\n")
+    (root / "rules" / "perft.py").write_text("from .zobrist import key\n")
     (root / "stray.py").write_text("")
+    (root / "rules" / "board.py").write_text("from ..notation import read_move\nimport xqdb.cli\n"
+                                             "from .perft import z\n")
     bad, checked = layer_violations(root)
     assert bad == [
-        "xqdb.rules.board (layer 1) imports xqdb.cli (layer 8)",
+        "xqdb.rules.board (layer 1) imports xqdb.cli (layer 10)",
         "xqdb.rules.board (layer 1) imports xqdb.notation (layer 2)",
-        "xqdb.rules.check (layer 1) imports xqdb (layer 2)",
+        "xqdb.rules.check (layer 1) imports xqdb (layer 11)",
+        "xqdb.rules.check imports click, which only xqdb.cli may",
         "xqdb.stray has no layer in LAYERS",
+        # The import inside a function counts: the circle runs all the same when it is called.
+        "import circle: xqdb.rules.board -> xqdb.rules.perft -> xqdb.rules.zobrist"
+        " -> xqdb.rules.check -> xqdb.rules.board",
     ]
-    assert checked == 6
+    assert checked == 8

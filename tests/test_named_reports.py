@@ -11,6 +11,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from xqdb.errors import NotFoundError
+
 from import_support import run_xqdb
 from small_db import build_small_db
 from xqdb.db.queries import QueryError, list_queries, run_query
@@ -222,10 +224,12 @@ def test_reports_run_from_the_command_line_with_bound_parameters(db: Path) -> No
 
 
 def test_a_player_no_game_names_is_refused_with_the_closest_name(con) -> None:
-    with pytest.raises(QueryError, match=r"^no player named '胡荣' \(did you mean 胡荣华\? "):
+    with pytest.raises(NotFoundError, match=r"^no player named '胡荣'$") as found:
         run_query(con, "head_to_head", player="胡荣", opponent="吕钦")
-    with pytest.raises(QueryError, match="no player named 'nobody' \\(xqdb players"):
+    assert found.value.hint.startswith("did you mean 胡荣华? ")
+    with pytest.raises(NotFoundError, match="^no player named 'nobody'$") as found:
         run_query(con, "player", player="nobody")
+    assert found.value.hint == "xqdb players --search TEXT finds the names"
 
 
 def test_analysis_reports_after_a_real_analysis(db: Path, tmp_path: Path) -> None:

@@ -75,7 +75,7 @@ def test_a_missing_parameter_or_option(db: Path) -> None:
 def test_a_bad_fen_shows_a_good_one(db: Path) -> None:
     hint = ("(the start position reads "
             "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w)")
-    assert one_line(1, "perft", "--fen", "rnbakabnr/9/xyz w") == (
+    assert one_line(2, "perft", "--fen", "rnbakabnr/9/xyz w") == (
         f"Error: bad FEN: unknown piece letter 'x' in the FEN {hint}")
     assert one_line(2, "tree", "--db", str(db), "--fen", "rnbakabnr/9/xyz w").endswith(hint)
     assert one_line(2, "search", "--db", str(db), "--fen", "rnbakabnr/9/xyz w").endswith(hint)
@@ -85,8 +85,9 @@ def test_a_bad_move_text_names_the_move_and_the_notations(db: Path) -> None:
     tree = one_line(2, "tree", "--db", str(db), "--moves", "炮二平五 zzz")
     assert tree == (
         "Error: move 2: 'zzz' is not a move in any notation (like 炮二平五, C2.5, H2-E2, "
-        "h2e2, 7747, Che2)")
-    assert one_line(2, "search", "--db", str(db), "--moves", "炮二平五 zzz").startswith(tree)
+        "h2e2, 7747, Che2) (moves are separated by spaces or commas, in Chinese (炮二平五), "
+        "WXF (C2.5), ICCS (H2-E2) or coordinates (h2e2), each legal after the ones before)")
+    assert one_line(2, "search", "--db", str(db), "--moves", "炮二平五 zzz") == tree
     assert one_line(2, "tree", "--db", str(db), "--moves", "炮二平九").startswith(
         "Error: move 1: '炮二平九': the cannon on h2 cannot move to ")
 

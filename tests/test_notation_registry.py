@@ -19,7 +19,7 @@ from xqdb.notation import (
     write_move,
 )
 from xqdb.notation.tables import FULLWIDTH, fold
-from xqdb.reading import SHOW_NOTATIONS, format_game
+from xqdb.pipeline.reading import SHOW_NOTATIONS, format_game
 from xqdb.replay import replay
 
 ROOT = Path(__file__).parents[1]

@@ -11,7 +11,7 @@ import pytest
 
 from datafiles import DATA
 from import_support import run_xqdb
-from xqdb.importer import import_paths
+from xqdb.pipeline.importer import import_paths
 from xqdb.openings import classify, explain
 from xqdb.openings.store import classify_database, explain_game
 from xqdb.rules.board import Move

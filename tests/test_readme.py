@@ -61,3 +61,33 @@ def test_every_fen_the_readme_docs_and_help_give_sets_up_a_position() -> None:
     assert len(fens) >= 2
     for fen in fens:
         Position.from_fen(fen)
+
+
+def test_the_library_examples_run_and_print_what_they_say(tmp_path: Path, monkeypatch) -> None:
+    """Each ``python`` block of the README, run in order in one folder holding the sample
+    games, as a user pasting them would."""
+    import contextlib
+    import io
+    import shutil
+
+    import xqdb
+
+    blocks = re.findall(r"```python\n(.*?)```", section("The library"), flags=re.S)
+    assert len(blocks) == 3
+    shutil.copytree(ROOT / "sample_games", tmp_path / "sample_games")
+    monkeypatch.chdir(tmp_path)
+    printed = []
+    for block in blocks:
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            exec(compile(block, "README.md", "exec"), {})
+        printed.append(out.getvalue())
+    imported, missing, analysed = printed
+    assert "records: 7 read, 7 new games" in imported
+    assert "wrote 7 games to games.pgn" in imported
+    again = xqdb.Database(tmp_path / "again.duckdb").import_paths(["games.pgn"], jobs=1)
+    assert (again.records, sum(again.invalid.values())) == (7, 0)
+    assert "after ply 6 of" in imported
+    assert missing.startswith("no game 999 in this database")
+    assert "analysed 1 game of games.duckdb with xqdb built-in" in analysed
+    assert {line.split()[0] for line in analysed.splitlines()[-2:]} == {"red", "black"}

@@ -18,9 +18,9 @@ import pytest
 from import_support import DATA, run_xqdb
 from xqdb.db.queries import list_queries, run_query
 from xqdb.db.schema import connect
-from xqdb.importer import import_paths
-from xqdb.players import fold
-from xqdb.tree import position_key
+from xqdb.pipeline.importer import import_paths
+from xqdb.formats.player_names import fold
+from xqdb.position import position_key
 
 
 #: The spellings of 胡榮華 alone in ccpd-dev.zip, and those of his consultation pairs.
@@ -280,7 +280,7 @@ def test_report_renders_in_a_real_browser(db: Path, tmp_path: Path, con) -> None
 
 
 def test_a_player_s_report_counts_their_games(con) -> None:
-    from xqdb.report import build_report
+    from xqdb.render.report import build_report
 
     page = build_report(con, player="胡荣华")
     hand = con.execute("""

@@ -19,7 +19,7 @@ from import_support import DATA, all_rows, rows, run_xqdb
 from xqdb.db.columns import TABLES
 from xqdb.db.info import database_info
 from xqdb.db.schema import SCHEMA_VERSION, connect
-from xqdb.importer import import_paths
+from xqdb.pipeline.importer import import_paths
 from xqdb.notation import write_move
 from xqdb.rules.adjudication import ENDING_NAMES
 from xqdb.rules.board import Move

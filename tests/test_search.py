@@ -14,12 +14,12 @@ from browse_support import build_small_database, replayed_games
 from import_support import run_xqdb
 from xqdb.cli import cli
 from xqdb.db.schema import connect
-from xqdb.importer import import_paths
+from xqdb.pipeline.importer import import_paths
 from xqdb.position import Position
 from xqdb.rules.board import piece_symbol
-from xqdb.search import MaterialPattern, SearchError, mirrored, search_material, \
+from xqdb.browse.search import MaterialPattern, SearchError, mirrored, search_material, \
     search_position
-from xqdb.tree import position_after
+from xqdb.position import position_after
 
 
 @pytest.fixture(scope="module")

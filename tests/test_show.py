@@ -17,7 +17,7 @@ from import_support import run_xqdb, xqdb_command
 from small_db import build_small_db
 from xqdb.cli import cli
 from xqdb.db.schema import connect
-from xqdb.show import load_game
+from xqdb.browse.show import load_game
 
 SVG = "{http://www.w3.org/2000/svg}"
 

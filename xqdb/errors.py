@@ -1,4 +1,22 @@
-"""Every way a move, a position or a record can fail, in one place.
+"""Every way a move, a position, a record or a command can fail, in one place.
+
+Every error xqdb raises for a user to mend derives from :class:`XqdbError`, which carries
+a one-line :attr:`~XqdbError.message` and a :attr:`~XqdbError.hint` saying what to do.
+Four families under it say what kind of mistake it is, and the command line gives each
+family one exit code (the table is in the README):
+
+=========================  ====  ==========================================================
+:class:`BadArgumentError`  2     a value given that cannot be used: a FEN, a move, a
+                                 pattern, a condition, a parameter, a format name;
+                                 :class:`NotFoundError` for a game, ply, player or report
+                                 the database does not have
+:class:`CannotRunError`    3     the work cannot start or finish as asked: nothing to read,
+                                 an output that cannot be written, an engine that will not
+                                 start, a database with no analysis to report
+:class:`DatabaseError`     4     the database cannot be used: missing, not DuckDB, locked,
+                                 of another schema version, writing failed
+:class:`ClusterError`      5     the cluster cannot run the work
+=========================  ====  ==========================================================
 
 The exceptions follow python-chess: a move text that is not a move at all
 (:class:`InvalidMoveError`), a move the rules forbid (:class:`IllegalMoveError`) and a text
@@ -67,7 +85,47 @@ class ErrorKind(StrEnum):
         return self.value.replace("_", " ")
 
 
-class MoveError(ValueError):
+class XqdbError(Exception):
+    """An error a user can mend: :attr:`message` says what is wrong in one line, :attr:`hint`
+    what to do about it (or is empty).
+
+    >>> error = NotFoundError("no game 42 in games.duckdb", "xqdb info lists the games")
+    >>> str(error), error.hint, isinstance(error, BadArgumentError)
+    ('no game 42 in games.duckdb', 'xqdb info lists the games', True)
+    """
+
+    def __init__(self, message: str = "", hint: str = "") -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+    def __reduce__(self) -> tuple[object, ...]:
+        # Raised on a worker, it travels back pickled: keep the hint.
+        return (type(self), (self.message, self.hint))
+
+
+class BadArgumentError(XqdbError):
+    """A value the user gave that cannot be used (exit code 2)."""
+
+
+class NotFoundError(BadArgumentError):
+    """A game, ply, player, engine's analysis or report that is not there (exit code 2)."""
+
+
+class CannotRunError(XqdbError):
+    """The work cannot start or finish as asked (exit code 3)."""
+
+
+class DatabaseError(XqdbError):
+    """The database cannot be used: missing, not DuckDB, locked by another process, of
+    another schema version, or writing failed (exit code 4)."""
+
+
+class ClusterError(XqdbError):
+    """The cluster cannot run the work (exit code 5)."""
+
+
+class MoveError(BadArgumentError, ValueError):
     """A move, or a move text, that cannot be played in the position at hand."""
 
     kind: ClassVar[ErrorKind] = ErrorKind.BAD_MOVE_TEXT
@@ -101,14 +159,15 @@ class UnknownNotationError(MoveError):
 NotationError = MoveError
 
 
-class FenError(ValueError):
+class FenError(BadArgumentError, ValueError):
     """A FEN that cannot be read, or that describes a position no game can reach."""
 
     kind: ClassVar[ErrorKind] = ErrorKind.BAD_FEN
 
 
 __all__ = [
-    "ErrorKind", "MoveError", "InvalidMoveError", "IllegalMoveError", "AmbiguousMoveError",
+    "XqdbError", "BadArgumentError", "NotFoundError", "CannotRunError", "DatabaseError",
+    "ClusterError", "ErrorKind", "MoveError", "InvalidMoveError", "IllegalMoveError", "AmbiguousMoveError",
     "UnknownNotationError", "NotationError", "FenError",
 ]
 

@@ -15,9 +15,10 @@ In the spirit of python-chess: parse a move text in any notation, write a move i
 from __future__ import annotations
 
 from . import notation as _notation
-from .errors import IllegalMoveError
+from .errors import BadArgumentError, FenError, IllegalMoveError, MoveError
+from .notation.tokens import split_moves
 from .rules.board import Move
-from .rules.position import BasePosition
+from .rules.position import STARTING_FEN, BasePosition
 
 
 class Position(BasePosition):
@@ -58,4 +59,46 @@ class Position(BasePosition):
         return _notation.write_move(self, move, notation)
 
 
-__all__ = ["Position", "Move"]
+#: The hint after a FEN that cannot be read.
+FEN_HINT = f"the start position reads {STARTING_FEN.split(' - ')[0]}"
+#: The hint after a list of moves that cannot be played.
+MOVES_HINT = ("moves are separated by spaces or commas, in Chinese (炮二平五), WXF (C2.5), "
+              "ICCS (H2-E2) or coordinates (h2e2), each legal after the ones before")
+
+
+class PositionError(BadArgumentError, ValueError):
+    """A FEN or a move text that gives no position: the message says which and why."""
+
+
+def position_after(moves: str, fen: str | None = None) -> Position:
+    """The position after ``moves`` (any notation, split by
+    :func:`~xqdb.notation.tokens.split_moves`) from ``fen`` (default: the start position);
+    raises :class:`PositionError` naming the FEN or the move at fault.
+
+    >>> position_after("h2e2,h9g7").fen()
+    'rnbakab1r/9/1c4nc1/p1p1p1p1p/9/9/P1P1P1P1P/1C2C4/9/RNBAKABNR w - - 2 2'
+    >>> position_after("h2e2", "4k4/9/9/9/9/9/9/9/7C1/3K5 b")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    xqdb.position.PositionError: move 1: 'h2e2': ...
+    """
+    try:
+        position = Position(fen or STARTING_FEN)
+    except FenError as exc:
+        raise PositionError(f"bad FEN: {exc}", FEN_HINT) from None
+    for number, text in enumerate(split_moves(moves), 1):
+        try:
+            position.push_text(text)
+        except (MoveError, ValueError) as exc:
+            # The notation's message begins with the text itself.
+            raise PositionError(f"move {number}: {exc}", MOVES_HINT) from None
+    return position
+
+
+def position_key(moves: str, fen: str | None = None) -> int:
+    """The Zobrist key (as ``moves.key_before`` stores it) of the position after ``moves``
+    from ``fen`` (default: the start position)."""
+    return position_after(moves, fen).zobrist()
+
+
+__all__ = ["Position", "Move", "PositionError", "position_after", "position_key"]

@@ -32,7 +32,7 @@ from ..openings.store import classify_game, stored_values
 from ..replay import ReplayedGame
 from ..rules.adjudication import ENDING_NAMES
 from ..rules.board import PAWN, piece_symbol
-from ..engine.judgement import BLUNDERS_QUERY, JUDGEMENTS_QUERY, PLAYER_BLUNDERS_QUERY
+from ..analysis.judgement import BLUNDERS_QUERY, JUDGEMENTS_QUERY, PLAYER_BLUNDERS_QUERY
 from .dedupe import content_hash
 
 #: Takes a column's value from a replayed game (run once per record, in the workers).

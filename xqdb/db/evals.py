@@ -1,5 +1,5 @@
 """The ``evals`` table: engine evaluations stored per position, read back as
-:class:`~xqdb.engine.analysis.Evaluation` objects keyed by :data:`~xqdb.engine.analysis.EvalKey`.
+:class:`~xqdb.analysis.games.Evaluation` objects keyed by :data:`~xqdb.analysis.games.EvalKey`.
 
 An evaluation is shared by every game that reaches its position (``game_id`` NULL), except
 where the game's own history decides what the rules allow (a repetition): then it is stored
@@ -26,7 +26,7 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
-from ..engine.analysis import EvalKey, Evaluation
+from ..analysis.games import EvalKey, Evaluation
 from ..engine.score import Cp, Mate, Wdl
 from ..rules.board import BLACK, RED, Move
 from .columns import EVAL_COLUMNS
@@ -136,7 +136,7 @@ def read_evals(con: duckdb.DuckDBPyConnection, engine: str | None = None,
     """The shared evaluations (``game_id`` NULL, status ``ok``) of ``engine`` at
     ``search_limit`` (every engine or limit when ``None``), by :data:`EvalKey`.
 
-    Ready to fill an :class:`~xqdb.engine.analysis.EvalCache`.
+    Ready to fill an :class:`~xqdb.analysis.games.EvalCache`.
     """
     rows = con.execute(f"""
         SELECT key, side, engine, search_limit, {_VALUES} FROM evals

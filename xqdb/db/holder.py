@@ -3,8 +3,8 @@ database that another process holds.
 
 DuckDB lets one process write a file and no other process open it meanwhile, not even to
 read. Its refusal names a program and a pid; a user wants to hear which command holds
-the file and when it will be free. So while :func:`xqdb.importer.import_paths` or
-:func:`xqdb.analyser.analyse_database` holds a database it keeps a small JSON note beside
+the file and when it will be free. So while :func:`xqdb.pipeline.importer.import_paths` or
+:func:`xqdb.pipeline.analyze.analyse_database` holds a database it keeps a small JSON note beside
 it, ``DB.import.json`` (its pid, command, start, and what it has stored so far), and
 :func:`explain_lock` turns the refusal into one sentence from that note, or from the
 process DuckDB names when there is no note.

@@ -1,6 +1,6 @@
 """The ``players`` table: each ``red``/``black`` spelling linked to one player.
 
-:func:`link_players` runs the naming rules of :mod:`xqdb.players` over every spelling of
+:func:`link_players` runs the naming rules of :mod:`xqdb.formats.player_names` over every spelling of
 the database (the rules look at all of them together) and points ``games.red_player_id``
 and ``black_player_id`` at the result; corrections made with :func:`merge` and
 :func:`split` (``xqdb players alias``) are stored in ``player_names`` as ``alias`` and kept
@@ -24,10 +24,11 @@ from __future__ import annotations
 import duckdb
 import pyarrow as pa
 
-from ..players import canonical_names, fold
+from ..errors import NotFoundError
+from ..formats.player_names import canonical_names, fold
 
 
-class PlayerError(ValueError):
+class PlayerError(NotFoundError, ValueError):
     """A correction names no spelling or player of the database."""
 
 

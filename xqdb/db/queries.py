@@ -16,32 +16,20 @@ database takes them) before each report runs.
 ['key', 'notation', 'min_games']
 >>> query.params[1].default, query.params[0].required
 ('chinese', True)
->>> print(render(Result(["name", "games"], [("胡荣华", 1176), ("Li", 3)]), width=40))
-name    games
-------  -----
-胡荣华   1176
-Li          3
 """
 
 from __future__ import annotations
 
-import csv
-import io
-import json
 import re
 from dataclasses import dataclass, field
-from decimal import Decimal
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import duckdb
-import pyarrow as pa
-from ..errors import closest
-from ..reading import display_width
 
-#: Formats a result can be written in.
-FORMATS = ("table", "csv", "json", "parquet")
+from ..errors import BadArgumentError, closest
+from .lookup import require_player
 
 _PARAM = re.compile(r"--\s*@param\s+(\w+)(?:=(\S*))?\s*(.*)")
 _NEEDS = re.compile(r"--\s*@needs\s+(\w+)")
@@ -51,7 +39,7 @@ _PLAYER_PARAMS = ("player", "opponent")
 _FILLED_BY = {"evals": "analyse some games first (xqdb analyze --db FILE)"}
 
 
-class QueryError(ValueError):
+class QueryError(BadArgumentError, ValueError):
     """A report that does not exist, a parameter it does not take or lacks, or SQL that
     fails: the message says which."""
 
@@ -177,103 +165,11 @@ def run_query(con: duckdb.DuckDBPyConnection, name: str, **given: str | None) ->
     values = query.bind(given)
     for param in _PLAYER_PARAMS:
         player = values.get(param) if any(p.name == param for p in query.params) else None
-        if player is not None and not con.execute("SELECT 1 FROM players WHERE name = ?",
-                                                  [player]).fetchone():
-            names = [r[0] for r in con.execute("SELECT name FROM players").fetchall()]
-            meant = closest(player, names)
-            hint = f"did you mean {meant}? " if meant else ""
-            raise QueryError(f"no player named {player!r} ({hint}xqdb players --search TEXT "
-                             "finds the names)")
+        if player is not None:
+            require_player(con, player)
     for table in query.needs:
         if not run_sql(con, f'SELECT EXISTS (SELECT 1 FROM "{table}")').rows[0][0]:
             raise QueryError(f"{name} reads {table}, which is empty in this database: "
                              f"{_FILLED_BY.get(table, 'fill it first')}")
     _shared(con)
     return run_sql(con, query.sql, values)
-
-
-# --- output -------------------------------------------------------------------------------
-
-def _cell(value: Any) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, float | Decimal):
-        return f"{value:g}" if isinstance(value, float) else str(value)
-    if isinstance(value, list):
-        return ", ".join(map(_cell, value))
-    return str(value)
-
-
-def _fit(text: str, width: int) -> str:
-    """``text`` cut to ``width`` terminal columns (an ellipsis marks the cut)."""
-    if display_width(text) <= width:
-        return text
-    out, used = "", 0
-    for char in text:
-        size = max(display_width(char), 0)
-        if used + size > width - 1:
-            break
-        out, used = out + char, used + size
-    return out + "…"
-
-
-def render(result: Result, width: int = 120) -> str:
-    """The rows as a text table at most ``width`` columns wide, Chinese aligned by its
-    display width; numbers right-aligned, the widest text columns cut first."""
-    cells = [[_cell(v) for v in row] for row in result.rows]
-    widths = [max([display_width(c)] + [display_width(r[i]) for r in cells])
-              for i, c in enumerate(result.columns)]
-    numeric = [all(isinstance(row[i], int | float | Decimal) or row[i] is None
-                   for row in result.rows) and bool(result.rows)
-               for i in range(len(result.columns))]
-    while sum(widths) + 2 * (len(widths) - 1) > width and max(widths, default=0) > 8:
-        widest = widths.index(max(widths))
-        widths[widest] -= 1
-
-    def line(values: list[str]) -> str:
-        parts = []
-        for i, value in enumerate(values):
-            text = _fit(value, widths[i])
-            pad = " " * (widths[i] - display_width(text))
-            parts.append(pad + text if numeric[i] else text + pad)
-        return "  ".join(parts).rstrip()
-
-    out = [line(result.columns), "  ".join("-" * w for w in widths)]
-    out += [line(row) for row in cells]
-    return "\n".join(out)
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, Decimal):
-        return float(value)
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    if hasattr(value, "isoformat"):
-        return value.isoformat()
-    return value
-
-
-def to_text(result: Result, format: str, width: int = 120) -> str:
-    """The rows as ``table``, ``csv`` or ``json`` (a list of objects) text."""
-    if format == "table":
-        return render(result, width)
-    if format == "csv":
-        buffer = io.StringIO()
-        writer = csv.writer(buffer, lineterminator="\n")
-        writer.writerow(result.columns)
-        writer.writerows([_cell(v) if isinstance(v, list) else _plain(v) for v in row]
-                         for row in result.rows)
-        return buffer.getvalue().rstrip("\n")
-    if format == "json":
-        return json.dumps([{k: _plain(v) for k, v in r.items()} for r in result.records()],
-                          ensure_ascii=False, indent=1)
-    raise QueryError(f"{format!r} is not one of {', '.join(FORMATS)}")
-
-
-def write_parquet(result: Result, path: str) -> None:
-    """The rows as a Parquet file at ``path``."""
-    import pyarrow.parquet as pq
-
-    columns = {name: [_plain(row[i]) for row in result.rows]
-               for i, name in enumerate(result.columns)}
-    pq.write_table(pa.table(columns), path)

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import duckdb
 
-from ..engine.judgement import create_defaults
+from ..errors import DatabaseError
+from ..analysis.judgement import create_defaults
 from .columns import ddl
 from .holder import explain_lock
 
@@ -23,11 +24,8 @@ SCHEMA_VERSION = 6
 
 #: The SQL creating every missing table and view (see :mod:`xqdb.db.columns`).
 SCHEMA = ddl()
-
-
-class DatabaseError(Exception):
-    """The database cannot be used: not DuckDB, locked by another process, or of another
-    schema version."""
+#: A connection to a database, for the layers above this one, which never import duckdb.
+Connection = duckdb.DuckDBPyConnection
 
 
 class OldSchemaError(DatabaseError):
@@ -126,7 +124,7 @@ def require_database(path: str | os.PathLike[str]) -> None:
     >>> require_database("/no/such/games.duckdb")
     Traceback (most recent call last):
     ...
-    xqdb.db.schema.DatabaseError: /no/such/games.duckdb: no such database (xqdb import FILES --db /no/such/games.duckdb creates one)
+    xqdb.errors.DatabaseError: /no/such/games.duckdb: no such database (xqdb import FILES --db /no/such/games.duckdb creates one)
     """
     where = Path(path)
     if not where.exists():

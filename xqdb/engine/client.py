@@ -31,6 +31,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Mapping, Sequence, overload
 
+from ..errors import CannotRunError
 from ..rules.board import Move
 from ..position import Position
 from .dialects import DIALECTS, Dialect, detect_dialect
@@ -48,7 +49,7 @@ _MULTIPV = re.compile(r" multipv (\d+)")
 _BOUND = re.compile(r" score \S+ -?\d+ (?:lower|upper)bound")
 
 
-class EngineError(RuntimeError):
+class EngineError(CannotRunError, RuntimeError):
     """The engine cannot do what was asked (an unknown option, a refused greeting...)."""
 
 

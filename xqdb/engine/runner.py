@@ -22,6 +22,7 @@ import sys
 from dataclasses import dataclass, replace
 from typing import Mapping, Sequence, overload
 
+from ..errors import BadArgumentError
 from ..position import Position
 from .client import Engine, EngineError, EngineTerminatedError, EngineTimeoutError, Info
 from .score import Limit
@@ -212,6 +213,7 @@ def parse_options(texts: Sequence[str]) -> dict[str, str]:
     for text in texts:
         name, sep, value = text.partition("=")
         if not sep or not name.strip():
-            raise ValueError(f"option {text!r} is not NAME=VALUE")
+            raise BadArgumentError(f"option {text!r} is not NAME=VALUE",
+                                   "for example --option Hash=64")
         options[name.strip()] = value.strip()
     return options

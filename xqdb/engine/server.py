@@ -23,7 +23,7 @@ from typing import IO
 from ..rules.board import Move
 from ..position import Position
 from ..rules.position import STARTING_FEN, FenError
-from .analysis import curve_for
+from .score import curve_for
 from .builtin import Line, Searcher, SearchResult
 from .score import Cp
 

@@ -30,11 +30,12 @@ from dataclasses import dataclass
 
 import duckdb
 
-from .db.columns import move_text_column
-from .db.queries import Result
+from ..errors import BadArgumentError
+from ..db.columns import move_text_column
+from ..db.queries import Result
 from .export import written_moves
-from .position import Position
-from .rules.board import (ADVISOR, CANNON, CHARIOT, COLOR_NAMES, ELEPHANT, HORSE, KING,
+from ..position import Position
+from ..rules.board import (ADVISOR, CANNON, CHARIOT, COLOR_NAMES, ELEPHANT, HORSE, KING,
                           LETTER_TO_TYPE, PAWN, PIECE_NAMES, RED, BLACK, Move, Piece,
                           PieceType, piece_symbol)
 
@@ -50,7 +51,7 @@ COUNTED: tuple[Piece, ...] = tuple(t * c for c in (RED, BLACK)
 COLUMNS = ["game_id", "ply", "red", "black", "result", "event", "date", "next"]
 
 
-class SearchError(ValueError):
+class SearchError(BadArgumentError, ValueError):
     """A material pattern that cannot be read: the message says what is wrong in it."""
 
 
@@ -103,7 +104,7 @@ class MaterialPattern:
     >>> MaterialPattern.parse("R3")
     Traceback (most recent call last):
     ...
-    xqdb.search.SearchError: 'R3': a side has at most 2 chariots
+    xqdb.browse.search.SearchError: 'R3': a side has at most 2 chariots
     """
 
     ranges: tuple[tuple[Piece, int, int], ...]

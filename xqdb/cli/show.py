@@ -1,6 +1,6 @@
 """``xqdb show``: one stored game on the terminal (and as an SVG image).
 
-A thin Click wrapper over :mod:`xqdb.show`.
+A thin Click wrapper over :mod:`xqdb.browse.show`.
 """
 
 from __future__ import annotations
@@ -10,8 +10,9 @@ import sys
 
 import click
 
-from .cli_reports import EXIT_QUERY, _database, _write_text
-from .notation import WRITTEN_NOTATIONS
+from ..errors import NotFoundError
+from .common import database, db_option, write_text
+from ..notation import WRITTEN_NOTATIONS
 
 
 def _use_color(choice: bool | None) -> bool:
@@ -23,8 +24,7 @@ def _use_color(choice: bool | None) -> bool:
 
 @click.command("show")
 @click.argument("game_id", type=int)
-@click.option("--db", "db", required=True, envvar="XQDB_DB", type=click.Path(dir_okay=False),
-              help="DuckDB file (env XQDB_DB).")
+@db_option()
 @click.option("--ply", type=click.IntRange(0), default=None,
               help="Show the board after this many plies (0: the start; default: the end).")
 @click.option("--notation", type=click.Choice(WRITTEN_NOTATIONS), default="chinese",
@@ -41,22 +41,16 @@ def show_command(game_id: int, db: str, ply: int | None, notation: str, svg: str
     xqdb show --db games.duckdb 42
     xqdb show --db games.duckdb 42 --ply 20 --notation wxf --svg board.svg
     """
-    from .show import GameNotFound, PlyOutOfRange, load_game, svg_board
+    from ..render.board import svg_board
 
-    with _database(db) as con:
-        try:
-            view = load_game(con, game_id, ply, notation)
-        except (GameNotFound, PlyOutOfRange) as exc:
-            click.echo(f"Error: {exc}", err=True)
-            sys.exit(EXIT_QUERY)
+    view = database(db).show(game_id, ply, notation)
     use_color = _use_color(color)
     click.echo(view.render(color=use_color), color=use_color)
     if svg is not None:
         if view.position is None:
-            click.echo(f"Error: game {game_id} has no board to draw: its start position "
-                       "cannot be set up", err=True)
-            sys.exit(EXIT_QUERY)
-        _write_text(svg, svg_board(view.position, view.last))
+            raise NotFoundError(f"game {game_id} has no board to draw: its start position "
+                                "cannot be set up")
+        write_text(svg, svg_board(view.position, view.last))
         click.echo(f"wrote {svg}")
 
 

@@ -41,6 +41,8 @@ from typing import Any, TypeVar
 
 from multiprocessing_logging import MultiProcessingHandler, install_mp_handler, uninstall_mp_handler
 
+from ..errors import ClusterError
+
 T = TypeVar("T")
 R = TypeVar("R")
 
@@ -143,17 +145,9 @@ WORKER_WAIT = 60.0
 LOGGER = "xqdb"
 
 
-class ExecutorError(Exception):
+class ExecutorError(ClusterError):
     """The work could not run where it was sent; the message says why in one line, and
     :attr:`hint` what to do about it."""
-
-    def __init__(self, message: str, hint: str = "") -> None:
-        super().__init__(message)
-        self.hint = hint
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        # Raised on a worker, it travels back pickled: keep the hint.
-        return (type(self), (str(self), self.hint))
 
 
 class ClusterUnavailableError(ExecutorError):
@@ -195,7 +189,7 @@ def require_paths(paths: Iterable[str], what: str, hint: str = "") -> None:
     >>> require_paths(["/no/such/file"], "input")
     Traceback (most recent call last):
     ...
-    xqdb.parallel.WorkerSetupError: worker MainProcess (pid ...) cannot see the input /no/such/file
+    xqdb.pipeline.executors.WorkerSetupError: worker MainProcess (pid ...) cannot see the input /no/such/file
     """
     for path in paths:
         if not os.path.exists(path):

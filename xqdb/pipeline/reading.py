@@ -24,15 +24,15 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator
 
-from wcwidth import wcswidth
 
-from .errors import ErrorKind
-from .formats import read_paths
-from .formats.record import GameRecord
-from .notation import WRITTEN_NOTATIONS, write_move
-from .notation.chinese import to_traditional
-from .replay import ReplayedGame, replay, shorten
-from .position import Position
+from ..errors import ErrorKind
+from ..formats import read_paths
+from ..formats.record import GameRecord
+from ..notation import WRITTEN_NOTATIONS, write_move
+from ..notation.chinese import to_traditional
+from ..render.tables import display_width
+from ..replay import ReplayedGame, replay, shorten
+from ..position import Position
 
 #: Notations a game can be shown in: every written one, ``chinese-simplified`` and ``source``
 #: (the texts as written). ``chinese`` writes the script the record is written in (see
@@ -251,14 +251,3 @@ def numbered_moves(texts: list[str], first_black: bool) -> list[str]:
         pad = " " * (width - display_width(red))
         out.append(f"  {i // 2 + 1:>3}. {red}{pad}  {black}".rstrip())
     return out
-
-
-def display_width(text: str) -> int:
-    """Terminal columns ``text`` takes: two for a Chinese character.
-
-    >>> display_width("炮二平五"), display_width("C2.5")
-    (8, 4)
-    """
-    width = wcswidth(text)
-    return width if width >= 0 else len(text)
-

@@ -1,32 +1,23 @@
-"""The ``xqdb search`` and ``xqdb export`` commands: thin wrappers over :mod:`xqdb.search`
-and :mod:`xqdb.export`."""
+"""The ``xqdb search`` and ``xqdb export`` commands: thin wrappers over :mod:`xqdb.browse.search`
+and :mod:`xqdb.browse.export`."""
 
 from __future__ import annotations
 
-from typing import NoReturn
-
 import click
 
-from .cli import fail
-from .cli_reports import EXIT_QUERY, _cannot_write, _database, _emit, _output_options
-from .export import FORMATS as EXPORT_FORMATS, ExportError, ExportTargetError, export_games
-from .notation import WRITTEN_NOTATIONS
-from .search import MaterialPattern, SearchError, search_material, search_position
-from .tree import PositionError, position_after
+from ..browse.export import FORMATS as EXPORT_FORMATS
+from ..errors import BadArgumentError
+from ..notation import WRITTEN_NOTATIONS
+from .common import cannot_write, database, db_option, emit, output_options
 
 _notations = click.Choice(WRITTEN_NOTATIONS)
-
-
-def _fail(message: str, hint: str, code: int = EXIT_QUERY) -> NoReturn:
-    """One line saying what is wrong and, in brackets, what to do; exits with ``code``:
-    by default that of a bad move, FEN, pattern or condition, as ``xqdb tree`` and
-    ``xqdb query`` do."""
-    fail(message, hint, code)
+#: What a material pattern looks like, for the error that refuses one.
+_PATTERN_HINT = ("write counts like 'R2 r1-2 P2+ n0' or balances like 'RNC>rnc'; "
+                 "xqdb search --help shows how")
 
 
 @click.command("search")
-@click.option("--db", "db", required=True, envvar="XQDB_DB", type=click.Path(dir_okay=False),
-              help="DuckDB file (env XQDB_DB).")
+@db_option()
 @click.option("--fen", default=None, help="The position (with --moves: where they start).")
 @click.option("--moves", default=None, help="Moves from the start (or --fen), any notation.")
 @click.option("--mirror", is_flag=True, help="Also find the left-right mirror image.")
@@ -40,7 +31,7 @@ def _fail(message: str, hint: str, code: int = EXIT_QUERY) -> NoReturn:
               help="How to write the move played next.")
 @click.option("--limit", type=click.IntRange(1), default=100, show_default=True,
               help="Games listed at most.")
-@_output_options
+@output_options
 def search_command(db: str, fen: str | None, moves: str | None, mirror: bool,
                    material: str | None, plies: int, notation: str, limit: int,
                    format_: str | None, output: str | None) -> None:
@@ -61,28 +52,17 @@ def search_command(db: str, fen: str | None, moves: str | None, mirror: bool,
             raise click.UsageError("--material searches by material alone: leave out "
                                    "--fen, --moves and --mirror")
         try:
-            pattern = MaterialPattern.parse(material)
-        except SearchError as exc:
-            _fail(str(exc), "write counts like 'R2 r1-2 P2+ n0' or balances like 'RNC>rnc'; "
-                            "xqdb search --help shows how")
-        with _database(db) as con:
-            found = search_material(con, pattern, plies=plies, notation=notation, limit=limit)
+            found = database(db).search_material(material, plies=plies, notation=notation,
+                                                 limit=limit)
+        except BadArgumentError as exc:
+            exc.hint = exc.hint or _PATTERN_HINT
+            raise
     else:
         if fen is None and moves is None:
             raise click.UsageError("give --fen, --moves or --material")
-        try:
-            position = position_after(moves or "", fen)
-        except PositionError as exc:
-            from .cli import FEN_HINT
-
-            hint = (FEN_HINT if str(exc).startswith("bad FEN") else
-                    "moves are space-separated, in Chinese (炮二平五), WXF (C2.5), ICCS "
-                    "(H2-E2) or coordinates (h2e2), each legal after the ones before")
-            _fail(str(exc), hint)
-        with _database(db) as con:
-            found = search_position(con, position, mirror=mirror, notation=notation,
+        found = database(db).search(moves or "", fen, mirror=mirror, notation=notation,
                                     limit=limit)
-    _emit(found.games, format_, output)
+    emit(found.games, format_, output)
     shown = len(found.games.rows)
     if (format_ in (None, "table") and output is None) or shown < found.total:
         more = f" (--limit {limit} lists {shown})" if shown < found.total else ""
@@ -90,8 +70,7 @@ def search_command(db: str, fen: str | None, moves: str | None, mirror: bool,
 
 
 @click.command("export")
-@click.option("--db", "db", required=True, envvar="XQDB_DB", type=click.Path(dir_okay=False),
-              help="DuckDB file (env XQDB_DB).")
+@db_option()
 @click.option("--format", "format_", type=click.Choice(list(EXPORT_FORMATS)), default="pgn",
               show_default=True, help="pgn, dhtmlxq (blocks for web viewers), or parquet "
                                       "(a folder of files partitioned by year).")
@@ -115,17 +94,10 @@ def export_command(db: str, format_: str, notation: str | None, where: str | Non
     xqdb export --db games.duckdb --format dhtmlxq --game 42 --out -
     xqdb export --db games.duckdb --format parquet --out games-parquet
     """
-    with _database(db) as con:
-        try:
-            summary = export_games(con, out, format_, notation, where, game_ids)
-        except ExportTargetError as exc:
-            from .cli import EXIT_INPUT  # here: xqdb.cli imports this module as it loads
-
-            _fail(str(exc), exc.hint, EXIT_INPUT)
-        except ExportError as exc:
-            _fail(str(exc), exc.hint)
-        except OSError as exc:
-            _cannot_write(out, exc)
+    try:
+        summary = database(db).export(out, format_, notation, where, game_ids)
+    except OSError as exc:
+        raise cannot_write(out, exc) from None
     click.echo(str(summary), err=out == "-")
 
 

@@ -1,7 +1,9 @@
-"""The ``xqdb`` command line: thin Click wrappers over the library.
+"""The commands that work on files and positions, and the import: ``perft``, ``read``,
+``engine``, ``import``, ``info`` and ``upgrade``.
 
-The library raises typed exceptions; the exit codes are decided here, and documented in
-the README.
+Loading this module loads no DuckDB: the database side is imported by the commands that
+use it, since it would triple the start-up of ``xqdb engine``, which a GUI may start for
+every game.
 """
 
 from __future__ import annotations
@@ -10,106 +12,21 @@ import logging
 import os
 import sys
 import time
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from .errors import FenError
-from .position import Position
-from .rules import divide, perft
-from .rules.position import STARTING_FEN
-from .formats import formats
-from .formats.sources import Source, no_such_path, walk
-from .reading import SHOW_NOTATIONS, format_game, nth_record, summarize
-from .parallel import ExecutorError
+from ..errors import CannotRunError
+from ..formats import formats
+from ..formats.sources import Source, no_such_path, walk
+from ..pipeline.reading import SHOW_NOTATIONS, format_game, nth_record, summarize
+from ..position import position_after
+from ..rules import divide, perft
+from ..rules.position import STARTING_FEN
+from .common import EXIT_INVALID, Interrupted, database, db_option, scheduler_option
 
-# The database side (DuckDB, Arrow) is imported by the commands that use it: loading it
-# would triple the start-up of ``xqdb engine``, which a GUI may start for every game.
 if TYPE_CHECKING:
-    from .importer import ImportSummary, UnitResult
-
-#: Exit codes of a run that failed as a whole (Click itself uses 1 for errors and 2 for
-#: usage): nothing to read or a setting that cannot be used, and a database that cannot
-#: be used.
-EXIT_INPUT = 3
-EXIT_DATABASE = 4
-#: The cluster could not run the work: no scheduler or worker, a worker missing an
-#: input or xqdb, tasks lost too often.
-EXIT_CLUSTER = 5
-#: The hint after a FEN that cannot be read.
-FEN_HINT = f"the start position reads {STARTING_FEN.split(' - ')[0]}"
-#: Ctrl-C, as shells report a process ended by SIGINT.
-EXIT_INTERRUPTED = 130
-#: ``xqdb read`` exits with this when a record is invalid (and with EXIT_INPUT when the
-#: paths hold no record at all).
-EXIT_INVALID = 1
-
-
-def fail(message: str, hint: str | None, code: int) -> NoReturn:
-    """Report a mistake the user can mend the way every command does, on one line
-    (``Error: message (hint)``), and exit with ``code``."""
-    click.echo(f"Error: {message}" + (f" ({hint})" if hint else ""), err=True)
-    sys.exit(code)
-
-
-def exit_cluster_failure(exc: ExecutorError) -> NoReturn:
-    """Say why the cluster could not run the work, and what to do, then exit."""
-    fail(str(exc), exc.hint, EXIT_CLUSTER)
-
-
-class _Group(click.Group):
-    """The ``xqdb`` group: a usage error is one line with its hint, as every other error.
-
-    Usage errors come from parsing, here or in a subcommand (which this group invokes),
-    so both are caught here; everything else is Click's standalone handling.
-
-    The commands of other modules (:func:`_add_report_commands`), and the database side
-    they load, are added only when one of them is asked for or the commands are listed.
-    """
-
-    _added = False
-
-    def main(self, *args: Any, **kwargs: Any) -> Any:
-        # Run as `python -m xqdb` or from a script, the command is still called xqdb.
-        if len(args) < 2:
-            kwargs["prog_name"] = kwargs.get("prog_name") or "xqdb"
-        return super().main(*args, **kwargs)
-
-    def make_context(self, info_name: str | None, args: list[str],
-                     parent: click.Context | None = None, **extra: Any) -> click.Context:
-        try:
-            return super().make_context(info_name, args, parent, **extra)
-        except click.UsageError as exc:
-            _usage_error(exc)
-
-    def invoke(self, ctx: click.Context) -> Any:
-        try:
-            return super().invoke(ctx)
-        except click.UsageError as exc:
-            _usage_error(exc)
-
-    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        command = super().get_command(ctx, cmd_name)
-        if command is None and not _Group._added:
-            self._add()
-            command = super().get_command(ctx, cmd_name)
-        return command
-
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        self._add()
-        return super().list_commands(ctx)
-
-    def _add(self) -> None:
-        if not _Group._added:
-            _Group._added = True
-            _add_report_commands()
-
-
-def _usage_error(exc: click.UsageError) -> NoReturn:
-    path = exc.ctx.command_path if exc.ctx is not None else "xqdb"
-    click.echo(f"Error: {exc.format_message()} (see '{path} --help')", err=True)
-    sys.exit(exc.exit_code)
+    from ..pipeline.importer import ImportSummary, UnitResult
 
 
 class _DefaultFromLibrary(click.Option):
@@ -122,25 +39,11 @@ class _DefaultFromLibrary(click.Option):
 
 
 def _commit_records() -> int:
-    from .importer import COMMIT_RECORDS
+    from ..pipeline.importer import COMMIT_RECORDS
     return COMMIT_RECORDS
 
 
-def _scheduler_option(doing: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """``--scheduler`` (env ``XQDB_SCHEDULER``); ``doing`` says what the workers do."""
-    return click.option("--scheduler", default=None, envvar="XQDB_SCHEDULER",
-                        metavar="tcp://HOST:8786",
-                        help=f"{doing} on the workers of this Dask cluster instead of local "
-                             "processes (env XQDB_SCHEDULER; needs xqdb[cluster]).")
-
-
-@click.group(cls=_Group)
-@click.version_option(package_name="xqdb")
-def cli() -> None:
-    """Xiangqi game databases: import, validate, classify and analyse game records."""
-
-
-@cli.command("perft")
+@click.command("perft")
 @click.option("--fen", default=STARTING_FEN, show_default="the start position",
               help="Position to count from.")
 @click.option("--depth", type=click.IntRange(0, 10), default=3, show_default=True)
@@ -153,10 +56,7 @@ def perft_command(fen: str, depth: int, split: bool, board: bool) -> None:
     xqdb perft --depth 4
     xqdb perft --fen "3k5/9/9/9/9/9/9/9/9/4K4 w" --depth 1 --divide
     """
-    try:
-        pos = Position.from_fen(fen)
-    except FenError as exc:
-        raise click.ClickException(f"bad FEN: {exc} ({FEN_HINT})") from None
+    pos = position_after("", fen)
     if board:
         click.echo(str(pos))
         click.echo(pos.fen())
@@ -207,13 +107,12 @@ def _progress_bar(paths: tuple[str, ...], enabled: bool, follow_links: bool) -> 
                              show_pos=False, show_percent=True, show_eta=True)
 
 
-@cli.command("import")
+@click.command("import")
 @click.argument("paths", nargs=-1)
-@click.option("--db", "db", required=True, envvar="XQDB_DB", type=click.Path(dir_okay=False),
-              help="DuckDB file to create or add to (env XQDB_DB).")
+@db_option("DuckDB file to create or add to (env XQDB_DB).")
 @click.option("-j", "--jobs", type=click.IntRange(1), default=None,
               help="Worker processes (default: all cores).")
-@_scheduler_option("Read and replay")
+@scheduler_option("Read and replay")
 @click.option("--send-inputs", is_flag=True,
               help="With --scheduler: send the inputs' bytes to the workers, for workers "
                    "that do not share the input paths.")
@@ -249,8 +148,6 @@ def import_command(paths: tuple[str, ...], db: str, jobs: int | None, scheduler:
     whenever the import ran. Importing the same files again adds nothing, but reads
     again the sources that could not be read; --force reads every source again.
     """
-    from .importer import InputError, StorageError, import_paths
-
     handlers = _logging(verbose, quiet, log_file)
     bar = _progress_bar(paths, not quiet, follow_links)
     started = time.perf_counter()
@@ -265,23 +162,13 @@ def import_command(paths: tuple[str, ...], db: str, jobs: int | None, scheduler:
         bar.update(unit.bytes)
 
     try:
-        summary = import_paths(list(paths), db, jobs=jobs, format=format_, encoding=encoding,
-                               force=force, follow_links=follow_links,
-                               memory_limit=memory_limit, commit_records=commit_every,
-                               progress=progress if bar is not None else None,
-                               scheduler=scheduler, send_inputs=send_inputs)
-    except InputError as exc:
-        click.echo(f"Error: {exc}", err=True)
-        sys.exit(EXIT_INPUT)
-    except StorageError as exc:
-        click.echo(f"Error: {exc}", err=True)
-        sys.exit(EXIT_DATABASE)
-    except ExecutorError as exc:
-        exit_cluster_failure(exc)
+        summary = database(db).import_paths(
+            paths, jobs=jobs, format=format_, encoding=encoding, force=force,
+            follow_links=follow_links, memory_limit=memory_limit, commit_records=commit_every,
+            progress=progress if bar is not None else None, scheduler=scheduler,
+            send_inputs=send_inputs)
     except KeyboardInterrupt:
-        click.echo("Interrupted: what was committed stays; run the same command to resume.",
-                   err=True)
-        sys.exit(EXIT_INTERRUPTED)
+        raise Interrupted("what was committed stays; run the same command to resume") from None
     finally:
         if bar is not None:
             bar.render_finish()
@@ -292,9 +179,8 @@ def import_command(paths: tuple[str, ...], db: str, jobs: int | None, scheduler:
         click.echo(str(summary))
 
 
-@cli.command("info")
-@click.option("--db", "db", required=True, envvar="XQDB_DB", type=click.Path(dir_okay=False),
-              help="DuckDB file to describe (env XQDB_DB).")
+@click.command("info")
+@db_option("DuckDB file to describe (env XQDB_DB).")
 @click.option("--top", type=click.IntRange(1), default=10, show_default=True,
               help="How many players to list.")
 def info_command(db: str, top: int) -> None:
@@ -304,23 +190,11 @@ def info_command(db: str, top: int) -> None:
     xqdb info --db games.duckdb
     xqdb info --db games.duckdb --top 20
     """
-    from .db.info import database_info
-    from .db.schema import DatabaseError, connect
-
-    try:
-        con = connect(db, read_only=True)
-    except DatabaseError as exc:
-        click.echo(f"Error: {exc}", err=True)
-        sys.exit(EXIT_DATABASE)
-    try:
-        click.echo(str(database_info(con, top=top, path=db)))
-    finally:
-        con.close()
+    click.echo(str(database(db).info(top=top)))
 
 
-@cli.command("upgrade")
-@click.option("--db", "db", required=True, envvar="XQDB_DB", type=click.Path(dir_okay=False),
-              help="DuckDB file written by an older xqdb (env XQDB_DB).")
+@click.command("upgrade")
+@db_option("DuckDB file written by an older xqdb (env XQDB_DB).")
 def upgrade_command(db: str) -> None:
     """Bring a database of an older schema version up to date, from the records it holds.
 
@@ -330,18 +204,10 @@ def upgrade_command(db: str) -> None:
     Every table is derived again from the raw records stored in it: the source files are
     not needed. The old file is kept as DB.vN.
     """
-    from .db.schema import DatabaseError
-    from .db.upgrade import upgrade
-
-    try:
-        summary = upgrade(db)
-    except DatabaseError as exc:
-        click.echo(f"Error: {exc}", err=True)
-        sys.exit(EXIT_DATABASE)
-    click.echo(str(summary))
+    click.echo(str(database(db).upgrade()))
 
 
-@cli.command("read")
+@click.command("read")
 @click.argument("paths", nargs=-1, required=True)
 @click.option("--format", "format_", default=None,
               help="Read every source as this format (one of: " + ", ".join(formats()) + ").")
@@ -369,7 +235,7 @@ def read_command(paths: tuple[str, ...], format_: str | None, encoding: str | No
     examples naming file, record and ply. Exits with 1 when a record is invalid, 3 when
     there is no record to read, 2 for a bad option (--show past the last record too).
     """
-    from .formats.encoding import normalize_encoding
+    from ..formats.encoding import normalize_encoding
 
     if format_ is not None and format_ not in formats():
         raise click.BadParameter(f"{format_!r} is not one of {', '.join(formats())}",
@@ -381,8 +247,7 @@ def read_command(paths: tuple[str, ...], format_: str | None, encoding: str | No
             raise click.BadParameter(str(exc), param_hint="--encoding") from None
     missing = [path for path in paths if path != "-" and not os.path.exists(path)]
     if missing:
-        click.echo(f"Error: {no_such_path(missing[0])}", err=True)
-        sys.exit(EXIT_INPUT)
+        raise CannotRunError(no_such_path(missing[0]))
     if show is not None:
         try:
             record = nth_record(paths, show, format_, encoding)
@@ -394,13 +259,12 @@ def read_command(paths: tuple[str, ...], format_: str | None, encoding: str | No
                         keep=None if all_errors else examples)
     click.echo(summary.report(examples=examples, all_failures=all_errors))
     if not summary.records:
-        click.echo("Error: no records to read", err=True)
-        sys.exit(EXIT_INPUT)
+        raise CannotRunError("no records to read")
     if summary.invalid:
-        sys.exit(EXIT_INVALID)
+        raise click.exceptions.Exit(EXIT_INVALID)
 
 
-@cli.command("engine")
+@click.command("engine")
 def engine_command() -> None:
     """Serve the built-in engine over UCI (ranks 0-9) on stdin and stdout.
 
@@ -409,16 +273,12 @@ def engine_command() -> None:
 
     It is a weak engine, for when no Fairy-Stockfish or Pikafish is installed.
     """
-    from .engine.server import serve
+    from ..engine.server import serve
 
     serve(sys.stdin, sys.stdout)
 
 
-def _add_report_commands() -> None:
-    from .cli_reports import COMMANDS
-    from .cli_analysis import COMMANDS as ANALYSIS_COMMANDS
-    from .cli_browse import COMMANDS as BROWSE_COMMANDS
-    from .cli_show import COMMANDS as SHOW_COMMANDS
 
-    for command in (*COMMANDS, *ANALYSIS_COMMANDS, *BROWSE_COMMANDS, *SHOW_COMMANDS):
-        cli.add_command(command)
+#: The commands of this module, in the order ``xqdb --help`` lists them.
+COMMANDS = (perft_command, import_command, info_command, upgrade_command, read_command,
+            engine_command)

@@ -10,7 +10,7 @@ of an expected score.) A position with a single legal move is no puzzle.
 The puzzles are written as PGN games from a ``FEN`` tag, the solution in Chinese notation:
 
 >>> from xqdb.engine import EngineSpec, Limit, SupervisedEngine
->>> from xqdb.engine.judgement import JudgedMove
+>>> from xqdb.analysis.judgement import JudgedMove
 >>> hung = JudgedMove(7, 1, "black", None, "d9d8", "d4d8", 0.9, "blunder", "xqdb built-in",
 ...                   "3k5/9/9/9/9/3r5/9/2N6/9/4K4 b")
 >>> with SupervisedEngine(EngineSpec.builtin()) as engine:
@@ -28,10 +28,11 @@ from dataclasses import dataclass
 
 from ..position import Position
 from ..rules.board import Move
-from .analysis import Evaluation, WinCurve
+from ..engine.score import WinCurve
+from .games import Evaluation
 from .judgement import JudgedMove
-from .runner import PositionFailedError, SupervisedEngine
-from .score import Limit
+from ..engine.runner import PositionFailedError, SupervisedEngine
+from ..engine.score import Limit
 
 
 @dataclass(frozen=True)

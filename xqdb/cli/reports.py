@@ -7,102 +7,9 @@ parameters and print the rows.
 
 from __future__ import annotations
 
-import shutil
-import sys
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from typing import Any, NoReturn
-
 import click
-import duckdb
 
-from .db.queries import FORMATS, QueryError, Result, list_queries, run_query, run_sql, \
-    to_text, write_parquet
-from .db.schema import DatabaseError, connect
-# The command line's own options, shared with these commands (re-exported for the others).
-from .cli import _scheduler_option as _scheduler_option
-
-#: Exit code of a report that cannot run: unknown, missing or bad parameters, failing SQL.
-EXIT_QUERY = 2
-
-_db_option = click.option("--db", "db", required=True, envvar="XQDB_DB",
-                          type=click.Path(dir_okay=False), help="DuckDB file (env XQDB_DB).")
-# A group checks its --db itself (Click would demand a required one before the
-# subcommand's --help could answer), and so does query, which needs none for --list.
-_group_db_option = click.option("--db", "db", envvar="XQDB_DB", type=click.Path(dir_okay=False),
-                                help="DuckDB file (env XQDB_DB).")
-
-
-def _needed(db: str | None) -> str:
-    """``db``, or a usage error saying it is missing (for an optional --db)."""
-    if db is None:
-        raise click.UsageError("Missing option '--db' (or env XQDB_DB).")
-    return db
-
-
-def _output_options(command: Callable[..., Any]) -> Callable[..., Any]:
-    command = click.option("--output", "-o", type=click.Path(dir_okay=False), default=None,
-                           help="Write to this file instead of the terminal.")(command)
-    return click.option("--format", "format_", type=click.Choice(FORMATS), default=None,
-                        help="table (fitted to the terminal), csv, json or parquet "
-                             "(default: table, or as the --output file's suffix says).")(command)
-
-
-@contextmanager
-def _database(db: str, write: bool = False) -> Iterator[duckdb.DuckDBPyConnection]:
-    """The database, or exit with a one-line message."""
-    from .cli import EXIT_DATABASE  # here: xqdb.cli imports this module as it loads
-
-    try:
-        # Only an import makes a database: a mistyped path here must not leave an empty one.
-        con = connect(db, read_only=not write, create=False)
-    except DatabaseError as exc:
-        click.echo(f"Error: {exc}", err=True)
-        sys.exit(EXIT_DATABASE)
-    try:
-        yield con
-    except QueryError as exc:
-        click.echo(f"Error: {exc}", err=True)
-        sys.exit(EXIT_QUERY)
-    finally:
-        con.close()
-
-
-def _cannot_write(path: str, exc: OSError) -> NoReturn:
-    """Say that the output file ``path`` cannot be written, and exit with EXIT_INPUT."""
-    from .cli import EXIT_INPUT, fail  # here: xqdb.cli imports this module as it loads
-
-    fail(f"cannot write {path}: {exc.strerror or exc}",
-         "choose a path in a folder you can write to", EXIT_INPUT)
-
-
-def _write_text(path: str, text: str) -> None:
-    """Write ``text`` to the file ``path``, or exit saying why it cannot be written."""
-    try:
-        with open(path, "w", encoding="utf-8") as out:
-            out.write(text)
-    except OSError as exc:
-        _cannot_write(path, exc)
-
-
-def _emit(result: Result, format_: str | None, output: str | None) -> None:
-    """Print or write ``result`` in ``format_`` (guessed from ``output``'s suffix)."""
-    if format_ is None:
-        suffix = (output or "").rsplit(".", 1)[-1].lower() if output and "." in output else ""
-        format_ = suffix if suffix in FORMATS else "table"
-    if format_ == "parquet":
-        if output is None:
-            raise click.UsageError("--format parquet needs --output FILE")
-        try:
-            write_parquet(result, output)
-        except OSError as exc:
-            _cannot_write(output, exc)
-        return
-    text = to_text(result, format_, width=shutil.get_terminal_size((120, 24)).columns)
-    if output is None:
-        click.echo(text)
-    else:
-        _write_text(output, text + "\n")
+from .common import database, db_option, emit, output_options, write_text
 
 
 def _params(pairs: tuple[str, ...]) -> dict[str, str | None]:
@@ -117,12 +24,11 @@ def _params(pairs: tuple[str, ...]) -> dict[str, str | None]:
 
 @click.command("query")
 @click.argument("name", required=False)
-@click.option("--db", "db", envvar="XQDB_DB", type=click.Path(dir_okay=False),
-              help="DuckDB file (env XQDB_DB); not needed for --list.")
+@db_option("DuckDB file (env XQDB_DB); not needed for --list.", required=False)
 @click.option("--param", "-p", "pairs", multiple=True, metavar="KEY=VALUE",
               help="A parameter of the report (repeatable).")
 @click.option("--list", "list_", is_flag=True, help="List the reports and their parameters.")
-@_output_options
+@output_options
 def query_command(name: str | None, db: str | None, pairs: tuple[str, ...], list_: bool,
                   format_: str | None, output: str | None) -> None:
     """Run the named report NAME (its parameters bound, never pasted into the SQL).
@@ -132,6 +38,8 @@ def query_command(name: str | None, db: str | None, pairs: tuple[str, ...], list
     xqdb query openings --db games.duckdb --param by=family --format csv
     """
     if list_ or name is None:
+        from ..db.queries import list_queries
+
         for query in list_queries():
             click.echo(f"{query.name}: {query.description}")
             for param in query.params:
@@ -139,30 +47,28 @@ def query_command(name: str | None, db: str | None, pairs: tuple[str, ...], list
                            f"default {param.default}" if param.default else "default none")
                 click.echo(f"    {param.name} ({default}): {param.doc}")
         return
-    with _database(_needed(db)) as con:
-        _emit(run_query(con, name, **_params(pairs)), format_, output)
+    emit(database(db).query(name, **_params(pairs)), format_, output)
 
 
 @click.command("sql")
 @click.argument("sql")
-@_db_option
-@_output_options
+@db_option()
+@output_options
 def sql_command(sql: str, db: str, format_: str | None, output: str | None) -> None:
     """Run any SQL on the database (read-only).
 
     \b
     xqdb sql "SELECT year, count(*) FROM games GROUP BY ALL ORDER BY 1" --db games.duckdb
     """
-    with _database(db) as con:
-        _emit(run_sql(con, sql), format_, output)
+    emit(database(db).sql(sql), format_, output)
 
 
 @click.group("players", invoke_without_command=True)
-@_group_db_option
+@db_option(required=False)
 @click.option("--search", default=None, help="Only players whose name or a spelling "
               "contains this text.")
 @click.option("--limit", type=click.IntRange(1), default=100, show_default=True)
-@_output_options
+@output_options
 @click.pass_context
 def players_command(ctx: click.Context, db: str | None, search: str | None, limit: int,
                     format_: str | None, output: str | None) -> None:
@@ -174,8 +80,7 @@ def players_command(ctx: click.Context, db: str | None, search: str | None, limi
     """
     ctx.obj = db
     if ctx.invoked_subcommand is None:
-        with _database(_needed(db)) as con:
-            _emit(run_query(con, "players", search=search, limit=str(limit)), format_, output)
+        emit(database(db).players(search, limit), format_, output)
 
 
 @players_command.command("alias")
@@ -195,21 +100,15 @@ def alias_command(db: str | None, names: tuple[str, ...], as_: str | None, split
     xqdb players --db games.duckdb alias 杨官麟 杨官璘 --as 杨官璘
     xqdb players --db games.duckdb alias --split 伍霞胡榮華 --as 伍霞+胡荣华
     """
-    from .db.players import PlayerError, merge, split as split_off
-
     if not split and as_ is None:
         raise click.UsageError("give --as NAME to merge, or --split")
-    with _database(_needed(db), write=True) as con:
-        try:
-            if split:
-                for spelling in names:
-                    click.echo(f"{spelling} -> {split_off(con, spelling, as_)}")
-            else:
-                moved = merge(con, list(names), as_ or "")
-                click.echo(f"{len(moved)} spellings -> {as_}: {', '.join(moved)}")
-        except PlayerError as exc:
-            click.echo(f"Error: {exc}", err=True)
-            sys.exit(EXIT_QUERY)
+    players = database(db)
+    if split:
+        for spelling in names:
+            click.echo(f"{spelling} -> {players.split_spelling(spelling, as_)}")
+    else:
+        moved = players.alias(names, as_ or "")
+        click.echo(f"{len(moved)} spellings -> {as_}: {', '.join(moved)}")
 
 
 _filters = [
@@ -224,18 +123,14 @@ _filters = [
 ]
 
 
-def _text(value: object) -> str | None:
-    return None if value is None else str(value)
-
-
 @click.group("openings", invoke_without_command=True)
-@_group_db_option
+@db_option(required=False)
 @click.option("--player", default=None, help="A player's canonical name: with --as, only "
               "their games; alone, their repertoire.")
 @click.option("--as", "side", type=click.Choice(["red", "black", "either"]), default=None,
               help="With --player: the opening table of their games with this colour "
                    "(instead of the repertoire).")
-@_output_options
+@output_options
 @click.pass_context
 def openings_command(ctx: click.Context, db: str | None, player: str | None, side: str | None,
                      from_year: int | None,
@@ -256,14 +151,8 @@ def openings_command(ctx: click.Context, db: str | None, player: str | None, sid
     ctx.obj = db
     if ctx.invoked_subcommand is not None:
         return
-    common = dict(by=by, from_year=_text(from_year), to_year=_text(to_year), event=event,
-                  min_games=str(min_games), sort=sort)
-    with _database(_needed(db)) as con:
-        if player is not None and side is None:
-            result = run_query(con, "repertoire", player=player, **common)
-        else:
-            result = run_query(con, "openings", player=player, side=side or "either", **common)
-        _emit(result, format_, output)
+    emit(database(db).openings(player, side, by=by, from_year=from_year, to_year=to_year,
+                               event=event, min_games=min_games, sort=sort), format_, output)
 
 
 for _option in reversed(_filters):
@@ -280,10 +169,7 @@ def classify_command(db: str | None) -> None:
     \b
     xqdb openings --db games.duckdb classify
     """
-    from .openings.store import classify_database
-
-    with _database(_needed(db), write=True) as con:
-        changed = classify_database(con)
+    changed = database(db).classify()
     click.echo(f"{changed:,} games changed their opening classification")
 
 
@@ -296,24 +182,17 @@ def explain_command(db: str | None, game: int) -> None:
     \b
     xqdb openings --db games.duckdb explain 42
     """
-    from .openings.store import explain_game
-
-    with _database(_needed(db)) as con:
-        try:
-            click.echo(explain_game(con, game))
-        except KeyError:
-            click.echo(f"Error: no game {game} in {db}", err=True)
-            sys.exit(EXIT_QUERY)
+    click.echo(database(db).explain(game))
 
 
 @click.command("tree")
-@_db_option
+@db_option()
 @click.option("--moves", default="", help="Moves from the start (or --fen), any notation.")
 @click.option("--fen", default=None, help="The position to start from (default: the start).")
 @click.option("--notation", type=click.Choice(["chinese", "wxf", "iccs", "uci"]),
               default="chinese", show_default=True, help="How to write the next moves.")
 @click.option("--min-games", type=click.IntRange(1), default=1, show_default=True)
-@_output_options
+@output_options
 def tree_command(db: str, moves: str, fen: str | None, notation: str, min_games: int,
                  format_: str | None, output: str | None) -> None:
     """Every move played from a position, with how often and how well (transpositions merged).
@@ -324,23 +203,12 @@ def tree_command(db: str, moves: str, fen: str | None, notation: str, min_games:
     xqdb tree --db games.duckdb --moves "炮二平五 马8进7"
     xqdb tree --db games.duckdb --moves "h2e2 h9g7" --notation wxf
     """
-    from .tree import PositionError, position_key
-
-    try:
-        key = position_key(moves, fen)
-    except PositionError as exc:
-        from .cli import FEN_HINT
-
-        hint = f" ({FEN_HINT})" if str(exc).startswith("bad FEN") else ""
-        click.echo(f"Error: {exc}{hint}", err=True)
-        sys.exit(EXIT_QUERY)
-    with _database(db) as con:
-        _emit(run_query(con, "tree", key=str(key), notation=notation,
-                        min_games=str(min_games)), format_, output)
+    emit(database(db).tree(moves, fen, notation=notation, min_games=min_games),
+         format_, output)
 
 
 @click.command("report")
-@_db_option
+@db_option()
 @click.option("--out", "out", required=True, type=click.Path(dir_okay=False),
               help="The HTML file to write.")
 @click.option("--player", default=None, help="The same report for one player's games "
@@ -354,11 +222,8 @@ def report_command(db: str, out: str, player: str | None, top: int) -> None:
     xqdb report --db games.duckdb --out report.html
     xqdb report --db games.duckdb --out hu.html --player 胡荣华
     """
-    from .report import build_report
-
-    with _database(db) as con:
-        page = build_report(con, player=player, top=top)
-    _write_text(out, page)
+    page = database(db).report(player=player, top=top)
+    write_text(out, page)
     click.echo(f"wrote {out} ({len(page.encode()):,} bytes)")
 
 

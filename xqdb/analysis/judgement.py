@@ -1,6 +1,6 @@
 """Every analysed move of a database judged in SQL, from the stored evaluations.
 
-The judgement of :mod:`xqdb.engine.analysis`, as views over the ``evals`` table, so that a
+The judgement of :mod:`xqdb.analysis.games`, as views over the ``evals`` table, so that a
 later analysis, a new curve or new thresholds show up in the next query without anything
 being computed again:
 
@@ -59,7 +59,8 @@ from dataclasses import dataclass
 import duckdb
 
 from ..position import Position
-from .analysis import DEFAULT_CURVES, Thresholds, WinCurve
+from ..engine.score import DEFAULT_CURVES, WinCurve
+from .games import Thresholds
 
 #: The judgement classes that the thresholds decide, mildest first.
 LOSS_CLASSES = ("inaccuracy", "mistake", "blunder")

@@ -28,16 +28,17 @@ from pathlib import Path
 
 import duckdb
 
-from .db.holder import WriterNote
-from .db.players import link_players
-from .db.rows import UnitBuilder, replay_record
-from .errors import ErrorKind
-from .db.schema import DatabaseError, connect
-from .db.writer import Staged, Writer
-from .formats.encoding import normalize_encoding
-from .formats.hashing import open_hashed
-from .formats.sources import STDIN, SentSource, Skipped, Source, SourceError, no_such_path, walk
-from .parallel import Executor, default_jobs, open_executor, require_paths
+from ..errors import CannotRunError, DatabaseError
+from ..db.holder import WriterNote
+from ..db.players import link_players
+from ..db.rows import UnitBuilder, replay_record
+from ..errors import ErrorKind
+from ..db.schema import connect
+from ..db.writer import Staged, Writer
+from ..formats.encoding import normalize_encoding
+from ..formats.hashing import open_hashed
+from ..formats.sources import STDIN, SentSource, Skipped, Source, SourceError, no_such_path, walk
+from .executors import Executor, default_jobs, open_executor, require_paths
 
 log = logging.getLogger("xqdb.import")
 
@@ -65,18 +66,13 @@ DUCKDB_CHECKPOINT = "256MB"
 COMMIT_RECORDS = 4000
 
 
-class ImportRunError(Exception):
-    """The run itself failed; the message says why in one line. Bad records and
-    unreadable sources never raise: they are stored, with their reasons."""
-
-
-class InputError(ImportRunError):
+class InputError(CannotRunError):
     """Nothing to read, or a setting that cannot be used: no inputs, a missing path, an
     unknown format or encoding, a memory limit that is not a size. Raised before anything
     is written."""
 
 
-class StorageError(ImportRunError):
+class StorageError(DatabaseError):
     """The database cannot be used: not DuckDB, locked by another process, too new, or
     writing failed (a full disk). What was committed stays."""
 
@@ -205,7 +201,7 @@ def import_paths(paths: Sequence[str], db: str | os.PathLike[str], *, jobs: int 
     (standard input is always sent).
 
     Raises :class:`InputError` (before anything is written) or :class:`StorageError`
-    for failures of the run itself, and :class:`xqdb.parallel.ExecutorError` when the
+    for failures of the run itself, and :class:`xqdb.pipeline.executors.ExecutorError` when the
     cluster cannot be used (a worker that cannot see an input, tasks lost too often).
     Bad records and unreadable sources never raise.
     """
@@ -219,7 +215,7 @@ def import_paths(paths: Sequence[str], db: str | os.PathLike[str], *, jobs: int 
     jobs = jobs or default_jobs()
     summary = ImportSummary()
     start = time.perf_counter()
-    # The pool must exist before DuckDB starts its threads (see xqdb.parallel).
+    # The pool must exist before DuckDB starts its threads (see xqdb.pipeline.executors).
     with open_executor(jobs, scheduler) as executor:
         try:
             con = connect(db)
@@ -315,7 +311,7 @@ def _checked_overrides(format: str | None, encoding: str | None) -> tuple[str | 
     """``format`` and ``encoding`` checked, the encoding by its codec name; raises
     :class:`InputError` for a name no reader or codec knows."""
     if format is not None:
-        from .formats import formats  # loads the readers: only when a format is named
+        from ..formats import formats  # loads the readers: only when a format is named
 
         if format not in formats():
             raise InputError(f"unknown format {format!r} (known: {', '.join(formats())})")
@@ -446,7 +442,7 @@ def read_unit(unit: WorkUnit) -> UnitResult:
     cannot be opened, is stored with its error and no records; a refused or passed-over
     one with its reason, unread.
     """
-    from .formats import is_source_failure, read_source  # heavy: load them where they run
+    from ..formats import is_source_failure, read_source  # heavy: load them where they run
 
     out = UnitBuilder(unit.number, unit.spool, SPILL_ROWS)
     result = UnitResult(unit.number, Staged())

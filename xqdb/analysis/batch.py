@@ -24,10 +24,10 @@ from dataclasses import dataclass, field
 
 from ..position import Position
 from ..rules.board import Move
-from .analysis import Evaluation
-from .client import EngineError
-from .runner import EngineSpec, PositionFailedError, SupervisedEngine
-from .score import Limit
+from .games import Evaluation
+from ..engine.client import EngineError
+from ..engine.runner import EngineSpec, PositionFailedError, SupervisedEngine
+from ..engine.score import Limit
 
 
 @dataclass(frozen=True)

@@ -40,13 +40,14 @@ from typing import IO
 
 import duckdb
 
-from .db.columns import TABLES, move_text_column
-from .formats import dhtmlxq, pgn
-from .formats.record import GameRecord, Line, Origin
-from .notation import writer
-from .position import Position
-from .rules.board import Move
-from .rules.position import STARTING_FEN
+from ..errors import BadArgumentError, CannotRunError
+from ..db.columns import TABLES, move_text_column
+from ..formats import dhtmlxq, pgn
+from ..formats.record import GameRecord, Line, Origin
+from ..notation import writer
+from ..position import Position
+from ..rules.board import Move
+from ..rules.position import STARTING_FEN
 
 #: The formats :func:`export_games` writes, and whether each is one file (else a folder).
 FORMATS: dict[str, bool] = {"pgn": True, "dhtmlxq": True, "parquet": False}
@@ -56,20 +57,16 @@ _START = STARTING_FEN.split()[:2]
 _WHERE_HINT = "--where takes SQL on the games table, e.g. \"year >= 2000 AND red = '胡荣华'\""
 
 
-class ExportError(ValueError):
-    """An export that cannot run: a bad format, notation or filter, or a place to write to
-    that cannot take it (:class:`ExportTargetError`); ``hint`` says what to do instead."""
-
-    def __init__(self, message: str, hint: str) -> None:
-        super().__init__(message)
-        self.hint = hint
+class ExportError(BadArgumentError, ValueError):
+    """An export that cannot run: a bad format, notation or filter; ``hint`` says what to
+    do instead."""
 
 
-class ExportTargetError(ExportError):
+class ExportTargetError(CannotRunError):
     """The place to write to cannot take the export: a Parquet folder that is not empty.
 
     >>> isinstance(ExportTargetError("out: exists", "a new folder"), ExportError)
-    True
+    False
     """
 
 

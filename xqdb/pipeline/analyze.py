@@ -7,15 +7,15 @@ that was killed, run again, searches only what is missing. A position that has o
 before in its game since the last capture is searched with the game's moves, since the
 repetition rules then decide what may be played, and stored for that game alone.
 
-Worker processes each run one engine (:mod:`xqdb.engine.batch`); the parent plans, writes
+Worker processes each run one engine (:mod:`xqdb.analysis.batch`); the parent plans, writes
 the results in batches and counts. A position the engine fails on twice is stored as
 failed and the run goes on; the next run tries it again. Given a Dask scheduler, the
-workers are those of that cluster (see :mod:`xqdb.parallel`): each keeps one engine
+workers are those of that cluster (see :mod:`xqdb.pipeline.executors`): each keeps one engine
 alive, and only the positions missing from ``evals`` travel to them.
 
 With a recheck limit the run has two passes: every position at that (low) limit, then,
 at the run's own limit, only the positions around the moves the first pass flags
-(:func:`xqdb.engine.analysis.recheck_plies`)::
+(:func:`xqdb.analysis.games.recheck_plies`)::
 
     summary = analyse_database("games.duckdb", EngineSpec(("/usr/games/fairy-stockfish",)),
                                Limit(nodes=20_000), jobs=2, where="year >= 2000")
@@ -34,18 +34,19 @@ from pathlib import Path
 
 import duckdb
 
-from .db.evals import SIDES, StoredEval, read_evals, read_own_evals, write_evals
-from .db.holder import WriterNote
-from .db.schema import connect, require_database
-from .engine.analysis import (
+from ..errors import BadArgumentError
+from ..db.evals import SIDES, StoredEval, read_evals, read_own_evals, write_evals
+from ..db.holder import WriterNote
+from ..db.schema import connect, require_database
+from ..analysis.games import (
     Evaluation, Repetitions, Thresholds, curve_for, judge_moves, recheck_plies,
 )
-from .engine.batch import SearchTask, TaskResult, close_engines, engine_identity, run_task
-from .engine.runner import EngineSpec
-from .engine.score import Limit
-from .parallel import Executor, WorkerSetupError, open_executor, worker_name
-from .rules.board import Move
-from .rules.outcome import Termination
+from ..analysis.batch import SearchTask, TaskResult, close_engines, engine_identity, run_task
+from ..engine.runner import EngineSpec
+from ..engine.score import Limit
+from .executors import Executor, WorkerSetupError, open_executor, worker_name
+from ..rules.board import Move
+from ..rules.outcome import Termination
 
 #: Positions per task: small enough that two workers share even one game's positions.
 TASK_POSITIONS = 16
@@ -57,7 +58,7 @@ COMMIT_SECONDS = 5.0
 _OVER = (Termination.CHECKMATE, Termination.STALEMATE)
 
 
-class AnalysisError(ValueError):
+class AnalysisError(BadArgumentError, ValueError):
     """The run cannot start: a ``--where`` that is not SQL over ``games``, a game that is
     not in the database, no game to analyse."""
 
@@ -181,7 +182,7 @@ def analyse_database(path: str | os.PathLike[str], spec: EngineSpec, limit: Limi
 
     Raises :class:`~xqdb.db.schema.DatabaseError`, :class:`AnalysisError`,
     :class:`~xqdb.engine.EngineError` (an engine that does not start or greet) and
-    :class:`xqdb.parallel.ExecutorError` (the cluster cannot be used: no worker, a
+    :class:`xqdb.pipeline.executors.ExecutorError` (the cluster cannot be used: no worker, a
     worker without the engine).
     """
     db_path = Path(path)
@@ -321,13 +322,13 @@ class _PassRunner:
 
 
 def search_on_worker(task: SearchTask) -> TaskResult:
-    """:func:`~xqdb.engine.batch.run_task` on a worker of a cluster, with the engine as
+    """:func:`~xqdb.analysis.batch.run_task` on a worker of a cluster, with the engine as
     this worker has it (see :func:`worker_spec`)."""
     return run_task(replace(task, spec=worker_spec(task.spec)))
 
 
 def identity_on_worker(spec: EngineSpec) -> str:
-    """:func:`~xqdb.engine.batch.engine_identity` on a worker of a cluster."""
+    """:func:`~xqdb.analysis.batch.engine_identity` on a worker of a cluster."""
     return engine_identity(worker_spec(spec))
 
 
@@ -339,7 +340,7 @@ def worker_spec(spec: EngineSpec) -> EngineSpec:
     >>> worker_spec(EngineSpec(("/no/such/engine",)))
     Traceback (most recent call last):
     ...
-    xqdb.parallel.WorkerSetupError: worker MainProcess (pid ...) has no engine /no/such/engine
+    xqdb.pipeline.executors.WorkerSetupError: worker MainProcess (pid ...) has no engine /no/such/engine
     """
     if spec.is_builtin():
         return replace(spec, command=(sys.executable, *spec.command[1:]))

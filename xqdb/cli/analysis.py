@@ -8,29 +8,18 @@ import logging
 import sys
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any, NoReturn
+from typing import Any
 
 import click
 
-from .analyser import (
-    COMMIT_POSITIONS, COMMIT_SECONDS, AnalysisError, PassSummary, analyse_database,
-)
-from .cli_reports import (
-    _database, _db_option, _emit, _output_options, _scheduler_option, _write_text,
-)
-from .db.queries import Result
-from .db.schema import DatabaseError, require_database
-from .engine import EngineError, Limit, SupervisedEngine, choose_engine, parse_options
-from .engine.analysis import JUDGEMENTS, Thresholds
-from .engine.calibration import CalibrationError, database_samples, fit_win_curve
-from .engine.dialects import DIALECTS
-from .engine.judgement import (
-    LOSS_CLASSES, MOVE_COLUMNS, Selection, StoredCurve, analysed_engines, check_thresholds,
-    game_report, player_report, store_curves, store_thresholds, stored_curve,
-    stored_thresholds, worst_moves,
-)
-from .engine.puzzles import find_puzzles, puzzle_pgn
-from .parallel import ExecutorError
+from ..analysis.games import JUDGEMENTS, Thresholds
+from ..analysis.judgement import LOSS_CLASSES
+from ..engine import Limit, choose_engine, parse_options
+from ..errors import CannotRunError
+from ..engine.dialects import DIALECTS
+from ..pipeline.analyze import COMMIT_POSITIONS, COMMIT_SECONDS, PassSummary
+from .common import Interrupted, database, db_option, emit, output_options, scheduler_option
+from .common import write_text
 
 
 def _limit(nodes: int | None, depth: int | None, movetime: int | None) -> Limit:
@@ -84,8 +73,7 @@ class _Bar:
 
 
 @click.command("analyze")
-@click.option("--db", "db", required=True, envvar="XQDB_DB", type=click.Path(dir_okay=False),
-              help="DuckDB file to analyse (env XQDB_DB).")
+@db_option("DuckDB file to analyse (env XQDB_DB).")
 @click.option("--engine", default=None, metavar="PATH|builtin",
               help="Engine to run (default: fairy-stockfish or pikafish if installed, else "
                    "the built-in engine).")
@@ -100,7 +88,7 @@ class _Bar:
               help="Milliseconds per position (not reproducible: prefer --nodes).")
 @click.option("-j", "--jobs", type=click.IntRange(1), default=None,
               help="Worker processes, each with its own engine (default: all cores).")
-@_scheduler_option("Search, one engine per worker thread,")
+@scheduler_option("Search, one engine per worker thread,")
 @click.option("--where", default=None, metavar="SQL",
               help="Only the games this condition on the games table selects.")
 @click.option("--game", "games", type=int, multiple=True, metavar="ID",
@@ -136,95 +124,31 @@ def analyze_command(db: str, engine: str | None, protocol: str | None,
     again, the command searches only what is missing (an interrupted run resumes, failed
     positions are tried again).
     """
-    from .cli import EXIT_DATABASE, EXIT_INPUT, EXIT_INTERRUPTED, exit_cluster_failure
-
     if where and games:
         raise click.UsageError("give --where or --game, not both")
     limit = _limit(nodes, depth, movetime)
     fast = _recheck(recheck)
-    try:
-        require_database(db)  # before an engine is named or started
-    except DatabaseError as exc:
-        click.echo(f"Error: {exc}", err=True)
-        sys.exit(EXIT_DATABASE)
-    try:
-        choice = choose_engine(engine, protocol=protocol, options=parse_options(options))
-    except (EngineError, ValueError) as exc:
-        click.echo(f"Error: {exc}", err=True)
-        sys.exit(EXIT_INPUT)
+    games_db = database(db)
+    games_db.require()  # before an engine is named or started
+    choice = choose_engine(engine, protocol=protocol, options=parse_options(options))
     if not quiet:
         click.echo(choice.message, err=True)
     logging.basicConfig(level=logging.ERROR if quiet else logging.WARNING,
                         format="%(levelname)s: %(message)s")
     bar = _Bar(not quiet)
     try:
-        summary = analyse_database(db, replace(choice.spec, fresh=not keep_hash), limit,
+        summary = games_db.analyze(replace(choice.spec, fresh=not keep_hash), limit,
                                    jobs=jobs, where=where, game_ids=games, recheck=fast,
                                    started=bar.start, progress=bar.update,
                                    commit_positions=commit_every,
                                    dry_run=dry_run, scheduler=scheduler)
-    except DatabaseError as exc:
-        bar.finish()
-        click.echo(f"Error: {exc}", err=True)
-        sys.exit(EXIT_DATABASE)
-    except (AnalysisError, EngineError) as exc:
-        bar.finish()
-        click.echo(f"Error: {exc}", err=True)
-        sys.exit(EXIT_INPUT)
-    except ExecutorError as exc:
-        bar.finish()
-        exit_cluster_failure(exc)
     except KeyboardInterrupt:
+        raise Interrupted("what was searched is stored; run the same command to resume"
+                          ) from None
+    finally:
         bar.finish()
-        click.echo("Interrupted: what was searched is stored; run the same command to resume.",
-                   err=True)
-        sys.exit(EXIT_INTERRUPTED)
-    bar.finish()
     if not quiet:
         click.echo(str(summary))
-
-
-def _fail(message: str, hint: str | None = None) -> NoReturn:
-    """Print a one-line error (with its hint in brackets) and exit with EXIT_INPUT: the user
-    asked for something the database does not hold, or gave settings that cannot be used."""
-    from .cli import EXIT_INPUT, fail
-
-    fail(message, hint, EXIT_INPUT)
-
-
-def _thresholds(con: Any, inaccuracy: float | None, mistake: float | None,
-                blunder: float | None) -> Thresholds | None:
-    """The thresholds given on the command line, the others as stored; ``None`` if none."""
-    if inaccuracy is None and mistake is None and blunder is None:
-        return None
-    stored = stored_thresholds(con)
-    given = Thresholds(stored.inaccuracy if inaccuracy is None else inaccuracy,
-                       stored.mistake if mistake is None else mistake,
-                       stored.blunder if blunder is None else blunder)
-    try:
-        return check_thresholds(given)
-    except ValueError as exc:
-        _fail(str(exc), "for example --inaccuracy 0.05 --mistake 0.1 --blunder 0.2")
-
-
-def _engine_prefix(con: Any, engine: str | None) -> str | None:
-    """The start of the ``evals.engine`` identities ``--engine`` selects: the text itself
-    when an identity starts with it, else the name of the engine it runs."""
-    analysed = analysed_engines(con)
-    if not analysed:
-        _fail("the database holds no engine analysis",
-              "run 'xqdb analyze --db FILE' first")
-    if engine is None or any(name.startswith(engine) for name in analysed):
-        return engine
-    try:
-        with SupervisedEngine(choose_engine(engine).spec) as running:
-            name = running.name
-    except EngineError:
-        name = None
-    if name is None or not any(a.startswith(name) for a in analysed):
-        _fail(f"no analysis by engine {engine!r} in the database",
-              "the engines analysed: " + "; ".join(analysed))
-    return name
 
 
 _threshold_options = [
@@ -242,7 +166,7 @@ def _with_thresholds(command: Callable[..., Any]) -> Callable[..., Any]:
 
 
 @click.command("blunders")
-@_db_option
+@db_option()
 @click.option("--engine", default=None, metavar="NAME|PATH|builtin",
               help="Only the analysis by this engine: the start of its identity "
                    "(Fairy-Stockfish, xqdb built-in) or the engine itself; with --puzzles, "
@@ -263,7 +187,7 @@ def _with_thresholds(command: Callable[..., Any]) -> Callable[..., Any]:
                    "move wins (checked with MultiPV 2) as PGN.")
 @click.option("--puzzle-nodes", type=click.IntRange(1), default=100_000, show_default=True,
               help="Nodes per puzzle check.")
-@_output_options
+@output_options
 def blunders_command(db: str, engine: str | None, player: str | None, game: int | None,
                      classes: tuple[str, ...], inaccuracy: float | None,
                      mistake: float | None, blunder: float | None, by: str, limit: int,
@@ -280,49 +204,21 @@ def blunders_command(db: str, engine: str | None, player: str | None, game: int 
     xqdb blunders --db games.duckdb --player 胡荣华 --by game --format csv
     xqdb blunders --db games.duckdb --game 12 --blunder 0.3 --puzzles puzzles.pgn
     """
-    with _database(db) as con:
-        if player is not None and con.execute(
-                "SELECT 1 FROM players WHERE name = ?", [player]).fetchone() is None:
-            _fail(f"no player named {player!r}", "xqdb players --db FILE --search NAME")
-        if game is not None and con.execute(
-                "SELECT 1 FROM games WHERE game_id = ?", [game]).fetchone() is None:
-            _fail(f"no game {game} in {db}")
-        selection = Selection(_engine_prefix(con, engine), game, player, classes,
-                              _thresholds(con, inaccuracy, mistake, blunder))
-        if by == "player":
-            report = player_report(con, selection)
-            result = Result(report.columns, report.rows)
-        elif by == "game":
-            report = game_report(con, selection)
-            result = Result(report.columns, report.rows)
-        else:
-            result = Result(list(MOVE_COLUMNS),
-                            [m.row() for m in worst_moves(con, selection, limit)])
-        if puzzles is not None:
-            _write_puzzles(con, selection, engine, puzzle_nodes, puzzles)
-    _emit(result, format_, output)
-
-
-def _write_puzzles(con: Any, selection: Selection, engine: str | None, nodes: int,
-                   path: str) -> None:
-    if not selection.classes:
-        selection = replace(selection, classes=("blunder", "allowed_mate"))
-    candidates = worst_moves(con, selection, None)
-    try:
-        choice = choose_engine(engine)
-    except EngineError:
-        choice = choose_engine(None)
-    click.echo(choice.message, err=True)
-    with SupervisedEngine(choice.spec) as running:
-        curve = stored_curve(con, running.identity)
-        found = list(find_puzzles(running, Limit(nodes=nodes), candidates, curve))
-    _write_text(path, "\n".join(puzzle_pgn(p, n) for n, p in enumerate(found, 1)))
-    click.echo(f"wrote {len(found)} puzzles from {len(candidates)} blunders to {path}",
-               err=True)
+    games_db = database(db)
+    selection = games_db.selection(engine, player, game, classes, inaccuracy=inaccuracy,
+                                   mistake=mistake, blunder=blunder)
+    result = games_db.blunders(selection, by, limit)
+    if puzzles is not None:
+        found = games_db.puzzles(selection, engine, puzzle_nodes)
+        click.echo(found.engine, err=True)
+        write_text(puzzles, found.pgn())
+        click.echo(f"wrote {len(found.puzzles)} puzzles from {found.candidates} blunders to "
+                   f"{puzzles}", err=True)
+    emit(result, format_, output)
 
 
 @click.command("calibrate")
-@_db_option
+@db_option()
 @click.option("--engine", default=None, metavar="NAME",
               help="Fit only the engines whose identity starts with this (default: every "
                    "engine analysed).")
@@ -347,36 +243,13 @@ def calibrate_command(db: str, engine: str | None, min_ply: int, min_positions: 
     move, fitted by maximum likelihood. Until an engine is fitted, the shipped curve is
     used (Fairy-Stockfish: offset 52, scale 145).
     """
-    with _database(db, write=True) as con:
-        thresholds = _thresholds(con, inaccuracy, mistake, blunder)
-        if thresholds is not None:
-            store_thresholds(con, thresholds)
-            click.echo("thresholds: " + ", ".join(
-                f"{name} {getattr(thresholds, name):g}" for name in LOSS_CLASSES))
-        engines = [e for e in analysed_engines(con) if engine is None or e.startswith(engine)]
-        if not engines:
-            if thresholds is not None:
-                return
-            _fail(f"no analysis{' by ' + repr(engine) if engine else ''} in {db} to fit",
-                  "run 'xqdb analyze --db FILE' first, on games with results")
-        fitted = 0
-        for name in engines:
-            samples = database_samples(con, name, min_ply)
-            if len(samples) < min_positions:
-                click.echo(f"{name}: {len(samples):,} positions with a known result from ply "
-                           f"{min_ply} on, fewer than {min_positions}: not fitted")
-                continue
-            try:
-                fit = fit_win_curve(samples)
-            except CalibrationError as exc:
-                click.echo(f"{name}: {exc}: not fitted")
-                continue
-            store_curves(con, [StoredCurve(name, fit.curve, fit.positions, fit.log_loss,
-                                           f"{db}, positions from ply {min_ply}")])
-            click.echo(f"{name}: {fit}")
-            fitted += 1
-    if not fitted and thresholds is None:
-        _fail("no curve fitted", "analyse more games with results, or lower --min-positions")
+    report = database(db).calibrate(engine, min_ply, min_positions, inaccuracy=inaccuracy,
+                                    mistake=mistake, blunder=blunder)
+    for line in report.lines():
+        click.echo(line)
+    if not report.fitted and report.thresholds is None:
+        raise CannotRunError("no curve fitted",
+                             "analyse more games with results, or lower --min-positions")
 
 
 #: The commands of this module, in the order ``xqdb --help`` lists them.

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 import duckdb
 
-from .db.queries import Result, run_query
+from ..db.queries import Result, run_query
 
 #: Families in ECCO order, with the names of what they cover.
 FAMILIES = {"A": "非中炮类开局", "B": "中炮对反宫马及其他", "C": "中炮对屏风马",

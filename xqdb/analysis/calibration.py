@@ -20,7 +20,8 @@ from dataclasses import dataclass
 
 import duckdb
 
-from .analysis import WinCurve
+from ..errors import CannotRunError
+from ..engine.score import WinCurve
 
 #: ``(centipawns for the side to move, that side's score in the game)``.
 Sample = tuple[float, float]
@@ -29,7 +30,7 @@ Sample = tuple[float, float]
 RED_POINTS = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
 
 
-class CalibrationError(ValueError):
+class CalibrationError(CannotRunError, ValueError):
     """Too few or too one-sided samples to fit a curve."""
 
 

@@ -1,15 +1,6 @@
-"""One stored game for people: the board at any ply in Chinese characters (or as an SVG
-image), the moves in any notation, the tags, the opening, and the analysis where there is
-one. The library behind ``xqdb show``.
-
->>> board = board_text(Position(), color=False)
->>> print(board.splitlines()[1])
-9 车 马 象 士 将 士 象 马 车
->>> print(board.splitlines()[-3])
-0 车 马 相 仕 帅 仕 相 马 车
->>> svg_board(Position()).count('class="piece')
-32
-"""
+"""One stored game for people: the board at any ply (drawn by :mod:`xqdb.render.board`),
+the moves in any notation, the tags, the opening, and the analysis where there is one.
+The library behind ``xqdb show``."""
 
 from __future__ import annotations
 
@@ -17,129 +8,26 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-import click
 import duckdb
 
-from .errors import FenError
-from .position import Position
-from .reading import numbered_moves
-from .rules.board import RED, Move, PIECE_TYPES, piece_color
-from .rules.position import STARTING_FEN
+from ..errors import FenError, NotFoundError
+from ..position import Position
+from ..pipeline.reading import numbered_moves
+from ..render.board import board_text, piece_char, svg_board
+from ..rules.board import RED, Move
+from ..rules.position import STARTING_FEN
 
-#: The characters of the pieces, by piece type (king, advisor, elephant, horse, chariot,
-#: cannon, pawn): Red's and Black's differ for king, advisor, elephant and pawn.
-RED_CHARS = dict(zip(PIECE_TYPES, "帅仕相马车炮兵"))
-BLACK_CHARS = dict(zip(PIECE_TYPES, "将士象马车炮卒"))
-#: An empty point: full width, so that every point of the board is two columns wide.
-EMPTY = "＋"
 #: Marks of the analysis's judgements after a move, as annotators write them.
 MARKS = {"inaccuracy": "?!", "mistake": "?", "blunder": "??", "allowed_mate": "??",
          "missed_mate": "??"}
 
 
-class GameNotFound(LookupError):
+class GameNotFound(NotFoundError, LookupError):
     """No game has that id."""
 
 
-class PlyOutOfRange(ValueError):
+class PlyOutOfRange(NotFoundError, ValueError):
     """A ply before the start or past the last move of the game."""
-
-
-def piece_char(piece: int) -> str:
-    """The Chinese character of a signed piece code.
-
-    >>> piece_char(1), piece_char(-1), piece_char(-7)
-    ('帅', '将', '卒')
-    """
-    chars = RED_CHARS if piece_color(piece) == RED else BLACK_CHARS
-    return chars[abs(piece)]
-
-
-def board_text(pos: Position, color: bool = False, last: Move | None = None) -> str:
-    """The board as text, Red at the bottom: ranks 9-0 at the left, files a-i below and
-    the file numbers of Chinese notation (Black's 1-9 above, Red's 九-一 below).
-
-    With ``color``, Red's pieces are red, Black's bold, and the piece that made ``last``
-    is shown in reverse video.
-    """
-    lines = ["  " + " ".join("１２３４５６７８９")]
-    for rank in range(9, -1, -1):
-        cells = []
-        for file in range(9):
-            square = rank * 9 + file
-            piece = pos.piece_at(square)
-            if not piece:
-                cells.append(EMPTY)
-                continue
-            text = piece_char(piece)
-            if color:
-                text = click.style(text, fg="red" if piece > 0 else None, bold=True,
-                                   reverse=(last is not None and last.to_square == square)
-                                   or None)
-            cells.append(text)
-        lines.append(f"{rank} " + " ".join(cells))
-        if rank == 5:
-            lines.append("  " + "　  楚 河　　　　 汉 界　  ".rstrip())
-    lines.append("  " + " ".join("九八七六五四三二一"))
-    lines.append("  " + " ".join("ａｂｃｄｅｆｇｈｉ"))
-    return "\n".join(lines)
-
-
-# --- SVG ---------------------------------------------------------------------------------
-
-_STEP = 50
-_MARGIN = 40
-
-
-def _point(file: int, rank: int) -> tuple[int, int]:
-    """Pixel centre of a point; rank 9 (Black's back rank) at the top."""
-    return _MARGIN + file * _STEP, _MARGIN + (9 - rank) * _STEP
-
-
-def svg_board(pos: Position, last: Move | None = None) -> str:
-    """The board as a standalone SVG image: the lines, river and palaces, and one
-    ``<g class="piece red|black">`` per piece (a disc with its character).
-    """
-    width, height = 2 * _MARGIN + 8 * _STEP, 2 * _MARGIN + 9 * _STEP
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-           f'viewBox="0 0 {width} {height}" font-family="serif">',
-           f'<rect width="{width}" height="{height}" fill="#f2d59b"/>',
-           '<g stroke="#5a3b16" stroke-width="1.5">']
-    for rank in range(10):
-        (x1, y), (x2, _) = _point(0, rank), _point(8, rank)
-        out.append(f'<line x1="{x1}" y1="{y}" x2="{x2}" y2="{y}"/>')
-    for file in range(9):
-        # The river cuts the inner files; the edge files run through.
-        spans = [(0, 9)] if file in (0, 8) else [(0, 4), (5, 9)]
-        for low, high in spans:
-            (x, y1), (_, y2) = _point(file, low), _point(file, high)
-            out.append(f'<line x1="{x}" y1="{y1}" x2="{x}" y2="{y2}"/>')
-    for low in (0, 7):  # the palaces' diagonals
-        for (f1, r1), (f2, r2) in (((3, low), (5, low + 2)), ((5, low), (3, low + 2))):
-            (x1, y1), (x2, y2) = _point(f1, r1), _point(f2, r2)
-            out.append(f'<line x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}"/>')
-    out.append("</g>")
-    river_y = (_point(0, 5)[1] + _point(0, 4)[1]) // 2 + 9
-    for file, word in ((2, "楚 河"), (6, "汉 界")):
-        out.append(f'<text x="{_point(file, 0)[0]}" y="{river_y}" font-size="26" '
-                   f'text-anchor="middle" fill="#5a3b16">{word}</text>')
-    if last is not None:
-        for square in (last.from_square, last.to_square):
-            x, y = _point(square % 9, square // 9)
-            out.append(f'<rect class="last-move" x="{x - 23}" y="{y - 23}" width="46" '
-                       'height="46" fill="none" stroke="#2a7fff" stroke-width="2"/>')
-    for square in range(90):
-        piece = pos.piece_at(square)
-        if not piece:
-            continue
-        x, y = _point(square % 9, square // 9)
-        side, ink = ("red", "#c0180c") if piece > 0 else ("black", "#111")
-        out.append(f'<g class="piece {side}"><circle cx="{x}" cy="{y}" r="21" fill="#fbe9c4" '
-                   f'stroke="{ink}" stroke-width="2"/><text x="{x}" y="{y + 8}" '
-                   f'font-size="24" text-anchor="middle" fill="{ink}">{piece_char(piece)}'
-                   "</text></g>")
-    out.append("</svg>")
-    return "\n".join(out)
 
 
 # --- a stored game -----------------------------------------------------------------------

@@ -1,0 +1,108 @@
+"""The ``xqdb`` command line: thin Click wrappers over :class:`xqdb.Database`.
+
+The library raises :class:`~xqdb.errors.XqdbError`; one handler here prints each as
+``Error: message (hint)`` and exits with its family's code (:data:`.common.EXIT_CODES`).
+A closed pipe (``xqdb export --out - | head``) ends the command quietly, as other Unix
+tools end.
+
+The commands live in a module per family: :mod:`.core` (files, positions, the import),
+:mod:`.reports`, :mod:`.analysis`, :mod:`.browse` and :mod:`.show`. Only :mod:`.core` is
+loaded to start: the others, and the database side they load, are added when one of them
+is asked for or the commands are listed.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any, NoReturn
+
+import click
+
+from ..errors import XqdbError
+from .common import EXIT_INTERRUPTED, Interrupted, error_line, exit_code
+from .core import COMMANDS as CORE_COMMANDS
+
+
+class _Group(click.Group):
+    """The ``xqdb`` group: every error a command raises, and every usage error, is one line
+    with its hint and its exit code."""
+
+    _added = False
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        # Run as `python -m xqdb` or from a script, the command is still called xqdb.
+        if len(args) < 2:
+            kwargs["prog_name"] = kwargs.get("prog_name") or "xqdb"
+        return super().main(*args, **kwargs)
+
+    def make_context(self, info_name: str | None, args: list[str],
+                     parent: click.Context | None = None, **extra: Any) -> click.Context:
+        try:
+            return super().make_context(info_name, args, parent, **extra)
+        except click.UsageError as exc:
+            _usage_error(exc)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except click.UsageError as exc:
+            _usage_error(exc)
+        except XqdbError as exc:
+            click.echo(error_line(exc), err=True)
+            sys.exit(exit_code(exc))
+        except Interrupted as exc:
+            click.echo(f"Interrupted: {exc}", err=True)
+            sys.exit(EXIT_INTERRUPTED)
+        except BrokenPipeError:
+            _closed_pipe()
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        command = super().get_command(ctx, cmd_name)
+        if command is None and not _Group._added:
+            self._add()
+            command = super().get_command(ctx, cmd_name)
+        return command
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        self._add()
+        return super().list_commands(ctx)
+
+    def _add(self) -> None:
+        if not _Group._added:
+            _Group._added = True
+            _add_commands()
+
+
+def _usage_error(exc: click.UsageError) -> NoReturn:
+    path = exc.ctx.command_path if exc.ctx is not None else "xqdb"
+    click.echo(f"Error: {exc.format_message()} (see '{path} --help')", err=True)
+    sys.exit(exc.exit_code)
+
+
+def _closed_pipe() -> NoReturn:
+    # The reader went away: say nothing, and keep Python from complaining at exit when it
+    # flushes what is left for the closed pipe.
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    sys.exit(0)
+
+
+@click.group(cls=_Group)
+@click.version_option(package_name="xqdb")
+def cli() -> None:
+    """Xiangqi game databases: import, validate, classify and analyse game records."""
+
+
+def _add_commands() -> None:
+    from .analysis import COMMANDS as ANALYSIS_COMMANDS
+    from .browse import COMMANDS as BROWSE_COMMANDS
+    from .reports import COMMANDS as REPORT_COMMANDS
+    from .show import COMMANDS as SHOW_COMMANDS
+
+    for command in (*REPORT_COMMANDS, *ANALYSIS_COMMANDS, *BROWSE_COMMANDS, *SHOW_COMMANDS):
+        cli.add_command(command)
+
+
+for _command in CORE_COMMANDS:
+    cli.add_command(_command)

@@ -1,0 +1,395 @@
+"""The front door of the library: one :class:`Database` object for every job on a database.
+
+In the manner of sqlite-utils, each command of ``xqdb`` is one method here that returns
+data (rows, summaries, dataclasses) and never prints; the command line only parses its
+options, calls the method and shows what comes back. Errors are :class:`~xqdb.errors.XqdbError`
+subclasses with a message and a hint.
+
+>>> import tempfile, os
+>>> from xqdb import Database
+>>> folder = tempfile.mkdtemp()
+>>> db = Database(os.path.join(folder, "games.duckdb"))
+>>> with open(os.path.join(folder, "g.pgn"), "w") as f:
+...     _ = f.write('[Red "胡荣华"]\\n[Black "杨官璘"]\\n[Result "1-0"]\\n1. h2e2 h9g7 1-0\\n')
+>>> db.import_paths([os.path.join(folder, "g.pgn")], jobs=1).imported
+1
+>>> db.tree().rows[0][:2]
+('炮二平五', 1)
+>>> db.show(1).tags["Red"]
+'胡荣华'
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from .analysis.calibration import CalibrationError, CurveFit, database_samples, fit_win_curve
+from .analysis.games import JUDGEMENTS, Thresholds
+from .analysis.judgement import (
+    LOSS_CLASSES, MOVE_COLUMNS, JudgedMove, Selection, StoredCurve, analysed_engines,
+    check_thresholds, game_report, player_report, store_curves, store_thresholds,
+    stored_curve, stored_thresholds, worst_moves,
+)
+from .analysis.puzzles import Puzzle, find_puzzles, puzzle_pgn
+from .browse.export import ExportSummary, export_games
+from .browse.search import Found, MaterialPattern, search_material, search_position
+from .browse.show import GameView, load_game
+from .db.info import DatabaseInfo, database_info
+from .db.lookup import require_game, require_player
+from .db.players import merge, split
+from .db.queries import Query, Result, list_queries, run_query, run_sql
+from .db.schema import Connection, connect, require_database
+from .db.upgrade import UpgradeSummary, upgrade
+from .engine import EngineError, EngineSpec, Limit, SupervisedEngine, choose_engine
+from .errors import BadArgumentError, CannotRunError, NotFoundError
+from .openings.store import classify_database, explain_game
+from .pipeline.analyze import AnalysisSummary, analyse_database
+from .pipeline.importer import ImportSummary, import_paths
+from .position import Position, position_after, position_key
+from .render.report import build_report
+
+__all__ = ["Database", "CalibrationReport", "PuzzleReport", "JUDGEMENTS"]
+
+
+@dataclass
+class CalibrationReport:
+    """What :meth:`Database.calibrate` did: the thresholds stored, each engine's fit, and
+    the engines it could not fit with the reason."""
+
+    thresholds: Thresholds | None = None
+    engines: dict[str, CurveFit | str] = field(default_factory=dict)
+    """Each engine analysed, in order, with its fit or why it was not fitted."""
+
+    @property
+    def fitted(self) -> dict[str, CurveFit]:
+        """The engines fitted, with their fits."""
+        return {name: fit for name, fit in self.engines.items() if not isinstance(fit, str)}
+
+    def lines(self) -> list[str]:
+        """The report in words, a line per setting or engine."""
+        out = []
+        if self.thresholds is not None:
+            out.append("thresholds: " + ", ".join(
+                f"{name} {getattr(self.thresholds, name):g}" for name in LOSS_CLASSES))
+        out += [f"{name}: {fit}: not fitted" if isinstance(fit, str) else f"{name}: {fit}"
+                for name, fit in self.engines.items()]
+        return out
+
+
+@dataclass
+class PuzzleReport:
+    """The puzzles found among some blunders, and the engine that checked them."""
+
+    puzzles: list[Puzzle]
+    candidates: int
+    engine: str
+
+    def pgn(self) -> str:
+        """The puzzles as PGN, numbered from 1."""
+        return "\n".join(puzzle_pgn(p, n) for n, p in enumerate(self.puzzles, 1))
+
+
+class Database:
+    """A game database: a DuckDB file that xqdb made (or a connection to one).
+
+    Given a path, each method opens the file for as long as it needs it, read-only unless it
+    writes, so that another process can use the file between calls; given a connection, the
+    methods use it as it is (reading and writing through it).
+
+    >>> Database(":memory:").path
+    ':memory:'
+    """
+
+    def __init__(self, path_or_connection: str | os.PathLike[str] | Connection
+                 ) -> None:
+        if isinstance(path_or_connection, Connection):
+            self.connection: Connection | None = path_or_connection
+            self.path = ""
+        else:
+            self.connection = None
+            self.path = os.fspath(path_or_connection)
+
+    def __repr__(self) -> str:
+        return f"Database({self.path or self.connection!r})"
+
+    @contextmanager
+    def _open(self, write: bool = False) -> Iterator[Connection]:
+        if self.connection is not None:
+            yield self.connection
+            return
+        # Only an import makes a database: a mistyped path must not leave an empty one.
+        con = connect(self.path, read_only=not write, create=False)
+        try:
+            yield con
+        finally:
+            con.close()
+
+    def require(self) -> None:
+        """Raise :class:`~xqdb.errors.DatabaseError` unless the database can be used (before
+        a long job starts anything else, an engine say)."""
+        if self.connection is None:
+            require_database(self.path)
+
+    def _needs_path(self, job: str) -> str:
+        if not self.path:
+            raise BadArgumentError(f"{job} works on a database file, not on a connection",
+                                   "give Database the file's path")
+        return self.path
+
+    # --- making and describing ---------------------------------------------------------
+
+    def import_paths(self, paths: Sequence[str], **options: Any) -> ImportSummary:
+        """Import every record under ``paths`` (files, folders, archives, ``-``), creating
+        the database if there is none; options as :func:`xqdb.pipeline.importer.import_paths`."""
+        return import_paths(list(paths), self._needs_path("import"), **options)
+
+    def info(self, top: int = 10) -> DatabaseInfo:
+        """What the database holds: games, players, years, formats, invalid records."""
+        with self._open() as con:
+            return database_info(con, top=top, path=self.path)
+
+    def upgrade(self) -> UpgradeSummary:
+        """Bring a database of an older schema version up to date (the old file is kept)."""
+        return upgrade(self._needs_path("upgrade"))
+
+    # --- players and openings ----------------------------------------------------------
+
+    def players(self, search: str | None = None, limit: int = 100) -> Result:
+        """The players under their canonical names, with their spellings and games."""
+        return self.query("players", search=search, limit=str(limit))
+
+    def alias(self, names: Sequence[str], as_: str) -> list[str]:
+        """Merge the spellings or players ``names`` into the player ``as_``; returns the
+        spellings moved."""
+        with self._open(write=True) as con:
+            return merge(con, list(names), as_)
+
+    def split_spelling(self, spelling: str, as_: str | None = None) -> str:
+        """Give ``spelling`` a player of its own (named ``as_``, or the spelling)."""
+        with self._open(write=True) as con:
+            return split(con, spelling, as_)
+
+    def openings(self, player: str | None = None, side: str | None = None, *,
+                 by: str = "code", from_year: int | None = None, to_year: int | None = None,
+                 event: str | None = None, min_games: int = 1, sort: str = "games") -> Result:
+        """How often each opening was played and how it scored (``by`` code, family or
+        name); with ``player`` and no ``side``, that player's repertoire as Red and Black."""
+        common = dict(by=by, from_year=_text(from_year), to_year=_text(to_year), event=event,
+                      min_games=str(min_games), sort=sort)
+        if player is not None and side is None:
+            return self.query("repertoire", player=player, **common)
+        return self.query("openings", player=player, side=side or "either", **common)
+
+    def classify(self) -> int:
+        """Classify every game again (after a better classifier); returns how many changed."""
+        with self._open(write=True) as con:
+            return classify_database(con)
+
+    def explain(self, game_id: int) -> str:
+        """Which moves gave game ``game_id`` its ECCO code, step by step."""
+        with self._open() as con:
+            require_game(con, game_id, self.path)
+            return explain_game(con, game_id)
+
+    # --- browsing ----------------------------------------------------------------------
+
+    def tree(self, moves: str = "", fen: str | None = None, *, notation: str = "chinese",
+             min_games: int = 1) -> Result:
+        """Every move played from the position after ``moves`` (from ``fen``), with its
+        games, share, results, score and average year; transpositions merged."""
+        key = position_key(moves, fen)
+        return self.query("tree", key=str(key), notation=notation, min_games=str(min_games))
+
+    def search(self, moves: str = "", fen: str | None = None, *, mirror: bool = False,
+               notation: str = "chinese", limit: int = 100) -> Found:
+        """The games that reached the position after ``moves`` (from ``fen``), in any move
+        order, each at the first ply it got there."""
+        position = position_after(moves, fen)
+        return self.search_position(position, mirror=mirror, notation=notation, limit=limit)
+
+    def search_position(self, position: Position, *, mirror: bool = False,
+                        notation: str = "chinese", limit: int = 100) -> Found:
+        """The games that reached ``position``."""
+        with self._open() as con:
+            return search_position(con, position, mirror=mirror, notation=notation,
+                                   limit=limit)
+
+    def search_material(self, pattern: str | MaterialPattern, *, plies: int = 1,
+                        notation: str = "chinese", limit: int = 100) -> Found:
+        """The games that held a balance of material (``'R1 r0 N0 n1'``, ``'RNC>rnc'``) for
+        at least ``plies`` plies in a row."""
+        if isinstance(pattern, str):
+            pattern = MaterialPattern.parse(pattern)
+        with self._open() as con:
+            return search_material(con, pattern, plies=plies, notation=notation, limit=limit)
+
+    def export(self, out: str, format: str = "pgn", notation: str | None = None,
+               where: str | None = None, game_ids: Sequence[int] = ()) -> ExportSummary:
+        """Write games to ``out`` as PGN, DhtmlXQ or Parquet (a folder)."""
+        with self._open() as con:
+            for game_id in game_ids:
+                require_game(con, game_id, self.path)
+            return export_games(con, out, format, notation, where, game_ids)
+
+    def show(self, game_id: int, ply: int | None = None, notation: str = "chinese") -> GameView:
+        """One game for people: board, moves, tags, opening and analysis."""
+        with self._open() as con:
+            return load_game(con, game_id, ply, notation)
+
+    # --- reports -----------------------------------------------------------------------
+
+    def queries(self) -> list[Query]:
+        """The named reports, with their parameters."""
+        return list_queries()
+
+    def query(self, name: str, **params: str | None) -> Result:
+        """Run the named report ``name`` with ``params`` bound (never pasted into the SQL)."""
+        with self._open() as con:
+            return run_query(con, name, **params)
+
+    def sql(self, text: str) -> Result:
+        """Run any SQL on the database, read-only."""
+        with self._open() as con:
+            return run_sql(con, text)
+
+    def report(self, player: str | None = None, top: int = 30) -> str:
+        """The opening report as one self-contained HTML page."""
+        with self._open() as con:
+            return build_report(con, player=player, top=top)
+
+    # --- analysis ----------------------------------------------------------------------
+
+    def analyze(self, spec: EngineSpec, limit: Limit, **options: Any) -> AnalysisSummary:
+        """Evaluate the positions of the games with the engine ``spec`` into ``evals``;
+        options as :func:`xqdb.pipeline.analyze.analyse_database`."""
+        path = self._needs_path("analyze")
+        require_database(path)
+        return analyse_database(path, spec, limit, **options)
+
+    def selection(self, engine: str | None = None, player: str | None = None,
+                  game: int | None = None, classes: Sequence[str] = (),
+                  thresholds: Thresholds | None = None, **given: float | None) -> Selection:
+        """The judged moves to report: by engine (the start of its identity, or an engine
+        to run whose name is taken), player, game and class, judged with ``thresholds``
+        (or those stored, changed by ``inaccuracy``/``mistake``/``blunder`` given)."""
+        with self._open() as con:
+            if player is not None:
+                require_player(con, player)
+            if game is not None:
+                require_game(con, game, self.path)
+            if thresholds is None:
+                thresholds = _thresholds(con, **given)
+            return Selection(engine_prefix(con, engine), game, player, tuple(classes),
+                             thresholds)
+
+    def blunders(self, selection: Selection, by: str = "move", limit: int | None = 20
+                 ) -> Result:
+        """The moves the analysis judges worst (``by`` move), or the figures per game or per
+        player."""
+        with self._open() as con:
+            if by == "player":
+                report = player_report(con, selection)
+                return Result(report.columns, report.rows)
+            if by == "game":
+                report = game_report(con, selection)
+                return Result(report.columns, report.rows)
+            return Result(list(MOVE_COLUMNS), [m.row() for m in self.worst(selection, limit)])
+
+    def worst(self, selection: Selection, limit: int | None = None) -> list[JudgedMove]:
+        """The judged moves of ``selection``, worst first."""
+        with self._open() as con:
+            return worst_moves(con, selection, limit)
+
+    def puzzles(self, selection: Selection, engine: str | None = None,
+                nodes: int = 100_000) -> PuzzleReport:
+        """Puzzles from the blunders of ``selection``: the positions after them where only
+        one move wins, checked by ``engine`` (the one installed when it cannot run)."""
+        if not selection.classes:
+            selection = replace(selection, classes=("blunder", "allowed_mate"))
+        with self._open() as con:
+            candidates = worst_moves(con, selection, None)
+            try:
+                choice = choose_engine(engine)
+            except EngineError:
+                choice = choose_engine(None)
+            with SupervisedEngine(choice.spec) as running:
+                curve = stored_curve(con, running.identity)
+                found = list(find_puzzles(running, Limit(nodes=nodes), candidates, curve))
+        return PuzzleReport(found, len(candidates), choice.message)
+
+    def calibrate(self, engine: str | None = None, min_ply: int = 20,
+                  min_positions: int = 200, **given: float | None) -> CalibrationReport:
+        """Fit each analysed engine's win curve (those whose identity starts with
+        ``engine``) on games with known results, and store it with any thresholds given."""
+        report = CalibrationReport()
+        with self._open(write=True) as con:
+            report.thresholds = _thresholds(con, **given)
+            if report.thresholds is not None:
+                store_thresholds(con, report.thresholds)
+            engines = [e for e in analysed_engines(con) if engine is None or e.startswith(engine)]
+            if not engines:
+                if report.thresholds is not None:
+                    return report
+                raise CannotRunError(
+                    f"no analysis{' by ' + repr(engine) if engine else ''} in {self.path} "
+                    "to fit", "run 'xqdb analyze --db FILE' first, on games with results")
+            for name in engines:
+                samples = database_samples(con, name, min_ply)
+                if len(samples) < min_positions:
+                    report.engines[name] = (f"{len(samples):,} positions with a known result "
+                                            f"from ply {min_ply} on, fewer than {min_positions}")
+                    continue
+                try:
+                    fit = fit_win_curve(samples)
+                except CalibrationError as exc:
+                    report.engines[name] = str(exc)
+                    continue
+                store_curves(con, [StoredCurve(name, fit.curve, fit.positions, fit.log_loss,
+                                               f"{self.path}, positions from ply {min_ply}")])
+                report.engines[name] = fit
+        return report
+
+
+def _text(value: object) -> str | None:
+    return None if value is None else str(value)
+
+
+def _thresholds(con: Connection, inaccuracy: float | None = None,
+                mistake: float | None = None, blunder: float | None = None
+                ) -> Thresholds | None:
+    """The thresholds given, the others as stored; ``None`` if none is given."""
+    if inaccuracy is None and mistake is None and blunder is None:
+        return None
+    stored = stored_thresholds(con)
+    given = Thresholds(stored.inaccuracy if inaccuracy is None else inaccuracy,
+                       stored.mistake if mistake is None else mistake,
+                       stored.blunder if blunder is None else blunder)
+    try:
+        return check_thresholds(given)
+    except ValueError as exc:
+        raise CannotRunError(str(exc), "for example --inaccuracy 0.05 --mistake 0.1 "
+                                       "--blunder 0.2") from None
+
+
+def engine_prefix(con: Connection, engine: str | None) -> str | None:
+    """The start of the ``evals.engine`` identities that ``engine`` selects: the text itself
+    when an identity starts with it, else the name of the engine it runs."""
+    analysed = analysed_engines(con)
+    if not analysed:
+        raise CannotRunError("the database holds no engine analysis",
+                             "run 'xqdb analyze --db FILE' first")
+    if engine is None or any(name.startswith(engine) for name in analysed):
+        return engine
+    try:
+        with SupervisedEngine(choose_engine(engine).spec) as running:
+            name: str | None = running.name
+    except EngineError:
+        name = None
+    if name is None or not any(a.startswith(name) for a in analysed):
+        raise NotFoundError(f"no analysis by engine {engine!r} in the database",
+                            "the engines analysed: " + "; ".join(analysed))
+    return name
