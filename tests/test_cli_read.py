@@ -107,7 +107,7 @@ def test_encoding_and_format_overrides(tmp_path):
     forced = xqdb("read", str(moves), "--format", "movelist")
     assert forced.returncode == 0 and re.search(r"movelist\s+utf-8\s+1\s+1\s+0", _out(forced))
     bad = xqdb("read", str(moves), "--format", "nope")
-    assert bad.returncode == 2 and b"'nope' is not one of" in bad.stderr
+    assert bad.returncode == 2 and b"unknown format 'nope' (known: xqf, " in bad.stderr
     bad = xqdb("read", str(moves), "--encoding", "klingon")
     assert bad.returncode == 2 and b"unknown encoding" in bad.stderr
 

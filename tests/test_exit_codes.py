@@ -1,22 +1,26 @@
-"""Exit codes of the README's table that no other test pins: an output file that cannot be
-written, and the codes of commands whose errors are tested elsewhere only for their text.
+"""The README's exit-code table, row by row: every command a row names fails that way with
+that code, one ``Error:`` line on stderr (with its hint) and never a traceback.
 
-Each runs xqdb in a process of its own, as a user would; every error is one ``Error:``
-line on stderr, never a traceback.
+Each runs xqdb in a process of its own, as a user would, on a small real database.
 """
 
 from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import time
 from pathlib import Path
 
 import pytest
 
-from import_support import run_xqdb, xqdb_command
+from import_support import DATA, run_xqdb, xqdb_command
 from small_db import build_small_db
+from test_readme import README, exit_code_rows, section
+
+FEN_HINT = ("(the start position reads "
+            "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w)")
 
 
 @pytest.fixture(scope="module")
@@ -35,47 +39,244 @@ def error_line(code: int, *args: str) -> str:
     return last
 
 
-@pytest.mark.parametrize("args", [
-    ["sql", "SELECT 1", "--output", "OUT/x.csv"],
-    ["sql", "SELECT 1", "--output", "OUT/x.parquet"],
-    ["query", "events", "--output", "OUT/x.json"],
-    ["search", "--moves", "h2e2", "--output", "OUT/x.csv"],
-    ["tree", "--output", "OUT/x.csv"],
-    ["report", "--out", "OUT/x.html"],
-    ["show", "1", "--svg", "OUT/x.svg"],
-    ["export", "--out", "OUT/x.pgn"],
+def filled(args: tuple[str, ...], db: Path, tmp: Path) -> list[str]:
+    """``args`` with DB the database option, OUT a folder that does not exist, TMP a
+    writable folder and PGN a real game file."""
+    swap = {"DB": ["--db", str(db)]}
+    out: list[str] = []
+    for arg in args:
+        if arg in swap:
+            out += swap[arg]
+        else:
+            out.append(arg.replace("OUT", str(tmp / "no" / "such")).replace("TMP", str(tmp))
+                       .replace("PGN", str(DATA / "pgn-chinese-15.pgn")))
+    return out
+
+
+#: Row "a bad argument" (2): each command, a bad value, and the start of what it says.
+BAD_ARGUMENT = {
+    "perft": (("perft", "--fen", "rnbakabnr/9/xyz w"),
+              f"Error: bad FEN: unknown piece letter 'x' in the FEN {FEN_HINT}"),
+    "tree": (("tree", "DB", "--moves", "炮二平五 zzz"),
+             "Error: move 2: 'zzz' is not a move in any notation (like 炮二平五, C2.5, H2-E2, "
+             "h2e2, 7747, Che2) (moves are separated by spaces or commas, in Chinese (炮二平五), "
+             "WXF (C2.5), ICCS (H2-E2) or coordinates (h2e2), each legal after the ones before)"),
+    "search": (("search", "DB", "--material", "Q9"), "Error: "),
+    "export": (("export", "DB", "--where", "nonsense", "--out", "TMP/x.pgn"),
+               "Error: cannot select the games"),
+    "sql": (("sql", "SELECT nonsense", "DB"), "Error: Binder Error"),
+    "query": (("query", "player", "DB"),
+              "Error: player needs --param player=VALUE: the player (canonical name, see "
+              "`xqdb players`)"),
+    "openings": (("openings", "DB", "--output", "TMP/o.xlsx"),
+                 "Error: --output "),
+    "read": (("read", "PGN", "--format", "bogus"), "Error: unknown format 'bogus' (known: "),
+    "import": (("import", "PGN", "--db", "TMP/new.duckdb", "--memory-limit", "lots"),
+               "Error: memory limit 'lots' is not a size (give one like 2GB, 512MB or 10%)"),
+    "analyze": (("analyze", "DB", "--engine", "builtin", "--option", "Hash"),
+                "Error: option 'Hash' is not NAME=VALUE (for example --option Hash=64)"),
+    "blunders": (("blunders", "DB", "--mistake", "0.5"), "Error: thresholds must rise"),
+    "calibrate": (("calibrate", "DB", "--mistake", "0.5"), "Error: thresholds must rise"),
+}
+#: Row "not found" (2).
+NOT_FOUND = {
+    "show": (("show", "99", "DB"), "Error: no game 99 in this database"),
+    "openings": (("openings", "DB", "explain", "99"), "Error: no game 99 in "),
+    "export": (("export", "DB", "--game", "99", "--out", "TMP/x.pgn"), "Error: no game 99 in "),
+    "analyze": (("analyze", "DB", "--engine", "builtin", "--game", "99"), "Error: no game 99"),
+    "blunders": (("blunders", "DB", "--game", "99"), "Error: no game 99 in "),
+    "query": (("query", "evnts", "DB"),
+              "Error: no query named 'evnts' (did you mean events? xqdb query --list lists them)"),
+    "report": (("report", "DB", "--out", "TMP/r.html", "--player", "nobody"),
+               "Error: no player named 'nobody'"),
+    "players": (("players", "DB", "alias", "nobody", "--as", "x"),
+                "Error: 'nobody' is neither a spelling nor a player of the database"),
+}
+#: Row "cannot run" (3).
+CANNOT_RUN = {
+    "import": (("import", "TMP/gmaes.pgn", "--db", "TMP/new.duckdb"),
+               "Error: TMP/gmaes.pgn: no such file or folder"),
+    "read": (("read", "TMP/empty.pgn"), "Error: no records to read"),
+    "sql": (("sql", "SELECT 1", "DB", "--output", "OUT/x.csv"), "Error: cannot write OUT/x.csv"),
+    "query": (("query", "events", "DB", "--output", "OUT/x.json"), "Error: cannot write OUT/"),
+    "tree": (("tree", "DB", "--output", "OUT/x.csv"), "Error: cannot write OUT/"),
+    "search": (("search", "DB", "--moves", "h2e2", "--output", "OUT/x.parquet"),
+               "Error: cannot write OUT/"),
+    "report": (("report", "DB", "--out", "OUT/x.html"), "Error: cannot write OUT/"),
+    "show": (("show", "1", "DB", "--svg", "OUT/x.svg"), "Error: cannot write OUT/"),
+    "export": (("export", "DB", "--out", "OUT/x.pgn"), "Error: cannot write OUT/"),
+    "analyze": (("analyze", "DB", "--engine", "no-such-engine"),
+                "Error: engine 'no-such-engine' not found (give the path of an executable, a "
+                "command on the PATH or 'builtin')"),
+    "blunders": (("blunders", "DB"), "Error: the database holds no engine analysis (run "
+                 "'xqdb analyze --db FILE' first)"),
+    "calibrate": (("calibrate", "DB"), "Error: no analysis in "),
+}
+#: Row "the database cannot be used" (4): each command given a file that is not DuckDB.
+DATABASE = {
+    "import": ("import", "PGN", "DB"), "info": ("info", "DB"), "upgrade": ("upgrade", "DB"),
+    "players": ("players", "DB"), "openings": ("openings", "DB"), "tree": ("tree", "DB"),
+    "query": ("query", "events", "DB"), "sql": ("sql", "SELECT 1", "DB"),
+    "report": ("report", "DB", "--out", "TMP/r.html"), "search": ("search", "DB", "--moves", "h2e2"),
+    "export": ("export", "DB", "--out", "TMP/x.pgn"), "show": ("show", "1", "DB"),
+    "analyze": ("analyze", "DB", "--engine", "builtin"), "blunders": ("blunders", "DB"),
+    "calibrate": ("calibrate", "DB"),
+}
+
+
+def readme_row(code: int, starts: str) -> set[str]:
+    """The commands of the README's row for ``code`` whose text starts with ``starts``."""
+    rows = [named for c, when, named in exit_code_rows(section("Exit codes and errors"))
+            if c == code and when.startswith(starts)]
+    assert len(rows) == 1 and rows[0] is not None, (code, starts)
+    return rows[0]
+
+
+@pytest.mark.parametrize("code, starts, cases", [
+    (2, "a bad argument", BAD_ARGUMENT), (2, "not found", NOT_FOUND), (3, "cannot run", CANNOT_RUN),
 ])
-def test_an_output_file_in_a_missing_folder_is_an_input_error(db: Path, tmp_path: Path,
-                                                              args: list[str]) -> None:
-    nowhere = tmp_path / "no" / "such"
-    args = [a.replace("OUT", str(nowhere)) for a in args]
-    line = error_line(3, *args, "--db", str(db))
-    assert line.startswith(f"Error: cannot write {nowhere}/x.")
-    assert line.endswith("(choose a path in a folder you can write to)")
-    assert not nowhere.exists()
+def test_the_table_names_exactly_the_commands_tested(code: int, starts: str, cases: dict) -> None:
+    assert readme_row(code, starts) == set(cases)
 
 
-def test_reports_exit_2_for_what_the_database_does_not_hold(db: Path) -> None:
-    assert error_line(2, "openings", "--db", str(db), "explain", "99") == (
-        f"Error: no game 99 in {db} (its games are 1 to 7)")
-    report = str(db.parent / "report.html")
-    assert error_line(2, "report", "--db", str(db), "--out", report, "--player", "nobody") \
-        .startswith("Error: no player named 'nobody'")
-    assert error_line(2, "players", "--db", str(db), "alias", "nobody", "--as", "x") == (
-        "Error: 'nobody' is neither a spelling nor a player of the database")
-    assert error_line(2, "sql", "SELECT nonsense", "--db", str(db)).startswith(
-        "Error: Binder Error")
+def test_every_command_with_a_database_is_in_the_database_row() -> None:
+    assert readme_row(4, "the database cannot be used") == set(DATABASE)
+    assert readme_row(5, "the cluster") == readme_row(130, "interrupted") == {"import", "analyze"}
 
 
-def test_search_and_export_exit_2_for_a_bad_condition_or_text_as_tree_does(
-        db: Path, tmp_path: Path) -> None:
-    assert error_line(2, "export", "--db", str(db), "--where", "nonsense",
-                      "--out", str(tmp_path / "x.pgn")).startswith(
-        "Error: cannot select the games")
-    assert "move 1: 'hello'" in error_line(2, "search", "--db", str(db), "--moves", "hello")
-    assert "move 1: 'hello'" in error_line(2, "tree", "--db", str(db), "--moves", "hello")
-    assert error_line(2, "search", "--db", str(db), "--fen", "xyz w").startswith(
-        "Error: bad FEN")
+@pytest.mark.parametrize("code, command, args, expected", [
+    pytest.param(code, command, *case, id=f"{row}-{command}")
+    for code, row, cases in ((2, "bad-argument", BAD_ARGUMENT), (2, "not-found", NOT_FOUND),
+                             (3, "cannot-run", CANNOT_RUN))
+    for command, case in sorted(cases.items())])
+def test_each_row_and_command(db: Path, tmp_path: Path, code: int, command: str,
+                              args: tuple[str, ...], expected: str) -> None:
+    (tmp_path / "empty.pgn").write_bytes(b"")
+    line = error_line(code, *filled(args, db, tmp_path))
+    expected = expected.replace("OUT", str(tmp_path / "no" / "such")).replace("TMP", str(tmp_path))
+    assert line.startswith(expected), line
+    # Nothing was left behind where the command could not write.
+    assert not (tmp_path / "no").exists()
+    assert not (tmp_path / "x.pgn").exists() or command != "export"
+
+
+@pytest.mark.parametrize("command", sorted(DATABASE))
+def test_a_file_that_is_not_a_database(tmp_path: Path, command: str) -> None:
+    fake = tmp_path / "games.duckdb"
+    fake.write_text("these are my notes, not a database\n")
+    line = error_line(4, *filled(DATABASE[command], fake, tmp_path))
+    assert line.startswith(f"Error: {fake}: ") and "DuckDB" in line, line
+    assert fake.read_text() == "these are my notes, not a database\n"
+
+
+@pytest.mark.parametrize("command", ["info", "query", "show", "openings", "export", "blunders"])
+def test_a_missing_database_says_how_to_make_one(tmp_path: Path, command: str) -> None:
+    missing = tmp_path / "games.duckdb"
+    args = dict(DATABASE)[command]
+    assert error_line(4, *filled(args, missing, tmp_path)) == (
+        f"Error: {missing}: no such database (xqdb import FILES --db {missing} creates one)")
+    assert not missing.exists()
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.mark.parametrize("command", ["import", "analyze"])
+def test_a_cluster_that_does_not_answer(db: Path, tmp_path: Path, command: str) -> None:
+    pytest.importorskip("distributed", reason="the cluster extra (xqdb[cluster]) is needed")
+    scheduler = f"tcp://127.0.0.1:{_free_port()}"
+    args = (("import", "PGN", "--db", "TMP/new.duckdb") if command == "import" else
+            ("analyze", "DB", "--engine", "builtin", "--depth", "1"))
+    line = error_line(5, *filled(args, db, tmp_path), "--scheduler", scheduler)
+    assert scheduler in line
+
+
+def _interrupted(command: list[str], stdin: bytes | None = None,
+                 started: Path | None = None) -> str:
+    # Ctrl-C reaches the whole process group, workers and engines included, as here.
+    run = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        assert run.stdin is not None and run.stderr is not None
+        if stdin is not None:
+            run.stdin.write(stdin)  # and keep it open: the import waits for the rest
+            run.stdin.flush()
+        else:
+            assert b"built-in engine" in run.stderr.readline()
+        # Well inside the work, not in the start-up.
+        deadline = time.monotonic() + 60
+        while started is not None and not started.exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        time.sleep(1.5)
+        os.killpg(run.pid, signal.SIGINT)
+        _, err = run.communicate(timeout=60)
+    finally:
+        if run.poll() is None:
+            os.killpg(run.pid, signal.SIGKILL)
+    assert run.returncode == 130, err
+    assert b"Traceback" not in err
+    return err.decode()
+
+
+def test_ctrl_c_ends_an_analysis_with_130(db: Path) -> None:
+    err = _interrupted(xqdb_command("analyze", "--db", str(db), "--engine", "builtin",
+                                    "--depth", "5", "--jobs", "1"))
+    assert err.startswith("Interrupted: ") and "run the same command to resume" in err
+
+
+def test_ctrl_c_ends_an_import_with_130(tmp_path: Path) -> None:
+    # Once the import has started writing (its note is beside the database), it waits for
+    # the rest of standard input.
+    err = _interrupted(xqdb_command("import", "-", "--db", str(tmp_path / "g.duckdb")),
+                       stdin=(DATA / "pgn-chinese-15.pgn").read_bytes(),
+                       started=tmp_path / "g.duckdb.import.json")
+    assert err.startswith("Interrupted: what was committed stays")
+
+
+def test_a_closed_pipe_ends_the_export_quietly(db: Path) -> None:
+    done = subprocess.run(" ".join(xqdb_command("export", "--db", str(db), "--out", "-"))
+                          .replace("from xqdb.cli import cli; cli()",
+                                   "'from xqdb.cli import cli; cli()'") + " | head -c 10",
+                          shell=True, capture_output=True, timeout=120,
+                          executable="/bin/bash")
+    assert len(done.stdout) == 10
+    assert b"Broken pipe" not in done.stderr and b"Traceback" not in done.stderr, done.stderr
+
+
+def test_a_usage_error_points_at_the_help(tmp_path: Path) -> None:
+    assert error_line(2, "info") == "Error: Missing option '--db'. (see 'xqdb info --help')"
+    assert error_line(2, "openings", "explain", "1") == (
+        "Error: Missing option '--db' (or env XQDB_DB). (see 'xqdb openings explain --help')")
+    assert error_line(2, "nothing") == "Error: No such command 'nothing'. (see 'xqdb --help')"
+    assert error_line(2, "info", "--db", str(tmp_path)) == (
+        f"Error: Invalid value for '--db': File '{tmp_path}' is a directory. "
+        "(see 'xqdb info --help')")
+    assert error_line(2, "engine", "--bogus") == (
+        "Error: No such option '--bogus'. (see 'xqdb engine --help')")
+
+
+def test_a_mistyped_path_names_the_likely_one(tmp_path: Path) -> None:
+    (tmp_path / "games.pgn").write_bytes((DATA / "pgn-chinese-15.pgn").read_bytes())
+    typo = str(tmp_path / "gmaes.pgn")
+    meant = f"(did you mean {tmp_path / 'games.pgn'}?)"
+    line = error_line(3, "import", typo, "--db", str(tmp_path / "g.duckdb"))
+    assert line == f"Error: {typo}: no such file or folder {meant}"
+    assert error_line(3, "read", typo) == line
+    nowhere = str(tmp_path / "no" / "such" / "x.pgn")
+    assert error_line(3, "read", nowhere) == (
+        f"Error: {nowhere}: no such file or folder (there is no folder {tmp_path / 'no'})")
+
+
+def test_the_same_bad_fen_and_move_say_the_same_in_every_command(db: Path) -> None:
+    for command in (("tree", "--db", str(db)), ("search", "--db", str(db))):
+        assert error_line(2, *command, "--fen", "rnbakabnr/9/xyz w") == \
+            BAD_ARGUMENT["perft"][1]
+        assert error_line(2, *command, "--moves", "炮二平五 zzz") == BAD_ARGUMENT["tree"][1]
+    assert error_line(2, "tree", "--db", str(db), "--moves", "炮二平九").startswith(
+        "Error: move 1: '炮二平九': the cannon on h2 cannot move to ")
 
 
 def test_export_exits_3_for_a_parquet_folder_that_is_not_empty(db: Path, tmp_path: Path) -> None:
@@ -87,38 +288,22 @@ def test_export_exits_3_for_a_parquet_folder_that_is_not_empty(db: Path, tmp_pat
     assert (full / "notes.txt").read_text() == "mine"
 
 
-def test_analysis_commands_exit_3_when_there_is_nothing_to_judge(db: Path) -> None:
-    assert error_line(3, "blunders", "--db", str(db)) == (
-        "Error: the database holds no engine analysis (run 'xqdb analyze --db FILE' first)")
-    assert error_line(3, "calibrate", "--db", str(db)).startswith("Error: no analysis in ")
-    # An unknown game is a bad argument, exit 2, in every command (as in show).
-    assert error_line(2, "analyze", "--db", str(db), "--engine", "builtin",
-                      "--game", "99").startswith("Error: no game 99")
+def test_an_unknown_output_suffix_is_refused_before_anything_is_written(db: Path,
+                                                                        tmp_path: Path) -> None:
+    out = tmp_path / "o.xlsx"
+    assert error_line(2, "openings", "--db", str(db), "--output", str(out)) == (
+        f"Error: --output {out}: .xlsx is not a format xqdb writes (use .txt, .csv, .json or "
+        ".parquet, or give --format)")
+    assert not out.exists()
+    assert run_xqdb("openings", "--db", str(db), "--output", str(tmp_path / "o.txt")
+                    ).returncode == 0
 
 
-def test_upgrade_and_perft(tmp_path: Path) -> None:
-    missing = tmp_path / "none.duckdb"
-    assert error_line(4, "upgrade", "--db", str(missing)).startswith(
-        f"Error: {missing}: no such database")
-    assert error_line(2, "perft", "--fen", "xx").startswith("Error: bad FEN")
+def test_an_export_of_a_missing_game_writes_nothing(db: Path, tmp_path: Path) -> None:
+    out = tmp_path / "x.pgn"
+    assert error_line(2, "export", "--db", str(db), "--game", "42", "--out", str(out)) == (
+        f"Error: no game 42 in {db} (its games are 1 to 7)")
+    assert not out.exists()
 
 
-def test_ctrl_c_ends_an_analysis_with_130(db: Path) -> None:
-    # Ctrl-C reaches the whole process group, workers and engines included, as here.
-    run = subprocess.Popen(
-        xqdb_command("analyze", "--db", str(db), "--engine", "builtin", "--depth", "5",
-                     "--jobs", "1"),
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
-    try:
-        assert run.stderr is not None
-        assert "built-in engine" in run.stderr.readline()
-        # Well inside the search, which takes about 10 s here, not in the start-up.
-        time.sleep(1)
-        os.killpg(run.pid, signal.SIGINT)
-        out, err = run.communicate(timeout=60)
-    finally:
-        if run.poll() is None:
-            os.killpg(run.pid, signal.SIGKILL)
-    assert run.returncode == 130, err
-    assert err.startswith("Interrupted: ") and "run the same command to resume" in err
-    assert "Traceback" not in err
+assert "| exit code | when | commands |" in README

@@ -11,8 +11,10 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from xqdb.errors import BadArgumentError
+
 from import_support import DATA, all_rows, count, run_xqdb
-from xqdb.pipeline.importer import InputError, import_paths, memory_bytes
+from xqdb.pipeline.importer import import_paths, memory_bytes
 
 GBK = DATA / "pgn-gbk"
 GBK_FILES = sorted(GBK.glob("*.PGN"))
@@ -32,7 +34,8 @@ def _one_line_error(result: subprocess.CompletedProcess[str], code: int, text: s
 def test_a_bad_override_is_refused_before_anything_is_written(tmp_path: Path, option: str,
                                                               value: str, text: str) -> None:
     db = tmp_path / "g.duckdb"
-    _one_line_error(run_xqdb("import", str(GBK), "--db", str(db), option, value), 3, text)
+    # A bad value is a bad argument (exit 2), in import as in read.
+    _one_line_error(run_xqdb("import", str(GBK), "--db", str(db), option, value), 2, text)
     assert not db.exists()
     # The corrected command imports everything.
     assert run_xqdb("import", str(GBK), "--db", str(db)).returncode == 0
@@ -174,9 +177,9 @@ def test_the_memory_limit_is_a_size_or_a_share_of_the_ram() -> None:
     assert memory_bytes("2GB") == 2 * 10**9
     assert memory_bytes("256 MiB") == 256 << 20
     assert memory_bytes("10%") == memory_bytes("20%") // 2
-    with pytest.raises(InputError, match="too small"):
+    with pytest.raises(BadArgumentError, match="too small"):
         memory_bytes("1MB")
-    with pytest.raises(InputError, match="not a size"):
+    with pytest.raises(BadArgumentError, match="not a size"):
         memory_bytes("2 GB of it")
 
 

@@ -23,14 +23,26 @@ def section(title: str) -> str:
     return README.split(f"\n## {title}\n", 1)[1].split("\n## ", 1)[0]
 
 
-def table_commands(text: str) -> set[str]:
-    """The commands named in the first column of a Markdown table.
+def exit_code_rows(text: str) -> list[tuple[int, str, set[str] | None]]:
+    """The rows of the exit-code table: the code, what it is for, and the commands (``None``
+    for every command).
 
-    >>> sorted(table_commands("| `info`, `upgrade` | none |\\n| `read` | 1: invalid |"))
-    ['info', 'read', 'upgrade']
+    >>> exit_code_rows("| 2 | bad | `tree` |\\n| 4 | db | every command |")
+    [(2, 'bad', {'tree'}), (4, 'db', None)]
+    >>> exit_code_rows("| 4 | db | every command with `--db`: `info` |")
+    [(4, 'db', {'info'})]
     """
-    return {name for row in re.findall(r"^\| ([^|]+) \|", text, flags=re.M)
-            for name in re.findall(r"`(\w+)`", row)}
+    rows = []
+    for code, when, commands in re.findall(r"^\| (\d+) \| (.+?) \| ([^|]+) \|$", text,
+                                           flags=re.M):
+        named = set(re.findall(r"`(\w+)`", commands.split(":", 1)[-1]))
+        rows.append((int(code), when, named or None))
+    return rows
+
+
+def table_commands(text: str) -> set[str]:
+    """Every command the exit-code table gives a row of its own."""
+    return {name for _, _, named in exit_code_rows(text) if named for name in named}
 
 
 @pytest.mark.parametrize("name", sorted(cli.commands))
@@ -43,7 +55,7 @@ def test_every_command_is_shown_in_the_usage_and_has_its_exit_codes(name: str) -
 
 
 def test_there_is_one_exit_code_table() -> None:
-    assert README.count("| command | exit code") == 1
+    assert README.count("| exit code | when | commands |") == 1
     assert "Exit codes:" not in README
 
 

@@ -371,8 +371,8 @@ def _thresholds(con: Connection, inaccuracy: float | None = None,
     try:
         return check_thresholds(given)
     except ValueError as exc:
-        raise CannotRunError(str(exc), "for example --inaccuracy 0.05 --mistake 0.1 "
-                                       "--blunder 0.2") from None
+        raise BadArgumentError(str(exc), "for example --inaccuracy 0.05 --mistake 0.1 "
+                                         "--blunder 0.2") from None
 
 
 def engine_prefix(con: Connection, engine: str | None) -> str | None:

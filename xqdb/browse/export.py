@@ -31,6 +31,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import tempfile
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -192,13 +193,36 @@ def _add_variations(con: duckdb.DuckDBPyConnection, game_id: int, start: str | N
         parent_line[3].variations.append((branch_ply - parent_line[1], line))
 
 
+def _mode_for(path: str) -> int:
+    """The permissions ``path`` has, or those a new file gets (a temporary file has none
+    for others)."""
+    try:
+        return os.stat(path).st_mode & 0o777
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
+
+
 @contextmanager
 def _output(path: str) -> Iterator[IO[str]]:
+    """The file to write ``path`` through: a temporary file beside it, renamed over it only
+    once the export is whole, so that an export that fails (a bad ``--where``) leaves the
+    file that was there as it was."""
     if path == "-":
         yield sys.stdout
         return
-    with open(path, "w", encoding="utf-8", newline="\n") as out:
-        yield out
+    folder = os.path.dirname(os.path.abspath(path))
+    handle, temporary = tempfile.mkstemp(dir=folder, prefix=f".{os.path.basename(path)}.",
+                                         suffix=".part")
+    try:
+        with open(handle, "w", encoding="utf-8", newline="\n") as out:
+            yield out
+        os.chmod(temporary, _mode_for(path))
+        os.replace(temporary, path)
+    except BaseException:
+        os.unlink(temporary)
+        raise
 
 
 def export_games(con: duckdb.DuckDBPyConnection, out: str, format: str,

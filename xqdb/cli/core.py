@@ -235,16 +235,9 @@ def read_command(paths: tuple[str, ...], format_: str | None, encoding: str | No
     examples naming file, record and ply. Exits with 1 when a record is invalid, 3 when
     there is no record to read, 2 for a bad option (--show past the last record too).
     """
-    from ..formats.encoding import normalize_encoding
+    from ..formats import checked_overrides
 
-    if format_ is not None and format_ not in formats():
-        raise click.BadParameter(f"{format_!r} is not one of {', '.join(formats())}",
-                                 param_hint="--format")
-    if encoding is not None:
-        try:
-            encoding = normalize_encoding(encoding)
-        except ValueError as exc:
-            raise click.BadParameter(str(exc), param_hint="--encoding") from None
+    format_, encoding = checked_overrides(format_, encoding)
     missing = [path for path in paths if path != "-" and not os.path.exists(path)]
     if missing:
         raise CannotRunError(no_such_path(missing[0]))

@@ -19,9 +19,9 @@ import io
 import logging
 from typing import BinaryIO, Iterable, Iterator, Protocol, runtime_checkable
 
-from ..errors import ErrorKind
+from ..errors import BadArgumentError, ErrorKind
 from . import cbf, cbr, dhtmlxq, epd, movelist, pgn, xqf
-from .encoding import rewound
+from .encoding import normalize_encoding, rewound
 from .record import GameRecord, Origin
 from .sources import Skipped, Source, SourceError, iter_sources, walk
 
@@ -163,3 +163,26 @@ __all__ = [
     "is_source_failure", "iter_sources", "read_paths", "read_source", "reader_for",
     "sniff_format",
 ]
+
+
+def checked_overrides(format: str | None, encoding: str | None
+                      ) -> tuple[str | None, str | None]:
+    """``format`` and ``encoding`` as given to ``read`` or ``import``, checked (the encoding
+    by its codec's name); raises :class:`~xqdb.errors.BadArgumentError` for a name no reader
+    or codec knows.
+
+    >>> checked_overrides("pgn", "GB2312")
+    ('pgn', 'gb18030')
+    >>> checked_overrides("bogus", None)
+    Traceback (most recent call last):
+    ...
+    xqdb.errors.BadArgumentError: unknown format 'bogus'
+    """
+    if format is not None and format not in formats():
+        raise BadArgumentError(f"unknown format {format!r}", "known: " + ", ".join(formats()))
+    if encoding is not None:
+        try:
+            encoding = normalize_encoding(encoding)
+        except ValueError as exc:
+            raise BadArgumentError(str(exc)) from None
+    return format, encoding

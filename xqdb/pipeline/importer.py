@@ -28,14 +28,13 @@ from pathlib import Path
 
 import duckdb
 
-from ..errors import CannotRunError, DatabaseError
+from ..errors import BadArgumentError, CannotRunError, DatabaseError
 from ..db.holder import WriterNote
 from ..db.players import link_players
 from ..db.rows import UnitBuilder, replay_record
 from ..errors import ErrorKind
 from ..db.schema import connect
 from ..db.writer import Staged, Writer
-from ..formats.encoding import normalize_encoding
 from ..formats.hashing import open_hashed
 from ..formats.sources import STDIN, SentSource, Skipped, Source, SourceError, no_such_path, walk
 from .executors import Executor, default_jobs, open_executor, require_paths
@@ -210,7 +209,9 @@ def import_paths(paths: Sequence[str], db: str | os.PathLike[str], *, jobs: int 
     for path in paths:
         if path != "-" and not os.path.exists(path):
             raise InputError(no_such_path(path))
-    format, encoding = _checked_overrides(format, encoding)
+    from ..formats import checked_overrides  # loads the readers: only when importing
+
+    format, encoding = checked_overrides(format, encoding)
     memory = memory_bytes(memory_limit) if memory_limit is not None else default_memory_limit()
     jobs = jobs or default_jobs()
     summary = ImportSummary()
@@ -307,22 +308,6 @@ def for_cluster(unit: WorkUnit, send_inputs: bool = False) -> WorkUnit:
     return replace(unit, sources=tuple(sendable(s) for s in unit.sources))
 
 
-def _checked_overrides(format: str | None, encoding: str | None) -> tuple[str | None, str | None]:
-    """``format`` and ``encoding`` checked, the encoding by its codec name; raises
-    :class:`InputError` for a name no reader or codec knows."""
-    if format is not None:
-        from ..formats import formats  # loads the readers: only when a format is named
-
-        if format not in formats():
-            raise InputError(f"unknown format {format!r} (known: {', '.join(formats())})")
-    if encoding is not None:
-        try:
-            encoding = normalize_encoding(encoding)
-        except ValueError as exc:
-            raise InputError(str(exc)) from None
-    return format, encoding
-
-
 _SIZE = re.compile(r"\s*(\d+(?:\.\d+)?)\s*(%|[KMGT]i?B|B)?\s*", re.IGNORECASE)
 _UNITS = {"b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12,
           "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40}
@@ -337,11 +322,13 @@ def memory_bytes(text: str) -> int:
     """
     match = _SIZE.fullmatch(text)
     if match is None:
-        raise InputError(f"memory limit {text!r} is not a size like 2GB, 512MB or 10%")
+        raise BadArgumentError(f"memory limit {text!r} is not a size",
+                               "give one like 2GB, 512MB or 10%")
     number, unit = float(match.group(1)), (match.group(2) or "B").lower()
     size = int(number * (physical_memory() / 100 if unit == "%" else _UNITS[unit]))
     if size < 16 * 10**6:
-        raise InputError(f"memory limit {text!r} is too small: DuckDB needs 16MB at least")
+        raise BadArgumentError(f"memory limit {text!r} is too small",
+                               "DuckDB needs 16MB at least")
     return size
 
 
