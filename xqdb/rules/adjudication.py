@@ -278,6 +278,187 @@ def judge_history(pos: BasePosition, checks: Sequence[bool], *,
     return _no_move_ending(pos, plies, move_limit)
 
 
+#: Plies a record may go on after a repetition cycle that still ends it: the cycle is
+#: ruled or claimed, and the score sheet often holds the move or two played meanwhile.
+END_SLACK = 2
+
+#: The endings that stand only when a player claims them or the arbiter rules them (see
+#: the module docstring): the players may go on.
+CLAIMED = frozenset({Termination.REPETITION, Termination.MOVE_LIMIT})
+#: The endings that oblige the side at fault to change: the game is lost only if it does not.
+MUST_CHANGE = frozenset({Termination.PERPETUAL_CHECK, Termination.PERPETUAL_CHASE})
+#: The endings that end the game by themselves: no legal move is left.
+FORCED = frozenset({Termination.CHECKMATE, Termination.STALEMATE})
+
+
+def settling(kind: Termination) -> str:
+    """How an ending of ``kind`` stands: ``forced`` (the game is over), ``must_change``
+    (the side at fault must vary; it loses only if it does not) or ``claimed`` (a draw
+    when claimed or agreed). A perpetual check or chase by both sides is a draw that
+    stands as a repetition's: it is ``must_change`` all the same, for both.
+
+    >>> settling(Termination.STALEMATE), settling(Termination.PERPETUAL_CHASE), settling(Termination.MOVE_LIMIT)
+    ('forced', 'must_change', 'claimed')
+    """
+    if kind in FORCED:
+        return "forced"
+    return "must_change" if kind in MUST_CHANGE else "claimed"
+
+
+@dataclass(frozen=True, slots=True)
+class Episode:
+    """What the rules said at one moment of a game: a repetition cycle, perpetual check or
+    chase, the move limit, or mate, with the plies it spans and whether the game went on.
+
+    >>> cycle = ["d9d8", "a9a8", "d8d9", "a8a9"]
+    >>> on = ["d9d8", "a9a7", "d8d9", "a7a6"]
+    >>> [str(e) for e in game_episodes("R2k5/9/9/9/9/9/9/9/9/5K3 b", cycle * 2 + on)]
+    ['perpetual check by red, 0-1 at ply 8 (plies 1-9, played on)']
+    """
+
+    ending: Ending
+    """The verdict the rules give, at :attr:`verdict_ply` (``ending.ply``)."""
+    first_ply: int
+    """The first ply of the episode: the cycle's first move, the first ply of the stretch
+    without capture, the mating move."""
+    last_ply: int
+    """Its last ply: the last move of the last cycle of the same verdict, the last ply
+    before the next capture, the mating move."""
+    played_on: bool
+    """Whether the record goes on past it (it does not end the record)."""
+
+    @property
+    def kind(self) -> Termination:
+        return self.ending.name
+
+    @property
+    def verdict_ply(self) -> int:
+        return self.ending.ply
+
+    def __str__(self) -> str:
+        span = f"plies {self.first_ply}-{self.last_ply}"
+        return f"{self.ending} ({span}, {'played on' if self.played_on else 'the end'})"
+
+
+def episodes(pos: BasePosition, checks: Sequence[bool], *,
+             move_limit: int | None = DEFAULT_MOVE_LIMIT) -> list[Episode]:
+    """Everything the rules said over the game that led to ``pos``, in order of verdict:
+    every repetition cycle (cycles of one verdict that overlap are one episode), every
+    stretch without capture that reaches the move limit, and mate or stalemate at the end.
+    At most one episode ends the record (see :func:`record_end`); the others are
+    ``played_on``.
+
+    ``pos`` and ``checks`` are as for :func:`judge_history`, whose verdict is the first
+    episode's (``adjudicate`` gives it too).
+    """
+    history = pos.history()
+    plies = len(history)
+    history.append((pos.zobrist(), pos.halfmove_clock, 0))
+    seen: dict[int, list[int]] = {}
+    cycles: list[tuple[int, int]] = []  # (first, ply): the position of ply seen 3 times
+    limits: list[tuple[int, int]] = []  # (ply, last ply): move limit reached, until a capture
+    limit_due = True
+    for ply, (key, clock, _) in enumerate(history):
+        if ply and history[ply - 1][2]:
+            seen = {}
+            limit_due = True
+            if limits and limits[-1][1] < 0:
+                limits[-1] = (limits[-1][0], ply - 1)
+        occurred = seen.setdefault(key, [])
+        occurred.append(ply)
+        if len(occurred) >= 3:
+            cycles.append((occurred[-3], ply))
+        if ply and limit_due and move_limit is not None and clock >= move_limit and \
+                _move_limit_ending(checks, ply, clock, move_limit) is not None:
+            limits.append((ply, -1))
+            limit_due = False
+    if limits and limits[-1][1] < 0:
+        limits[-1] = (limits[-1][0], plies)
+    found: list[tuple[Ending, int, int]] = []
+    # Verdicts need the position at their ply: one copy walked back visits them all.
+    at = pos.copy()
+    reached = plies
+    for first, ply in reversed(cycles):
+        for _ in range(reached - ply):
+            at.pop()
+        reached = ply
+        found.append((_repetition_verdict(at, checks, first, ply, move_limit), first + 1, ply))
+    found.reverse()
+    merged: list[tuple[Ending, int, int]] = []
+    for ending, first, last in found:
+        if merged:
+            head, start, end = merged[-1]
+            if first <= end and (head.name, head.result, head.offender) == \
+                    (ending.name, ending.result, ending.offender):
+                merged[-1] = (head, start, max(end, last))
+                continue
+        merged.append((ending, first, last))
+    for ply, last in limits:
+        clock = history[ply][1]
+        ending = _move_limit_ending(checks, ply, clock, move_limit or 0)
+        assert ending is not None
+        merged.append((ending, ply - clock + 1, last))
+    final = _no_move_ending(pos, plies, move_limit)
+    if final is not None:
+        merged.append((final, plies, plies))
+    # As the first ending is judged: at one ply, a repetition before the move limit.
+    merged.sort(key=lambda item: (item[0].ply, item[0].name == Termination.MOVE_LIMIT))
+    end = _end_of(merged, plies)
+    return [Episode(ending, first, last, played_on=index != end)
+            for index, (ending, first, last) in enumerate(merged)]
+
+
+def _end_of(found: list[tuple[Ending, int, int]], plies: int) -> int | None:
+    """Which of ``found`` ends a record of ``plies`` plies: mate or stalemate on its final
+    position; else the repetition cycle that ends it, or ends it within :data:`END_SLACK`
+    plies; else the move limit reached and not undone by a capture; else none."""
+    best: tuple[int, int] | None = None  # (rank, index)
+    for index, (ending, _, last) in enumerate(found):
+        if ending.name in FORCED:
+            rank = 0
+        elif ending.name == Termination.MOVE_LIMIT:
+            rank = 2 if last == plies else -1
+        else:
+            rank = 1 if last >= plies - END_SLACK else -1
+        if rank >= 0 and (best is None or rank < best[0] or
+                          (rank == best[0] and found[best[1]][2] <= found[index][2])):
+            best = (rank, index)
+    return None if best is None else best[1]
+
+
+def record_end(found: Sequence[Episode]) -> Episode | None:
+    """The episode that ends the record, if any (``None``: it ends otherwise, by
+    resignation, agreement, time or unfinished).
+
+    >>> moves = ["d0d1", "e9e8", "d1d0", "e8e9"] * 2
+    >>> print(record_end(game_episodes("4k4/9/9/9/9/9/9/9/9/3K5 w", moves)).kind)
+    repetition
+    >>> print(record_end(game_episodes("4k4/9/9/9/9/9/9/9/9/3K5 w", moves + ["d0d1", "e9f9"])).kind)
+    repetition
+    >>> record_end(game_episodes("4k4/9/9/9/9/9/9/9/9/3K5 w",
+    ...                          moves + ["d0d1", "e9f9", "d1d2", "f9f8"])) is None
+    True
+    """
+    return next((e for e in found if not e.played_on), None)
+
+
+def game_episodes(fen: str, moves: Iterable[str | Move], *,
+                  move_limit: int | None = DEFAULT_MOVE_LIMIT) -> list[Episode]:
+    """:func:`episodes` of the game of ``moves`` (``h2e2`` style or :class:`Move`) played
+    from ``fen``; raises :class:`~xqdb.errors.IllegalMoveError` naming a bad move's ply."""
+    pos = BasePosition.from_fen(fen)
+    checks = [pos.is_check()]
+    for ply, move in enumerate(moves, start=1):
+        if isinstance(move, str):
+            move = Move.from_uci(move)
+        try:
+            pos.push_legal(move)
+        except IllegalMoveError as exc:
+            raise IllegalMoveError(f"ply {ply}: {exc}") from None
+        checks.append(pos.is_check())
+    return episodes(pos, checks, move_limit=move_limit)
+
+
 def _no_move_ending(pos: BasePosition, ply: int, limit: int | None) -> Ending | None:
     """Checkmate or stalemate of the side to move in ``pos``, reached at ``ply``."""
     outcome = pos.outcome()
