@@ -22,7 +22,7 @@ import duckdb
 
 from .errors import FenError
 from .position import Position
-from .reading import numbered_moves
+from .reading import episode_notes, numbered_moves
 from .rules.board import RED, Move, PIECE_TYPES, piece_color
 from .rules.position import STARTING_FEN
 
@@ -176,6 +176,9 @@ class GameView:
     """``None`` for an invalid game whose start position cannot be set up."""
     last: Move | None = None
     analysed: bool = False
+    events: list[tuple[Any, ...]] | None = None
+    """The game's ``rule_events`` rows: ``(verdict_ply, kind, side, verdict, first_ply,
+    last_ply, played_on, reason)``."""
 
     def header(self) -> list[str]:
         f = self.fields
@@ -190,7 +193,14 @@ class GameView:
                          + (f" ({names})" if names else ""))
         if f["termination"]:
             lines.append(f"  ending: {f['termination'].replace('_', ' ')}, "
-                         f"{f['rules_result']} by the rules: {f['termination_reason']}")
+                         f"{f['rules_result']} by the rules at ply {f['verdict_ply']}: "
+                         f"{f['termination_reason']}")
+        elif f["status"] == "valid":
+            lines.append("  ending: none by the rules (resigned, agreed, on time or unfinished)")
+        for event in self.events or []:
+            if event[6]:
+                lines.append(f"  played on: {event[7]} (plies {event[4]}-{event[5]}; the "
+                             f"record goes on to ply {f['plies']})")
         if f["status"] != "valid":
             lines.append(f"  invalid: {f['error']}")
         return lines
@@ -198,7 +208,8 @@ class GameView:
     def move_lines(self) -> list[str]:
         """The moves numbered as on a score sheet, one line per move number."""
         first_black = self.fields["start_fen"].split()[1:2] == ["b"]
-        return numbered_moves([str(m) for m in self.moves], first_black)
+        notes = episode_notes(tuple(e[:7]) for e in self.events or [])
+        return numbered_moves([str(m) for m in self.moves], first_black, notes)
 
     def render(self, color: bool = False) -> str:
         lines = self.header()
@@ -293,8 +304,12 @@ def load_game(con: duckdb.DuckDBPyConnection, game_id: int, ply: int | None = No
         pos.push(move)
         if number == ply:
             shown, last = pos.copy(), move
+    events = [tuple(r) for r in con.execute(
+        "SELECT verdict_ply, kind, side, verdict, first_ply, last_ply, played_on, reason"
+        " FROM rule_events WHERE game_id = ? ORDER BY verdict_ply, first_ply",
+        [game_id]).fetchall()]
     return GameView(game_id, fields, tags, moves, ply, shown, last,
-                    analysed=bool(scores or judged))
+                    analysed=bool(scores or judged), events=events)
 
 
 __all__ = ["GameView", "GameNotFound", "PlyOutOfRange", "PlyView", "board_text",

@@ -33,6 +33,37 @@ The endings, by name:
 
 Every ending carries its :attr:`Ending.reason`, in words a user can check on the board.
 
+The first ending and the record's end. :func:`adjudicate`, :func:`judge_history` and an
+:class:`Adjudicator` give the *first* ending the rules meet. Real games are played past
+such moments, so :func:`episodes` keeps everything the rules said over a game (each
+:class:`Episode`: its plies, kind, side at fault, verdict and reason) and
+:func:`record_end` picks the one that ends the record, if any: mate or stalemate on the
+final position; a repetition, perpetual check or chase whose cycle ends the record, or
+ends it within :data:`END_SLACK` plies (the arbiter's ruling or a claim, with the move or
+two the score sheet holds meanwhile), unless the side at fault moved again after it; the
+move limit when the record ends at or after it; otherwise none (resignation, agreement,
+time, an unfinished record).
+
+Forced, must change, or claimed (:func:`settling`). The rules text (``第4條 勝、負、和``)
+lists the losses and the draws in different terms:
+
+* ``checkmate`` and ``stalemate`` are **forced**: "4.1.1 帥(將)被對方「將死」" and
+  "4.1.3 被「困斃」" are losses; no legal move is left, so nothing can be played past them.
+* ``perpetual_check`` and ``perpetual_chase`` **oblige the side at fault to change**: the
+  loss is "4.1.7 走棋違反禁例，應變著而不變" -- breaking a prohibition and *not changing
+  when it must*. The third occurrence is the moment the side at fault must vary; a record
+  in which it then varies goes on, and the episode was played on. Only a cycle that ends
+  the record (the offender made no other move) is the loss. By both sides it is a draw,
+  as a repetition.
+* ``repetition`` and ``move_limit`` are **claimed**: a repetition with no side at fault
+  is a draw "4.2.3 雙方走棋出現循環反復三次，符合「棋例」中「不變作和」的有關規定", and the
+  summary adds the condition "又均不願意變著時" (when neither wants to vary): the players
+  may go on. The move limit "4.2.4 符合自然限著的回合規定" is claimed too: a claim found
+  untrue is a foul, "9.1.4 提出自然限著和棋，經審核不屬實". Pyffish agrees in its API:
+  ``is_optional_game_end`` (an ending a player may claim) covers repetitions and the move
+  limit, perpetual verdicts included, and never mate, which its move generator tells
+  (``rules-and-engines.md`` §2.1).
+
 Chasing follows the Asian Xiangqi Federation rule in the simplified form the engines use.
 A move *chases* an enemy piece when, after it, one of the mover's horses, chariots,
 cannons, elephants or advisors threatens that piece and did not threaten it just before
@@ -403,23 +434,32 @@ def episodes(pos: BasePosition, checks: Sequence[bool], *,
         merged.append((final, plies, plies))
     # As the first ending is judged: at one ply, a repetition before the move limit.
     merged.sort(key=lambda item: (item[0].ply, item[0].name == Termination.MOVE_LIMIT))
-    end = _end_of(merged, plies)
+    end = _end_of(merged, plies, -pos.turn)
     return [Episode(ending, first, last, played_on=index != end)
             for index, (ending, first, last) in enumerate(merged)]
 
 
-def _end_of(found: list[tuple[Ending, int, int]], plies: int) -> int | None:
-    """Which of ``found`` ends a record of ``plies`` plies: mate or stalemate on its final
-    position; else the repetition cycle that ends it, or ends it within :data:`END_SLACK`
-    plies; else the move limit reached and not undone by a capture; else none."""
+def _end_of(found: list[tuple[Ending, int, int]], plies: int, last_mover: int) -> int | None:
+    """Which of ``found`` ends a record of ``plies`` plies, ``last_mover`` having made its
+    last move: mate or stalemate on its final position; else the repetition cycle that
+    ends it, or ends it within :data:`END_SLACK` plies, provided that the side at fault of
+    a perpetual check or chase made no move after it (a move of its own after the cycle
+    is the change the rules ask for); else the move limit reached and not undone by a
+    capture; else none."""
     best: tuple[int, int] | None = None  # (rank, index)
     for index, (ending, _, last) in enumerate(found):
         if ending.name in FORCED:
             rank = 0
         elif ending.name == Termination.MOVE_LIMIT:
             rank = 2 if last == plies else -1
+        elif last < plies - END_SLACK:
+            rank = -1
+        elif ending.offender is not None and any(
+                (last_mover if (plies - k) % 2 == 0 else -last_mover) == ending.offender
+                for k in range(last + 1, plies + 1)):
+            rank = -1  # the side at fault changed
         else:
-            rank = 1 if last >= plies - END_SLACK else -1
+            rank = 1
         if rank >= 0 and (best is None or rank < best[0] or
                           (rank == best[0] and found[best[1]][2] <= found[index][2])):
             best = (rank, index)
