@@ -43,7 +43,7 @@ CREATE OR REPLACE TEMP MACRO judged_moves(p_engine) AS TABLE
 -- a perpetual check and ends in mate agrees with a win for the mating side.
 CREATE OR REPLACE TEMP MACRO disagreement_kind(p_result, p_rules, p_termination) AS
     CASE
-        WHEN p_result NOT IN ('1-0', '0-1', '1/2-1/2') OR p_rules IS NULL
+        WHEN coalesce(p_result, '') NOT IN ('1-0', '0-1', '1/2-1/2') OR p_rules IS NULL
              OR p_result = p_rules THEN NULL
         WHEN p_result <> '1/2-1/2' AND p_rules <> '1/2-1/2' THEN 'wrong_way_round'
         WHEN p_termination IN ('checkmate', 'stalemate') THEN 'draw_after_mate'
