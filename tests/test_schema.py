@@ -255,6 +255,8 @@ def test_an_upgrade_gives_the_rows_of_a_fresh_import(version_2: Path, tmp_path: 
     for table in expected:
         assert upgraded[table] == expected[table], table
     assert len(expected["positions"]) and len(expected["variation_moves"])
+    # The episodes the rules saw are derived anew: an old database gets them too.
+    assert rows(db, "SELECT count(*) FILTER (played_on), count(*) FROM rule_events")[0][0] > 0
     assert rows(db, "SELECT source_id, imported_at FROM sources ORDER BY 1") == stamps
     # The old file is kept; a second upgrade has nothing to do.
     assert rows(Path(f"{db}.v2"), "SELECT value FROM meta") == [("2",)]
