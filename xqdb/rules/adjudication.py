@@ -387,32 +387,34 @@ def episodes(pos: BasePosition, checks: Sequence[bool], *,
     history.append((pos.zobrist(), pos.halfmove_clock, 0))
     seen: dict[int, list[int]] = {}
     cycles: list[tuple[int, int]] = []  # (first, ply): the position of ply seen 3 times
-    limits: list[tuple[int, int]] = []  # (ply, last ply): move limit reached, until a capture
+    # The move limit reached: (verdict, first ply without capture, last ply before a capture).
+    limits: list[tuple[Ending, int, int]] = []
     limit_due = True
     for ply, (key, clock, _) in enumerate(history):
         if ply and history[ply - 1][2]:
             seen = {}
             limit_due = True
-            if limits and limits[-1][1] < 0:
-                limits[-1] = (limits[-1][0], ply - 1)
+            if limits and limits[-1][2] < 0:
+                limits[-1] = (*limits[-1][:2], ply - 1)
         occurred = seen.setdefault(key, [])
         occurred.append(ply)
         if len(occurred) >= 3:
             cycles.append((occurred[-3], ply))
-        if ply and limit_due and move_limit is not None and clock >= move_limit and \
-                _move_limit_ending(checks, ply, clock, move_limit) is not None:
-            limits.append((ply, -1))
-            limit_due = False
-    if limits and limits[-1][1] < 0:
-        limits[-1] = (limits[-1][0], plies)
+        if ply and limit_due and move_limit is not None and clock >= move_limit:
+            reached = _move_limit_ending(checks, ply, clock, move_limit)
+            if reached is not None:
+                limits.append((reached, ply - clock + 1, -1))
+                limit_due = False
+    if limits and limits[-1][2] < 0:
+        limits[-1] = (*limits[-1][:2], plies)
     found: list[tuple[Ending, int, int]] = []
     # Verdicts need the position at their ply: one copy walked back visits them all.
     at = pos.copy()
-    reached = plies
+    at_ply = plies
     for first, ply in reversed(cycles):
-        for _ in range(reached - ply):
+        for _ in range(at_ply - ply):
             at.pop()
-        reached = ply
+        at_ply = ply
         found.append((_repetition_verdict(at, checks, first, ply, move_limit), first + 1, ply))
     found.reverse()
     merged: list[tuple[Ending, int, int]] = []
@@ -424,19 +426,15 @@ def episodes(pos: BasePosition, checks: Sequence[bool], *,
                 merged[-1] = (head, start, max(end, last))
                 continue
         merged.append((ending, first, last))
-    for ply, last in limits:
-        clock = history[ply][1]
-        ending = _move_limit_ending(checks, ply, clock, move_limit or 0)
-        assert ending is not None
-        merged.append((ending, ply - clock + 1, last))
+    merged += limits
     final = _no_move_ending(pos, plies, move_limit)
     if final is not None:
         merged.append((final, plies, plies))
     # As the first ending is judged: at one ply, a repetition before the move limit.
     merged.sort(key=lambda item: (item[0].ply, item[0].name == Termination.MOVE_LIMIT))
-    end = _end_of(merged, plies, -pos.turn)
-    return [Episode(ending, first, last, played_on=index != end)
-            for index, (ending, first, last) in enumerate(merged)]
+    ends = _end_of(merged, plies, -pos.turn)
+    return [Episode(verdict, first, last, played_on=index != ends)
+            for index, (verdict, first, last) in enumerate(merged)]
 
 
 def _end_of(found: list[tuple[Ending, int, int]], plies: int, last_mover: int) -> int | None:
