@@ -210,9 +210,8 @@ def format_game(record: GameRecord, notation: str = "chinese") -> str:
     first_black = game.start_fen.split()[1:2] == ["b"]
     lines.append("")
     lines += numbered_moves(texts, first_black, episode_notes(
-        (e.verdict_ply, e.kind, None if e.ending.offender is None else
-         ("red" if e.ending.offender > 0 else "black"), e.ending.result, e.first_ply,
-         e.last_ply, e.played_on) for e in game.episodes))
+        (e.verdict_ply, e.kind, e.side, e.ending.result, e.first_ply, e.last_ply, e.played_on)
+        for e in game.episodes))
     variations = record.mainline.count_variations()
     if variations:
         lines.append(f"  ({variations} variations kept)")
@@ -225,12 +224,10 @@ def format_game(record: GameRecord, notation: str = "chinese") -> str:
         # The rules' verdict may contradict the recorded result: say why, so it can be checked.
         ending = game.end.ending
         lines.append(f"  ending: {ending.result} at ply {ending.ply}, {ending.reason}")
-    else:
-        lines.append("  ending: none by the rules (resigned, agreed, on time or unfinished)")
-    for episode in game.episodes:
-        if episode.played_on:
-            lines.append(f"  played on: {episode.ending.reason} (plies {episode.first_ply}-"
-                         f"{episode.last_ply}; the record goes on to ply {game.plies})")
+    elif game.is_valid:
+        lines.append(NO_RULES_ENDING)
+    lines += [played_on_line(e.ending.reason, e.first_ply, e.last_ply, game.plies)
+              for e in game.episodes if e.played_on]
     return "\n".join(lines)
 
 
@@ -268,6 +265,19 @@ def numbered_moves(texts: list[str], first_black: bool,
             line += " " * (width - display_width(black)) + "  <- " + "; ".join(said)
         out.append(line.rstrip())
     return out
+
+
+#: What ``read --show`` and ``show`` say of a record that ends otherwise than by the rules.
+NO_RULES_ENDING = "  ending: none by the rules (resigned, agreed, on time or unfinished)"
+
+
+def played_on_line(reason: str, first: int, last: int, plies: int) -> str:
+    """The line saying an episode of the rules was played past.
+
+    >>> played_on_line("repetition: ...", 17, 26, 72)
+    '  played on: repetition: ... (plies 17-26; the record goes on to ply 72)'
+    """
+    return f"  played on: {reason} (plies {first}-{last}; the record goes on to ply {plies})"
 
 
 def episode_notes(episodes: Iterable[tuple[int, str, str | None, str, int, int, bool]]

@@ -22,7 +22,7 @@ import duckdb
 
 from .errors import FenError
 from .position import Position
-from .reading import episode_notes, numbered_moves
+from .reading import NO_RULES_ENDING, episode_notes, numbered_moves, played_on_line
 from .rules.board import RED, Move, PIECE_TYPES, piece_color
 from .rules.position import STARTING_FEN
 
@@ -196,11 +196,8 @@ class GameView:
                          f"{f['rules_result']} by the rules at ply {f['verdict_ply']}: "
                          f"{f['termination_reason']}")
         elif f["status"] == "valid":
-            lines.append("  ending: none by the rules (resigned, agreed, on time or unfinished)")
-        for event in self.events or []:
-            if event[6]:
-                lines.append(f"  played on: {event[7]} (plies {event[4]}-{event[5]}; the "
-                             f"record goes on to ply {f['plies']})")
+            lines.append(NO_RULES_ENDING)
+        lines += [played_on_line(e[7], e[4], e[5], f["plies"]) for e in self.events or [] if e[6]]
         if f["status"] != "valid":
             lines.append(f"  invalid: {f['error']}")
         return lines

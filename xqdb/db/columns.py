@@ -409,10 +409,8 @@ EVENT_COLUMNS: tuple[Column, ...] = (
 
 def event_rows(game: ReplayedGame) -> list[tuple[object, ...]]:
     """A replay's episodes as ``rule_events`` rows (the columns after ``game_id``)."""
-    return [(e.first_ply, e.verdict_ply, e.last_ply, e.kind.value,
-             None if e.ending.offender is None else ("red" if e.ending.offender > 0 else "black"),
-             e.ending.result, settling(e.kind), e.ending.reason, e.played_on)
-            for e in game.episodes]
+    return [(e.first_ply, e.verdict_ply, e.last_ply, e.kind.value, e.side, e.ending.result,
+             settling(e.kind), e.ending.reason, e.played_on) for e in game.episodes]
 
 
 #: Columns of ``positions`` taken from a replayed position record (an EPD line).

@@ -366,6 +366,12 @@ class Episode:
     def verdict_ply(self) -> int:
         return self.ending.ply
 
+    @property
+    def side(self) -> str | None:
+        """``red`` or ``black``: the side at fault; ``None`` when neither (or both) is."""
+        offender = self.ending.offender
+        return None if offender is None else COLOR_NAMES[offender]
+
     def __str__(self) -> str:
         span = f"plies {self.first_ply}-{self.last_ply}"
         return f"{self.ending} ({span}, {'played on' if self.played_on else 'the end'})"
