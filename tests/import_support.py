@@ -20,6 +20,7 @@ TABLE_ORDER = {
     "moves": ("game_id, ply", None),
     "raw_records": ("source_id, record_index", None),
     "variation_moves": ("game_id, variation, ply", None),
+    "rule_events": ("game_id, verdict_ply, first_ply", None),
     "positions": ("source_id, record_index", None),
 }
 

@@ -128,12 +128,16 @@ def test_sample_games_read_cleanly_with_their_notes_skipped():
     assert "unknown" not in out and "Invalid" not in out
 
 
-def test_show_says_why_the_rules_ended_the_game(shared_data):
-    # Game 47 of liu-dahua-1125.pgn records no result; the rules end it at ply 82.
+def test_show_says_what_the_rules_said_on_the_way(shared_data):
+    # Game 47 of liu-dahua-1125.pgn records no result; Red's cannon chases from ply 75 to
+    # ply 81, the rules' verdict falls at ply 82, and the game goes on to ply 132.
     out = _out(xqdb("read", str(shared_data / "uci" / "liu-dahua-1125.pgn"), "--show", "47"))
-    assert "  result: none (perpetual_chase)" in out
-    assert ("  ending: 0-1 at ply 82, perpetual chase by Red: the cannon on h5 chases the"
-            " chariot on e5 with every move from ply 75 to ply 81") in out
+    assert "  result: none\n" in out
+    assert "  ending: none by the rules (resigned, agreed, on time or unfinished)" in out
+    assert ("  played on: perpetual chase by Red: the cannon on h5 chases the chariot on e5"
+            " with every move from ply 75 to ply 81 (plies 75-82; the record goes on to ply"
+            " 132)") in out
+    assert "<- perpetual chase by Red, 0-1 (plies 75-82), played on" in out
 
 
 def test_a_record_too_large_to_import_is_reported_so_by_read(tmp_path):

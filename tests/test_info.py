@@ -35,8 +35,12 @@ def test_info_counts_players_years_formats_and_reasons(db: Path) -> None:
     assert "      20  相眼竞技" in out
     assert "pgn gb18030" in out and "pgn utf-8" in out and "cbr utf-16-le" in out
     assert "invalid by kind:\n        1  illegal move" in out
-    # How the valid games ended under the rules, counted from games.termination.
-    assert "endings:    none 115, checkmate 11, repetition 1, stalemate 1" in out
+    # How the valid records end under the rules, counted from games.termination: the one
+    # repetition (game 12, Ho Shing Kin - Lu Liangcheng) was played on, and the mate of a
+    # game without a recorded result contradicts nothing.
+    assert "endings:    none 116, checkmate 11, stalemate 1" in out
+    assert "played on:  1 episodes of the rules the players went past (repetition 1)" in out
+    assert "disagree" not in out
 
 
 def test_info_from_python_matches_sql(db: Path) -> None:

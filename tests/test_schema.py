@@ -255,6 +255,8 @@ def test_an_upgrade_gives_the_rows_of_a_fresh_import(version_2: Path, tmp_path: 
     for table in expected:
         assert upgraded[table] == expected[table], table
     assert len(expected["positions"]) and len(expected["variation_moves"])
+    # The episodes the rules saw are derived anew: an old database gets them too.
+    assert rows(db, "SELECT count(*) FILTER (played_on), count(*) FROM rule_events")[0][0] > 0
     assert rows(db, "SELECT source_id, imported_at FROM sources ORDER BY 1") == stamps
     # The old file is kept; a second upgrade has nothing to do.
     assert rows(Path(f"{db}.v2"), "SELECT value FROM meta") == [("2",)]
@@ -268,11 +270,17 @@ def test_the_rules_verdict_is_stored_with_its_reason(tmp_path: Path) -> None:
     library = next((DATA / "binary").glob("1989*.CBL"))
     import_paths([str(library)], db, jobs=1)
     con = duckdb.connect(str(db), read_only=True)
-    row = con.execute("SELECT termination, rules_result, termination_reason FROM games"
+    # Record 6 goes on after Black's perpetual chase (plies 73-81) to ply 115: the
+    # episode is kept, and the record ends otherwise.
+    row = con.execute("SELECT termination, rules_result, plies FROM games"
                       " WHERE record_index = 5").fetchone()
-    assert row == ("perpetual_chase", "1-0",
-                   "perpetual chase by Black: the chariot on f5 chases the unprotected pawn on"
-                   " f6 with every move from ply 72 to ply 80")
+    assert row == (None, None, 115)
+    assert con.execute("SELECT first_ply, e.verdict_ply, last_ply, kind, side, verdict, reason,"
+                       " played_on FROM rule_events e JOIN games USING (game_id)"
+                       " WHERE record_index = 5").fetchall() == [
+        (73, 80, 81, "perpetual_chase", "black", "1-0",
+         "perpetual chase by Black: the chariot on f5 chases the unprotected pawn on f6 with"
+         " every move from ply 72 to ply 80", True)]
     # Games the rules did not end carry no reason.
     assert con.execute("SELECT count(*) FROM games WHERE (termination IS NULL)"
                        " <> (termination_reason IS NULL)").fetchone() == (0,)

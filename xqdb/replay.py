@@ -30,7 +30,7 @@ from .notation.san import MATE, check_mark, write_san
 from .notation.coordinates import write_iccs
 from .position import Position
 from .rules.board import Move, Piece
-from .rules.adjudication import DEFAULT_MOVE_LIMIT, Ending, judge_history
+from .rules.adjudication import DEFAULT_MOVE_LIMIT, Ending, Episode, episodes, record_end
 from .rules.outcome import Termination
 from .rules.position import STARTING_FEN
 
@@ -127,8 +127,10 @@ class ReplayedGame:
     error_text: str | None = None
     """The move text that failed."""
     ending: Ending | None = None
-    """How the game ended under the rules, when it did (see :mod:`xqdb.rules.adjudication`).
-    A repetition or move-limit ending may come before the record's last move."""
+    """The first ending the rules meet (see :mod:`xqdb.rules.adjudication`), even when the
+    record goes on after it: :attr:`end` is how the record ends."""
+    episodes: list[Episode] = field(default_factory=list)
+    """Everything the rules said over the game, in order (``rule_events``)."""
     variations: int = 0
     """How many variations the record holds (all depths)."""
     variation_errors: list[str] = field(default_factory=list)
@@ -138,14 +140,22 @@ class ReplayedGame:
     :func:`replay_variations`)."""
 
     @property
+    def end(self) -> Episode | None:
+        """The episode that ends the record (:func:`~xqdb.rules.adjudication.record_end`);
+        ``None`` when it ends otherwise: resignation, agreement, time, unfinished."""
+        return record_end(self.episodes)
+
+    @property
     def termination(self) -> Termination | None:
-        """The ending's name: ``checkmate``, ``stalemate``, ``perpetual_check``..."""
-        return self.ending.name if self.ending is not None else None
+        """How the record ends under the rules: ``checkmate``, ``perpetual_check``..."""
+        end = self.end
+        return end.kind if end is not None else None
 
     @property
     def rules_result(self) -> str | None:
-        """The result the rules give for the ending (``1-0``, ``0-1``, ``1/2-1/2``)."""
-        return self.ending.result if self.ending is not None else None
+        """The result the rules give for how the record ends (``1-0``, ``0-1``, ``1/2-1/2``)."""
+        end = self.end
+        return end.ending.result if end is not None else None
 
     @property
     def script(self) -> str | None:
@@ -245,7 +255,8 @@ def replay(record: GameRecord, move_limit: int | None = DEFAULT_MOVE_LIMIT) -> R
         check = is_check()
         checks(check)
     game.final_fen = pos.fen()
-    game.ending = judge_history(pos, [start_check, *game.checks], move_limit=move_limit)
+    game.episodes = episodes(pos, [start_check, *game.checks], move_limit=move_limit)
+    game.ending = game.episodes[0].ending if game.episodes else None
     _mark_last_move(game, pos)
     if record.mainline.variations:
         game.variations = record.mainline.count_variations()
@@ -271,9 +282,8 @@ def _mark_last_move(game: ReplayedGame, pos: Position) -> None:
         return
     ending = game.termination
     if ending in (Termination.CHECKMATE, Termination.STALEMATE) or (
-            # The game ended before its last move, or failed after it: the rules did not
-            # look at the last position yet.
-            (ending is not None or not game.is_valid) and check_mark(pos) == "#"):
+            # The game failed after it: the rules did not look at the last position.
+            not game.is_valid and check_mark(pos) == "#"):
         game.san_marks[-1] |= MATE
 
 

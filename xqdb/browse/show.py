@@ -12,7 +12,7 @@ import duckdb
 
 from ..errors import FenError, NotFoundError
 from ..position import Position
-from ..pipeline.reading import numbered_moves
+from ..pipeline.reading import NO_RULES_ENDING, episode_notes, numbered_moves, played_on_line
 from ..render.board import board_text, piece_char, svg_board
 from ..rules.board import RED, Move
 from ..rules.position import STARTING_FEN
@@ -64,6 +64,9 @@ class GameView:
     """``None`` for an invalid game whose start position cannot be set up."""
     last: Move | None = None
     analysed: bool = False
+    events: list[tuple[Any, ...]] | None = None
+    """The game's ``rule_events`` rows: ``(verdict_ply, kind, side, verdict, first_ply,
+    last_ply, played_on, reason)``."""
 
     def header(self) -> list[str]:
         f = self.fields
@@ -78,7 +81,11 @@ class GameView:
                          + (f" ({names})" if names else ""))
         if f["termination"]:
             lines.append(f"  ending: {f['termination'].replace('_', ' ')}, "
-                         f"{f['rules_result']} by the rules: {f['termination_reason']}")
+                         f"{f['rules_result']} by the rules at ply {f['verdict_ply']}: "
+                         f"{f['termination_reason']}")
+        elif f["status"] == "valid":
+            lines.append(NO_RULES_ENDING)
+        lines += [played_on_line(e[7], e[4], e[5], f["plies"]) for e in self.events or [] if e[6]]
         if f["status"] != "valid":
             lines.append(f"  invalid: {f['error']}")
         return lines
@@ -86,7 +93,8 @@ class GameView:
     def move_lines(self) -> list[str]:
         """The moves numbered as on a score sheet, one line per move number."""
         first_black = self.fields["start_fen"].split()[1:2] == ["b"]
-        return numbered_moves([str(m) for m in self.moves], first_black)
+        notes = episode_notes(tuple(e[:7]) for e in self.events or [])
+        return numbered_moves([str(m) for m in self.moves], first_black, notes)
 
     def render(self, color: bool = False) -> str:
         lines = self.header()
@@ -181,8 +189,12 @@ def load_game(con: duckdb.DuckDBPyConnection, game_id: int, ply: int | None = No
         pos.push(move)
         if number == ply:
             shown, last = pos.copy(), move
+    events = [tuple(r) for r in con.execute(
+        "SELECT verdict_ply, kind, side, verdict, first_ply, last_ply, played_on, reason"
+        " FROM rule_events WHERE game_id = ? ORDER BY verdict_ply, first_ply",
+        [game_id]).fetchall()]
     return GameView(game_id, fields, tags, moves, ply, shown, last,
-                    analysed=bool(scores or judged))
+                    analysed=bool(scores or judged), events=events)
 
 
 __all__ = ["GameView", "GameNotFound", "PlyOutOfRange", "PlyView", "board_text",

@@ -23,14 +23,14 @@ from typing import Any
 import pyarrow as pa
 
 from ..errors import ErrorKind
-from ..formats.tags import parse_date, parse_year
+from ..formats.tags import read_dating
 from ..notation import REGISTRY
 from ..notation.chinese import TRADITIONAL_GLYPHS
 from ..notation.san import MATE, TELL_FILE, TELL_RANK
 from ..notation.tables import WRITTEN_LETTERS
 from ..openings.store import classify_game, stored_values
 from ..replay import ReplayedGame
-from ..rules.adjudication import ENDING_NAMES
+from ..rules.adjudication import END_SLACK, ENDING_NAMES, settling
 from ..rules.board import PAWN, piece_symbol
 from ..analysis.judgement import BLUNDERS_QUERY, JUDGEMENTS_QUERY, PLAYER_BLUNDERS_QUERY
 from .dedupe import content_hash
@@ -159,6 +159,7 @@ def _per_game(compute: Callable[[ReplayedGame], Any]) -> Take:
 _opening = _per_game(lambda g: stored_values(classify_game(g)))
 _CODE = attrgetter("code")
 _date_raw = _tag("Date")
+_dating = _per_game(lambda g: read_dating(_date_raw(g), _tag("Event")(g)))
 
 
 # --- the columns ---------------------------------------------------------------------------
@@ -195,10 +196,15 @@ GAME_COLUMNS: tuple[Column, ...] = (
     Column("event", "VARCHAR", "the `Event` tag", pa.string(), _tag("Event")),
     Column("site", "VARCHAR", "the `Site` tag", pa.string(), _tag("Site")),
     Column("round", "VARCHAR", "the `Round` tag", pa.string(), _tag("Round")),
-    Column("date", "DATE", "the `Date` tag, when it names a full date", pa.date32(),
-           lambda g: parse_date(_date_raw(g))),
+    Column("date", "DATE", "the `Date` tag, when it names a full date of a plausible year "
+           "(see `year_note`)", pa.date32(), lambda g: _dating(g).date),
     Column("year", "INTEGER", "the year the `Date` tag names, also when the month or day is "
-           "missing (`1982`, `1997年`)", pa.int32(), lambda g: parse_year(_date_raw(g))),
+           "missing (`1982`, `1997年`); NULL when that year is doubtful (before 1920 or after "
+           "today) and no other tag names it, the event's year when the event's name does "
+           "(`93全國象棋錦標賽`)", pa.int32(), lambda g: _dating(g).year),
+    Column("year_note", "VARCHAR", "why `year` is NULL or not the `Date` tag's own (`the Date "
+           "tag's year 1193 is doubtful; 1993 is the event's`); NULL when it is",
+           pa.string(), lambda g: _dating(g).note),
     Column("date_raw", "VARCHAR", "the `Date` tag as written", pa.string(), _date_raw),
     Column("red", "VARCHAR", "the `Red` tag: the player of Red", pa.string(), _tag("Red")),
     Column("black", "VARCHAR", "the `Black` tag: the player of Black", pa.string(), _tag("Black")),
@@ -210,8 +216,8 @@ GAME_COLUMNS: tuple[Column, ...] = (
            _elo("BlackElo")),
     Column("result", "VARCHAR", "the recorded result: `1-0`, `0-1`, `1/2-1/2`, `*`, or NULL when "
            "the record has none", pa.string(), attrgetter("record.result")),
-    Column("rules_result", "VARCHAR", "the result the rules give when the game ended under them "
-           "(see `termination`): `1-0`, `0-1` or `1/2-1/2`; NULL when it did not end",
+    Column("rules_result", "VARCHAR", "the result the rules give for how the record ends (see "
+           "`termination`): `1-0`, `0-1` or `1/2-1/2`; NULL when it ends otherwise",
            pa.string(), attrgetter("rules_result")),
     Column("start_fen", "VARCHAR", "the start position", pa.string(), attrgetter("start_fen")),
     Column("start_key", "UBIGINT", "Zobrist key of the start position", pa.uint64(),
@@ -225,12 +231,24 @@ GAME_COLUMNS: tuple[Column, ...] = (
            attrgetter("error_ply")),
     Column("error_text", "VARCHAR", "the move text that failed", pa.string(),
            attrgetter("error_text")),
-    Column("termination", "VARCHAR", f"how the game ended under the rules, when it did: "
-           f"{', '.join(ENDING_NAMES)}", pa.string(), attrgetter("termination")),
-    Column("termination_reason", "VARCHAR", "why the rules ended the game there, in words a "
+    Column("termination", "VARCHAR", f"how the record ends under the rules: `checkmate` or "
+           f"`stalemate` on its final position; `perpetual_check`, `perpetual_chase` or "
+           f"`repetition` when such a cycle ends it or ends it within {END_SLACK} plies (ruled "
+           f"or claimed); `move_limit` when it ends at or after the move limit; NULL when it "
+           f"ends otherwise (resignation, agreement, time, unfinished) or is invalid. What the "
+           f"rules said before is in `rule_events`", pa.string(), attrgetter("termination")),
+    Column("termination_reason", "VARCHAR", "why the rules end the record so, in words a "
            "player can check (`perpetual chase by Black: the chariot on d3 chases the "
            "unprotected horse on d2 with every move from ply 58 to ply 66`)", pa.string(),
-           lambda g: g.ending.reason if g.ending is not None else None),
+           lambda g: g.end.ending.reason if g.end is not None else None),
+    Column("verdict_ply", "INTEGER", "the ply at which the rules give that verdict (the third "
+           "occurrence of the position, the move reaching the limit, the mating move); NULL "
+           "with `termination`", pa.int32(),
+           lambda g: g.end.verdict_ply if g.end is not None else None),
+    Column("end_ply", "INTEGER", "the last ply of the episode that ends the record (the last "
+           "move of its cycles; `plies` for mate and the move limit); `plies` less `end_ply` "
+           "is what the record holds after it", pa.int32(),
+           lambda g: g.end.last_ply if g.end is not None else None),
     Column("ecco", "VARCHAR", "the ECCO code xqdb gives the opening (`C45`); NULL for an "
            "invalid game or one from a set-up position (the record's own tag: `tags->>'ECCO'`)",
            pa.string(), lambda g: _opening(g)[0]),
@@ -362,6 +380,38 @@ VARIATION_COLUMNS: tuple[Column, ...] = (
            pa.int16(), not_null=True),
     _PLY, _MOVE, _CHINESE, _KEY_AFTER,
 )
+
+#: Columns of ``rule_events`` taken from a replay's episodes (see :func:`event_rows`).
+EVENT_COLUMNS: tuple[Column, ...] = (
+    Column("first_ply", "SMALLINT", "the episode's first ply: the first move of the repetition "
+           "cycle, the first ply without capture of the stretch reaching the move limit, the "
+           "mating move", pa.int16(), not_null=True),
+    Column("verdict_ply", "SMALLINT", "the ply at which the rules give their verdict (the "
+           "position's third occurrence, the limit reached)", pa.int16(), not_null=True),
+    Column("last_ply", "SMALLINT", "its last ply: the last move of the cycles of the same "
+           "verdict that follow on, the last ply before the next capture", pa.int16(),
+           not_null=True),
+    Column("kind", "VARCHAR", f"what the rules saw: {', '.join(ENDING_NAMES)}", pa.string(),
+           not_null=True),
+    Column("side", "VARCHAR", "`red` or `black`: the side at fault (perpetual check or chase by "
+           "one side); NULL when neither is", pa.string()),
+    Column("verdict", "VARCHAR", "the result the rules would give there: `1-0`, `0-1` or "
+           "`1/2-1/2`", pa.string(), not_null=True),
+    Column("settles", "VARCHAR", "how that verdict stands: `forced` (no legal move: the game is "
+           "over), `must_change` (the side at fault must vary, and loses only if it does not), "
+           "`claimed` (a draw only when claimed or agreed)", pa.string(), not_null=True),
+    Column("reason", "VARCHAR", "the verdict in words, as `games.termination_reason`",
+           pa.string(), not_null=True),
+    Column("played_on", "BOOLEAN", "true when the record goes on past it; false for the one "
+           "episode that ends the record (`games.termination`)", pa.bool_(), not_null=True),
+)
+
+
+def event_rows(game: ReplayedGame) -> list[tuple[object, ...]]:
+    """A replay's episodes as ``rule_events`` rows (the columns after ``game_id``)."""
+    return [(e.first_ply, e.verdict_ply, e.last_ply, e.kind.value, e.side, e.ending.result,
+             settling(e.kind), e.ending.reason, e.played_on) for e in game.episodes]
+
 
 #: Columns of ``positions`` taken from a replayed position record (an EPD line).
 POSITION_COLUMNS: tuple[Column, ...] = (
@@ -536,6 +586,7 @@ TABLES: dict[str, Table] = {t.name: t for t in (
     Table("stored_moves", (_GAME_ID, *MOVE_COLUMNS)),
     Table("moves", _MOVES_VIEW, view_of="stored_moves"),
     Table("variation_moves", (_GAME_ID, *VARIATION_COLUMNS)),
+    Table("rule_events", (_GAME_ID, *EVENT_COLUMNS)),
     Table("raw_records", (_RECORD_GAME, _SOURCE_ID, _RECORD_INDEX, _TEXT, _DATA)),
     Table("positions", (_SOURCE_ID, *POSITION_COLUMNS)),
     Table("players", _PLAYERS),
@@ -564,6 +615,7 @@ STAGES: dict[str, pa.Schema] = {
     "records": pa.schema(_KEY + _fields(RECORD_COLUMNS)),
     "moves": pa.schema(_ROW + _fields(MOVE_COLUMNS)),
     "variation_moves": pa.schema(_ROW + _fields(VARIATION_COLUMNS)),
+    "rule_events": pa.schema(_ROW + _fields(EVENT_COLUMNS)),
     "positions": pa.schema(_KEY + _fields(POSITION_COLUMNS)),
     # Evaluations a record carries (its engine comments); the writer gives their game.
     "evals": pa.schema(_ROW + _fields([c for c in EVAL_COLUMNS if c.name != "game_id"])),

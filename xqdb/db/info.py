@@ -17,6 +17,7 @@ import duckdb
 
 from ..errors import ErrorKind
 from ..formats.sources import SKIPPED_PREFIX
+from .queries import create_shared_macros
 
 
 @dataclass
@@ -54,13 +55,22 @@ class DatabaseInfo:
     endings: list[tuple[str, int]] = field(default_factory=list)
     """How valid games ended under the rules (checkmate, perpetual_check...), by count."""
     disagreements: int = 0
-    """Valid games whose recorded result (``1-0``, ``0-1``, ``1/2-1/2``) is not the result
-    the rules give for how they ended (``rules_result``)."""
+    """Valid games whose recorded result (``1-0``, ``0-1``, ``1/2-1/2``) contradicts how
+    the record ends under the rules (``rules_result``): ``xqdb query disagreements``."""
+    disagreement_kinds: list[tuple[str, int]] = field(default_factory=list)
+    """The disagreements by kind (``wrong_way_round``, ``draw_after_perpetual``...)."""
+    played_on: list[tuple[str, int]] = field(default_factory=list)
+    """Episodes of the rules the players went past (``rule_events.played_on``), by kind:
+    ``xqdb query played_on``."""
+    doubtful_years: int = 0
+    """Games whose Date tag's year was set aside as doubtful (``games.year_note``)."""
     invalid_kinds: list[tuple[ErrorKind, int]] = field(default_factory=list)
     """Invalid games by kind of failure (``games.error_kind``), the groups of ``xqdb read``."""
 
     def __str__(self) -> str:
-        years = (f"{self.first_year}-{self.last_year} ({self.dated:,} games dated)"
+        doubtful = (f"; {self.doubtful_years:,} doubtful years set aside or corrected"
+                    if self.doubtful_years else "")
+        years = (f"{self.first_year}-{self.last_year} ({self.dated:,} games dated{doubtful})"
                  if self.first_year is not None else "no dated games")
         lines = [
             f"database: {self.path}" if self.path else "database",
@@ -81,8 +91,14 @@ class DatabaseInfo:
             lines.append("  endings:    " + ", ".join(f"{e.replace('_', ' ')} {n:,}"
                                                       for e, n in self.endings))
         if self.disagreements:
-            lines.append(f"  disagree:   {self.disagreements:,} recorded results differ from "
-                         "the rules' verdict")
+            kinds = ", ".join(f"{k.replace('_', ' ')} {n:,}" for k, n in self.disagreement_kinds)
+            lines.append(f"  disagree:   {self.disagreements:,} recorded results contradict how "
+                         f"the record ends ({kinds})")
+        if self.played_on:
+            total = sum(n for _, n in self.played_on)
+            kinds = ", ".join(f"{k.replace('_', ' ')} {n:,}" for k, n in self.played_on)
+            lines.append(f"  played on:  {total:,} episodes of the rules the players went past "
+                         f"({kinds})")
         if self.top_players:
             lines.append("top players (games):")
             lines += [f"  {n:>7,}  {name}" for name, n in self.top_players]
@@ -142,9 +158,16 @@ def database_info(con: duckdb.DuckDBPyConnection, top: int = 10, path: str = "")
     info.endings = [tuple(r) for r in con.execute(
         "SELECT coalesce(termination, 'none'), count(*) AS n FROM games WHERE status = 'valid'"
         " GROUP BY ALL ORDER BY n DESC, 1").fetchall()]
-    info.disagreements, = one(
-        "SELECT count(*) FROM games WHERE status = 'valid' AND result IN ('1-0', '0-1', '1/2-1/2')"
-        " AND result <> rules_result")
+    create_shared_macros(con)
+    info.disagreement_kinds = [tuple(r) for r in con.execute(
+        "SELECT kind, count(*) AS n FROM (SELECT disagreement_kind(result, rules_result,"
+        " termination) AS kind FROM games WHERE status = 'valid') WHERE kind IS NOT NULL"
+        " GROUP BY ALL ORDER BY n DESC, 1").fetchall()]
+    info.disagreements = sum(n for _, n in info.disagreement_kinds)
+    info.played_on = [tuple(r) for r in con.execute(
+        "SELECT kind, count(*) AS n FROM rule_events WHERE played_on"
+        " GROUP BY ALL ORDER BY n DESC, 1").fetchall()]
+    info.doubtful_years, = one("SELECT count(year_note) FROM games")
     info.invalid_kinds = [(ErrorKind(kind), n) for kind, n in con.execute(
         "SELECT error_kind, count(*) AS n FROM games WHERE status = 'invalid'"
         " GROUP BY error_kind ORDER BY n DESC, error_kind").fetchall()]

@@ -124,9 +124,11 @@ def _files() -> dict[str, Any]:
     return {Path(f.name).stem: f for f in folder.iterdir() if f.name.endswith(".sql")}
 
 
-def _shared(con: duckdb.DuckDBPyConnection) -> None:
-    """Create the macros of ``_shared.sql`` on ``con``."""
+def create_shared_macros(con: duckdb.DuckDBPyConnection) -> None:
+    """Create the macros of ``_shared.sql`` on ``con`` (temporary: a read-only database
+    takes them too)."""
     con.execute(_files()["_shared"].read_text(encoding="utf-8"))
+
 
 
 def list_queries() -> list[Query]:
@@ -171,5 +173,5 @@ def run_query(con: duckdb.DuckDBPyConnection, name: str, **given: str | None) ->
         if not run_sql(con, f'SELECT EXISTS (SELECT 1 FROM "{table}")').rows[0][0]:
             raise QueryError(f"{name} reads {table}, which is empty in this database: "
                              f"{_FILLED_BY.get(table, 'fill it first')}")
-    _shared(con)
+    create_shared_macros(con)
     return run_sql(con, query.sql, values)

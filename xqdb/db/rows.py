@@ -23,7 +23,9 @@ from ..formats import epd
 from ..formats.record import GameRecord
 from ..errors import ErrorKind
 from ..replay import ReplayedGame, Status, replay
-from .columns import MOVE_COLUMNS, POSITION_COLUMNS, RECORD_COLUMNS, STAGES, Take, takes
+from .columns import (
+    MOVE_COLUMNS, POSITION_COLUMNS, RECORD_COLUMNS, STAGES, Take, event_rows, takes,
+)
 from .comment_evals import comment_evals
 from .writer import Staged
 
@@ -77,6 +79,7 @@ class UnitBuilder:
         self.records: list[tuple[object, ...]] = []
         self.positions: list[tuple[object, ...]] = []
         self.variation_moves: list[tuple[object, ...]] = []
+        self.rule_events: list[tuple[object, ...]] = []
         self.evals: list[tuple[object, ...]] = []
         self.moves: list[list[Any]] = [[] for _ in _PER_MOVE]
         self.plies: list[int] = []
@@ -104,6 +107,8 @@ class UnitBuilder:
             row = self.rows
             # A replay's variation moves are tuples in the columns' order (after ``row``).
             self.variation_moves += [(row, *move) for move in game.variation_moves]
+        if game.episodes:
+            self.rule_events += [(self.rows, *event) for event in event_rows(game)]
         for values in comment_evals(game):
             self.evals.append((self.rows, *[values.get(name) for name in _EVAL_NAMES]))
         self.rows += 1
@@ -139,6 +144,7 @@ class UnitBuilder:
                "records": _rows_table("records", self.records),
                "moves": self.moves_table(),
                "variation_moves": _rows_table("variation_moves", self.variation_moves),
+               "rule_events": _rows_table("rule_events", self.rule_events),
                "positions": _rows_table("positions", self.positions),
                "evals": _rows_table("evals", self.evals)}
         self._start()

@@ -4,7 +4,7 @@
 >>> con = duckdb.connect()
 >>> create_schema(con)
 >>> sorted(r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall())
-['blunders', 'evals', 'game_records', 'games', 'judgement_thresholds', 'judgements', 'meta', 'moves', 'player_blunders', 'player_names', 'players', 'positions', 'raw_records', 'sources', 'stored_moves', 'variation_moves', 'win_curves']
+['blunders', 'evals', 'game_records', 'games', 'judgement_thresholds', 'judgements', 'meta', 'moves', 'player_blunders', 'player_names', 'players', 'positions', 'raw_records', 'rule_events', 'sources', 'stored_moves', 'variation_moves', 'win_curves']
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from .columns import ddl
 from .holder import explain_lock
 
 #: Bumped whenever a table changes shape; stored in ``meta``.
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 
 #: The SQL creating every missing table and view (see :mod:`xqdb.db.columns`).
 SCHEMA = ddl()

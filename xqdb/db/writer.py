@@ -31,7 +31,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from .columns import EVAL_COLUMNS, GAME_COLUMNS, MOVE_COLUMNS, STAGES, TABLES, VARIATION_COLUMNS
+from .columns import (
+    EVAL_COLUMNS, EVENT_COLUMNS, GAME_COLUMNS, MOVE_COLUMNS, STAGES, TABLES, VARIATION_COLUMNS,
+)
 
 log = logging.getLogger("xqdb.db")
 
@@ -71,6 +73,7 @@ def _names(columns: Sequence[str]) -> str:
 _GAME_NAMES = _names([c.name for c in GAME_COLUMNS])
 _MOVE_NAMES = _names([c.name for c in MOVE_COLUMNS])
 _VARIATION_NAMES = _names([c.name for c in VARIATION_COLUMNS])
+_EVENT_NAMES = _names([c.name for c in EVENT_COLUMNS])
 _EVAL_NAMES = _names([c.name for c in EVAL_COLUMNS if c.name != "game_id"])
 #: Columns of game_records and raw_records, all staged under the same names but the ids.
 _RECORD_NAMES = _names(TABLES["game_records"].names)
@@ -271,6 +274,7 @@ class Writer:
 
         counts.moves = self._store_moves(batch, ids, "moves", "stored_moves", _MOVE_NAMES)
         self._store_moves(batch, ids, "variation_moves", "variation_moves", _VARIATION_NAMES)
+        self._store_moves(batch, ids, "rule_events", "rule_events", _EVENT_NAMES)
         counts.evals = self._store_moves(batch, ids, "evals", "evals", _EVAL_NAMES)
         counts.positions = self._store_positions(batch, source_ids)
         return last_source, last_game
@@ -370,7 +374,7 @@ class Writer:
         orphans = f"""(SELECT game_id FROM games g
                       WHERE g.source_id IN (SELECT source_id FROM {gone})
                         AND NOT EXISTS (SELECT 1 FROM game_records r WHERE r.game_id = g.game_id))"""
-        for table in ("stored_moves", "variation_moves", "evals", "games"):
+        for table in ("stored_moves", "variation_moves", "rule_events", "evals", "games"):
             con.execute(f"DELETE FROM {table} WHERE game_id IN {orphans}")
         con.execute(f"""
             UPDATE games SET source_id = heir.source_id, record_index = heir.record_index

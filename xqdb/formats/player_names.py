@@ -9,7 +9,9 @@ canonical name by these rules, applied in order:
    (``t2s``); a trailing note in brackets (a rank such as ``(5r)`` or ``(8段)``) is dropped.
 2. **Pairs.** A consultation pair, written with ``+``, ``/``, ``、`` or ``&``, is a player
    of its own: its members are made canonical one by one and joined with ``+`` in a fixed
-   order, so ``伍霞+胡榮華`` is ``伍霞+胡荣华``, never ``胡荣华``.
+   order, so ``伍霞+胡榮華`` is ``伍霞+胡荣华``, never ``胡荣华``. A ``、`` between numerals
+   is no pair (``五、六十年代隊胡榮華`` is a team of the fifties and sixties), nor is a
+   split that leaves a member of one character.
 3. **Spaces.** Runs of one-character pieces are a name written spaced out (``呂  欽`` is
    ``吕钦``). Otherwise, the last piece is the name and what comes before it the team
    (``上海棋院 胡榮華`` is ``胡荣华``). Names in Latin letters keep their words, in title
@@ -17,7 +19,9 @@ canonical name by these rules, applied in order:
 4. **Known prefixes.** A province, city, country or works team from :data:`PREFIXES`, or
    anything up to a word that names a team (:data:`TEAM_WORDS`: ``队``, ``棋院``...), is
    taken off the front while at least two characters remain (``黑龍江趙國榮`` is
-   ``赵国荣``). A name that ends in a team word is a team, and stays whole.
+   ``赵国荣``). A name that ends in a team word is a team, and stays whole. The dash or
+   dot that joins a team to its region (``中國-火車頭 宋``) goes with the prefix: a
+   name never starts with one.
 5. **Names seen bare.** Across all the spellings of a database, a name of four characters
    or more that ends in a name written bare elsewhere (two or three characters), after at
    least two other characters, is that name (``上海八建胡榮華`` is ``胡荣华``) -- unless
@@ -64,7 +68,10 @@ COMPOUND_SURNAMES: frozenset[str] = frozenset(
     "欧阳 司马 上官 诸葛 东方 慕容 司徒 夏侯 皇甫 尉迟 公孙 令狐 长孙 宇文 轩辕 端木 南宫 独孤"
     .split())
 
-_PAIR = re.compile(r"\s*[+/、&]\s*")
+_NUMERALS = "一二三四五六七八九十〇零两0-9"
+_PAIR = re.compile(rf"\s*(?:[+/&]|(?<![{_NUMERALS}])、|、(?![{_NUMERALS}]))\s*")
+#: What joins a prefix to the rest (``中国-火车头``): never the start of a name.
+_JOINERS = "-－·・._—"
 _NOTE = re.compile(r"\s*[(\[（【].*$")
 _LATIN = re.compile(r"[A-Za-z]")
 _TEAM = re.compile("|".join(TEAM_WORDS))
@@ -103,6 +110,10 @@ def _strip_prefixes(name: str) -> tuple[str, str]:
         if team is not None:
             name = name[team.end():]
             continue
+        joined = name.lstrip(_JOINERS)
+        if joined != name and len(joined) >= 1:
+            name = joined
+            continue
         prefix = max((p for p in PREFIXES if name.startswith(p) and len(name) - len(p) >= 2),
                      key=len, default=None)
         if prefix is None:
@@ -139,7 +150,7 @@ def _members(spelling: str) -> list[str]:
     """The spellings of a pair's members (one item for a single player)."""
     text = fold(spelling)
     parts = [p for p in _PAIR.split(text) if p]
-    return parts if len(parts) > 1 else [spelling]
+    return parts if len(parts) > 1 and min(map(len, parts)) >= 2 else [spelling]
 
 
 def canonical_names(spellings: Iterable[str]) -> dict[str, str]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime
 import re
+from dataclasses import dataclass
 
 from ..notation.tables import FULLWIDTH
 
@@ -93,6 +94,68 @@ def parse_year(raw: str | None) -> int | None:
         return full.year
     m = _YEAR.search(raw.translate(FULLWIDTH))
     return int(m[1]) if m else None
+
+
+#: The earliest year a game record can plausibly carry: the oldest dated master games in
+#: the collections are from the 1930s, and a year before 1920 is a slip of the pen
+#: (``1193.4.30`` for 1993, ``1882年`` for 1982).
+EARLIEST_YEAR = 1920
+
+# A year the event names: four digits, or two at its start (``93全國象棋錦標賽``) that are
+# no edition, round or decade (``10屆``, ``60年代``).
+_EVENT_YEAR = re.compile(r"(?<!\d)(19\d{2}|20\d{2})(?!\d)")
+_EVENT_YY = re.compile(r"^(\d{2})(?![\d屆届期轮輪回局盘盤名月日号號]|年代)")
+
+
+@dataclass(frozen=True, slots=True)
+class Dating:
+    """What a record's tags say of when it was played, doubtful years set aside."""
+
+    date: datetime.date | None
+    year: int | None
+    note: str | None = None
+    """Why the year is NULL or not the Date tag's own, in words; ``None`` when it is."""
+
+
+def read_dating(raw: str | None, event: str | None = None,
+                today: datetime.date | None = None) -> Dating:
+    """The date and year of a record from its Date tag, a year before
+    :data:`EARLIEST_YEAR` or after ``today`` set aside as doubtful, and taken from the
+    event's name when that names it (a two-digit year at its start is 19xx, or 20xx up
+    to today's).
+
+    >>> read_dating("1193.4.30", "93全國象棋錦標賽 五六炮對反宮馬")
+    Dating(date=datetime.date(1993, 4, 30), year=1993, note="the Date tag's year 1193 is doubtful; 1993 is the event's")
+    >>> read_dating("1905-6-17", "七屆亞洲名手賽").note
+    "the Date tag's year 1905 is doubtful (before 1920); no other tag names the year"
+    >>> read_dating("1997年"), read_dating("2093.1.1", today=datetime.date(2026, 1, 1)).year
+    (Dating(date=None, year=1997, note=None), None)
+    """
+    year = parse_year(raw)
+    date = parse_date(raw)
+    today = today or datetime.date.today()
+    if year is None or EARLIEST_YEAR <= year <= today.year:
+        return Dating(date if date is None or date <= today else None, year)
+    why = f"before {EARLIEST_YEAR}" if year < EARLIEST_YEAR else "after today"
+    told = _event_year(event or "", today)
+    if told is None:
+        return Dating(None, None, f"the Date tag's year {year} is doubtful ({why}); "
+                                  "no other tag names the year")
+    if date is not None:
+        date = _date(told, date.month, date.day)
+    return Dating(date, told, f"the Date tag's year {year} is doubtful; {told} is the event's")
+
+
+def _event_year(event: str, today: datetime.date) -> int | None:
+    text = event.strip().translate(FULLWIDTH)
+    m = _EVENT_YEAR.search(text)
+    if m and EARLIEST_YEAR <= int(m[1]) <= today.year:
+        return int(m[1])
+    m = _EVENT_YY.match(text)
+    if m:
+        yy = int(m[1])
+        return 2000 + yy if 2000 + yy <= today.year else 1900 + yy
+    return None
 
 
 def _date(year: int, month: int, day: int) -> datetime.date | None:

@@ -209,7 +209,9 @@ def format_game(record: GameRecord, notation: str = "chinese") -> str:
         texts = _texts(game, notation)
     first_black = game.start_fen.split()[1:2] == ["b"]
     lines.append("")
-    lines += numbered_moves(texts, first_black)
+    lines += numbered_moves(texts, first_black, episode_notes(
+        (e.verdict_ply, e.kind, e.side, e.ending.result, e.first_ply, e.last_ply, e.played_on)
+        for e in game.episodes))
     variations = record.mainline.count_variations()
     if variations:
         lines.append(f"  ({variations} variations kept)")
@@ -218,10 +220,14 @@ def format_game(record: GameRecord, notation: str = "chinese") -> str:
         lines.append(f"  invalid{at}: {game.error}")
     lines.append(f"  result: {record.result or 'none'}"
                  + (f" ({game.termination})" if game.termination else ""))
-    if game.ending is not None:
+    if game.end is not None:
         # The rules' verdict may contradict the recorded result: say why, so it can be checked.
-        ending = game.ending
+        ending = game.end.ending
         lines.append(f"  ending: {ending.result} at ply {ending.ply}, {ending.reason}")
+    elif game.is_valid:
+        lines.append(NO_RULES_ENDING)
+    lines += [played_on_line(e.ending.reason, e.first_ply, e.last_ply, game.plies)
+              for e in game.episodes if e.played_on]
     return "\n".join(lines)
 
 
@@ -235,19 +241,57 @@ def _texts(game: ReplayedGame, notation: str) -> list[str]:
     return texts
 
 
-def numbered_moves(texts: list[str], first_black: bool) -> list[str]:
+def numbered_moves(texts: list[str], first_black: bool,
+                   notes: dict[int, str] | None = None) -> list[str]:
     """Move texts as a score sheet writes them: one line per move number, Red's move and
-    Black's in columns (aligned by display width: a Chinese character takes two).
+    Black's in columns (aligned by display width: a Chinese character takes two), with
+    ``notes`` (by 1-based ply) beside the line of their ply.
 
-    >>> numbered_moves(["K4+1", "R1-1", "K4-1"], first_black=True)
-    ['    1. ...   K4+1', '    2. R1-1  K4-1']
+    >>> numbered_moves(["K4+1", "R1-1", "K4-1"], first_black=True, notes={3: "a draw"})
+    ['    1. ...   K4+1', '    2. R1-1  K4-1  <- a draw']
     """
+    notes = notes or {}
     plies = ([""] if first_black else []) + texts
     width = max((display_width(t) for t in texts), default=4)
+    shift = 1 if first_black else 0
     out = []
     for i in range(0, len(plies), 2):
         red = plies[i] or "..."
         black = plies[i + 1] if i + 1 < len(plies) else ""
         pad = " " * (width - display_width(red))
-        out.append(f"  {i // 2 + 1:>3}. {red}{pad}  {black}".rstrip())
+        line = f"  {i // 2 + 1:>3}. {red}{pad}  {black}"
+        said = [notes[p] for p in (i + 1 - shift, i + 2 - shift) if p in notes]
+        if said:
+            line += " " * (width - display_width(black)) + "  <- " + "; ".join(said)
+        out.append(line.rstrip())
     return out
+
+
+#: What ``read --show`` and ``show`` say of a record that ends otherwise than by the rules.
+NO_RULES_ENDING = "  ending: none by the rules (resigned, agreed, on time or unfinished)"
+
+
+def played_on_line(reason: str, first: int, last: int, plies: int) -> str:
+    """The line saying an episode of the rules was played past.
+
+    >>> played_on_line("repetition: ...", 17, 26, 72)
+    '  played on: repetition: ... (plies 17-26; the record goes on to ply 72)'
+    """
+    return f"  played on: {reason} (plies {first}-{last}; the record goes on to ply {plies})"
+
+
+def episode_notes(episodes: Iterable[tuple[int, str, str | None, str, int, int, bool]]
+                  ) -> dict[int, str]:
+    """What the rules said, by the ply of their verdict, for :func:`numbered_moves`, from
+    ``(verdict_ply, kind, side at fault, verdict, first_ply, last_ply, played_on)`` rows.
+
+    >>> episode_notes([(8, "perpetual_check", "red", "0-1", 1, 9, True)])
+    {8: 'perpetual check by Red, 0-1 (plies 1-9), played on'}
+    """
+    notes: dict[int, str] = {}
+    for ply, kind, side, verdict, first, last, played_on in episodes:
+        what = kind.replace("_", " ") + (f" by {side.capitalize()}" if side else "")
+        span = f"ply {first}" if first == last else f"plies {first}-{last}"
+        text = f"{what}, {verdict} ({span}), {'played on' if played_on else 'the end'}"
+        notes[ply] = f"{notes[ply]}; {text}" if ply in notes else text
+    return notes

@@ -29,3 +29,25 @@ CREATE OR REPLACE TEMP MACRO judged_moves(p_engine) AS TABLE
     SELECT * FROM judgements
     WHERE p_engine IS NULL OR starts_with(engine, p_engine)
     QUALIFY row_number() OVER (PARTITION BY game_id, ply ORDER BY engine) = 1;
+
+-- disagreement_kind(result, rules_result, termination): how a recorded result contradicts
+-- how the record ends under the rules, NULL when it does not (or either is missing):
+--   wrong_way_round            both decisive, the other side won (`1-0` for `0-1`)
+--   draw_after_mate            a draw recorded for a record ending in mate or stalemate
+--   draw_after_perpetual       a draw recorded after a perpetual check or chase by one side
+--                              at the end (the side at fault did not change: it loses)
+--   decisive_after_repetition  a win recorded for a record ending in a repetition with no
+--                              side at fault (or both at fault): a draw, claimed or ruled
+--   decisive_after_move_limit  a win recorded for a record ending at the move limit
+-- A mate cannot be played past (no legal move follows it): a record that goes on after
+-- a perpetual check and ends in mate agrees with a win for the mating side.
+CREATE OR REPLACE TEMP MACRO disagreement_kind(p_result, p_rules, p_termination) AS
+    CASE
+        WHEN coalesce(p_result, '') NOT IN ('1-0', '0-1', '1/2-1/2') OR p_rules IS NULL
+             OR p_result = p_rules THEN NULL
+        WHEN p_result <> '1/2-1/2' AND p_rules <> '1/2-1/2' THEN 'wrong_way_round'
+        WHEN p_termination IN ('checkmate', 'stalemate') THEN 'draw_after_mate'
+        WHEN p_rules <> '1/2-1/2' THEN 'draw_after_perpetual'
+        WHEN p_termination = 'move_limit' THEN 'decisive_after_move_limit'
+        ELSE 'decisive_after_repetition'
+    END;

@@ -1,7 +1,8 @@
--- Games by how they ended under the rules: checkmate, stalemate, perpetual check or chase, repetition, move limit, or not at all.
+-- Games by how the record ends under the rules: checkmate, stalemate, perpetual check or chase, repetition, move limit, or not at all.
 --
--- One row per termination (`none`: the game did not end under the rules, as after a
--- resignation or an agreed draw): games, share of the games counted, the rules' verdicts
+-- One row per termination (`none`: the record does not end under the rules, as after a
+-- resignation or an agreed draw, though it may have gone past a repetition: see
+-- `xqdb query played_on`): games, share of the games counted, the rules' verdicts
 -- (Red wins, draws, Black wins), how many recorded results agree and disagree with the
 -- verdict (`xqdb query disagreements` lists the latter), and the first game so ended.
 -- Only valid games count.

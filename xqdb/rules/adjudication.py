@@ -33,6 +33,37 @@ The endings, by name:
 
 Every ending carries its :attr:`Ending.reason`, in words a user can check on the board.
 
+The first ending and the record's end. :func:`adjudicate`, :func:`judge_history` and an
+:class:`Adjudicator` give the *first* ending the rules meet. Real games are played past
+such moments, so :func:`episodes` keeps everything the rules said over a game (each
+:class:`Episode`: its plies, kind, side at fault, verdict and reason) and
+:func:`record_end` picks the one that ends the record, if any: mate or stalemate on the
+final position; a repetition, perpetual check or chase whose cycle ends the record, or
+ends it within :data:`END_SLACK` plies (the arbiter's ruling or a claim, with the move or
+two the score sheet holds meanwhile), unless the side at fault moved again after it; the
+move limit when the record ends at or after it; otherwise none (resignation, agreement,
+time, an unfinished record).
+
+Forced, must change, or claimed (:func:`settling`). The rules text (``第4條 勝、負、和``)
+lists the losses and the draws in different terms:
+
+* ``checkmate`` and ``stalemate`` are **forced**: "4.1.1 帥(將)被對方「將死」" and
+  "4.1.3 被「困斃」" are losses; no legal move is left, so nothing can be played past them.
+* ``perpetual_check`` and ``perpetual_chase`` **oblige the side at fault to change**: the
+  loss is "4.1.7 走棋違反禁例，應變著而不變" -- breaking a prohibition and *not changing
+  when it must*. The third occurrence is the moment the side at fault must vary; a record
+  in which it then varies goes on, and the episode was played on. Only a cycle that ends
+  the record (the offender made no other move) is the loss. By both sides it is a draw,
+  as a repetition.
+* ``repetition`` and ``move_limit`` are **claimed**: a repetition with no side at fault
+  is a draw "4.2.3 雙方走棋出現循環反復三次，符合「棋例」中「不變作和」的有關規定", and the
+  summary adds the condition "又均不願意變著時" (when neither wants to vary): the players
+  may go on. The move limit "4.2.4 符合自然限著的回合規定" is claimed too: a claim found
+  untrue is a foul, "9.1.4 提出自然限著和棋，經審核不屬實". Pyffish agrees in its API:
+  ``is_optional_game_end`` (an ending a player may claim) covers repetitions and the move
+  limit, perpetual verdicts included, and never mate, which its move generator tells
+  (``rules-and-engines.md`` §2.1).
+
 Chasing follows the Asian Xiangqi Federation rule in the simplified form the engines use.
 A move *chases* an enemy piece when, after it, one of the mover's horses, chariots,
 cannons, elephants or advisors threatens that piece and did not threaten it just before
@@ -276,6 +307,200 @@ def judge_history(pos: BasePosition, checks: Sequence[bool], *,
             if ending is not None:
                 return ending
     return _no_move_ending(pos, plies, move_limit)
+
+
+#: Plies a record may go on after a repetition cycle that still ends it: the cycle is
+#: ruled or claimed, and the score sheet often holds the move or two played meanwhile.
+END_SLACK = 2
+
+#: The endings that stand only when a player claims them or the arbiter rules them (see
+#: the module docstring): the players may go on.
+CLAIMED = frozenset({Termination.REPETITION, Termination.MOVE_LIMIT})
+#: The endings that oblige the side at fault to change: the game is lost only if it does not.
+MUST_CHANGE = frozenset({Termination.PERPETUAL_CHECK, Termination.PERPETUAL_CHASE})
+#: The endings that end the game by themselves: no legal move is left.
+FORCED = frozenset({Termination.CHECKMATE, Termination.STALEMATE})
+
+
+def settling(kind: Termination) -> str:
+    """How an ending of ``kind`` stands: ``forced`` (the game is over), ``must_change``
+    (the side at fault must vary; it loses only if it does not) or ``claimed`` (a draw
+    when claimed or agreed). A perpetual check or chase by both sides is a draw that
+    stands as a repetition's: it is ``must_change`` all the same, for both.
+
+    >>> settling(Termination.STALEMATE), settling(Termination.PERPETUAL_CHASE), settling(Termination.MOVE_LIMIT)
+    ('forced', 'must_change', 'claimed')
+    """
+    if kind in FORCED:
+        return "forced"
+    return "must_change" if kind in MUST_CHANGE else "claimed"
+
+
+@dataclass(frozen=True, slots=True)
+class Episode:
+    """What the rules said at one moment of a game: a repetition cycle, perpetual check or
+    chase, the move limit, or mate, with the plies it spans and whether the game went on.
+
+    >>> cycle = ["d9d8", "a9a8", "d8d9", "a8a9"]
+    >>> on = ["d9d8", "a9a7", "d8d9", "a7a6"]
+    >>> [str(e) for e in game_episodes("R2k5/9/9/9/9/9/9/9/9/5K3 b", cycle * 2 + on)]
+    ['perpetual check by red, 0-1 at ply 8 (plies 1-9, played on)']
+    """
+
+    ending: Ending
+    """The verdict the rules give, at :attr:`verdict_ply` (``ending.ply``)."""
+    first_ply: int
+    """The first ply of the episode: the cycle's first move, the first ply of the stretch
+    without capture, the mating move."""
+    last_ply: int
+    """Its last ply: the last move of the last cycle of the same verdict, the last ply
+    before the next capture, the mating move."""
+    played_on: bool
+    """Whether the record goes on past it (it does not end the record)."""
+
+    @property
+    def kind(self) -> Termination:
+        return self.ending.name
+
+    @property
+    def verdict_ply(self) -> int:
+        return self.ending.ply
+
+    @property
+    def side(self) -> str | None:
+        """``red`` or ``black``: the side at fault; ``None`` when neither (or both) is."""
+        offender = self.ending.offender
+        return None if offender is None else COLOR_NAMES[offender]
+
+    def __str__(self) -> str:
+        span = f"plies {self.first_ply}-{self.last_ply}"
+        return f"{self.ending} ({span}, {'played on' if self.played_on else 'the end'})"
+
+
+def episodes(pos: BasePosition, checks: Sequence[bool], *,
+             move_limit: int | None = DEFAULT_MOVE_LIMIT) -> list[Episode]:
+    """Everything the rules said over the game that led to ``pos``, in order of verdict:
+    every repetition cycle (cycles of one verdict that overlap are one episode), every
+    stretch without capture that reaches the move limit, and mate or stalemate at the end.
+    At most one episode ends the record (see :func:`record_end`); the others are
+    ``played_on``.
+
+    ``pos`` and ``checks`` are as for :func:`judge_history`, whose verdict is the first
+    episode's (``adjudicate`` gives it too).
+    """
+    history = pos.history()
+    plies = len(history)
+    history.append((pos.zobrist(), pos.halfmove_clock, 0))
+    seen: dict[int, list[int]] = {}
+    cycles: list[tuple[int, int]] = []  # (first, ply): the position of ply seen 3 times
+    # The move limit reached: (verdict, first ply without capture, last ply before a capture).
+    limits: list[tuple[Ending, int, int]] = []
+    limit_due = True
+    for ply, (key, clock, _) in enumerate(history):
+        if ply and history[ply - 1][2]:
+            seen = {}
+            limit_due = True
+            if limits and limits[-1][2] < 0:
+                limits[-1] = (*limits[-1][:2], ply - 1)
+        occurred = seen.setdefault(key, [])
+        occurred.append(ply)
+        if len(occurred) >= 3:
+            cycles.append((occurred[-3], ply))
+        if ply and limit_due and move_limit is not None and clock >= move_limit:
+            reached = _move_limit_ending(checks, ply, clock, move_limit)
+            if reached is not None:
+                limits.append((reached, ply - clock + 1, -1))
+                limit_due = False
+    if limits and limits[-1][2] < 0:
+        limits[-1] = (*limits[-1][:2], plies)
+    found: list[tuple[Ending, int, int]] = []
+    # Verdicts need the position at their ply: one copy walked back visits them all.
+    at = pos.copy()
+    at_ply = plies
+    for first, ply in reversed(cycles):
+        for _ in range(at_ply - ply):
+            at.pop()
+        at_ply = ply
+        found.append((_repetition_verdict(at, checks, first, ply, move_limit), first + 1, ply))
+    found.reverse()
+    merged: list[tuple[Ending, int, int]] = []
+    for ending, first, last in found:
+        if merged:
+            head, start, end = merged[-1]
+            if first <= end and (head.name, head.result, head.offender) == \
+                    (ending.name, ending.result, ending.offender):
+                merged[-1] = (head, start, max(end, last))
+                continue
+        merged.append((ending, first, last))
+    merged += limits
+    final = _no_move_ending(pos, plies, move_limit)
+    if final is not None:
+        merged.append((final, plies, plies))
+    # As the first ending is judged: at one ply, a repetition before the move limit.
+    merged.sort(key=lambda item: (item[0].ply, item[0].name == Termination.MOVE_LIMIT))
+    ends = _end_of(merged, plies, -pos.turn)
+    return [Episode(verdict, first, last, played_on=index != ends)
+            for index, (verdict, first, last) in enumerate(merged)]
+
+
+def _end_of(found: list[tuple[Ending, int, int]], plies: int, last_mover: int) -> int | None:
+    """Which of ``found`` ends a record of ``plies`` plies, ``last_mover`` having made its
+    last move: mate or stalemate on its final position; else the repetition cycle that
+    ends it, or ends it within :data:`END_SLACK` plies, provided that the side at fault of
+    a perpetual check or chase made no move after it (a move of its own after the cycle
+    is the change the rules ask for); else the move limit reached and not undone by a
+    capture; else none."""
+    best: tuple[int, int] | None = None  # (rank, index)
+    for index, (ending, _, last) in enumerate(found):
+        if ending.name in FORCED:
+            rank = 0
+        elif ending.name == Termination.MOVE_LIMIT:
+            rank = 2 if last == plies else -1
+        elif last < plies - END_SLACK:
+            rank = -1
+        elif ending.offender is not None and any(
+                (last_mover if (plies - k) % 2 == 0 else -last_mover) == ending.offender
+                for k in range(last + 1, plies + 1)):
+            rank = -1  # the side at fault changed
+        else:
+            rank = 1
+        if rank >= 0 and (best is None or rank < best[0] or
+                          (rank == best[0] and found[best[1]][2] <= found[index][2])):
+            best = (rank, index)
+    return None if best is None else best[1]
+
+
+def record_end(found: Sequence[Episode]) -> Episode | None:
+    """The episode that ends the record, if any (``None``: it ends otherwise, by
+    resignation, agreement, time or unfinished).
+
+    >>> moves = ["d0d1", "e9e8", "d1d0", "e8e9"] * 2
+    >>> print(record_end(game_episodes("4k4/9/9/9/9/9/9/9/9/3K5 w", moves)).kind)
+    repetition
+    >>> print(record_end(game_episodes("4k4/9/9/9/9/9/9/9/9/3K5 w", moves + ["d0d1", "e9f9"])).kind)
+    repetition
+    >>> record_end(game_episodes("4k4/9/9/9/9/9/9/9/9/3K5 w",
+    ...                          moves + ["d0d1", "e9f9", "d1d2", "f9f8"])) is None
+    True
+    """
+    return next((e for e in found if not e.played_on), None)
+
+
+def game_episodes(fen: str, moves: Iterable[str | Move], *,
+                  move_limit: int | None = DEFAULT_MOVE_LIMIT) -> list[Episode]:
+    """:func:`episodes` of the game of ``moves`` (``h2e2`` style or :class:`Move`) played
+    from ``fen``; raises :class:`~xqdb.errors.IllegalMoveError` naming a bad move's ply."""
+    pos = BasePosition.from_fen(fen)
+    checks = [pos.is_check()]
+    for ply, move in enumerate(moves, start=1):
+        if isinstance(move, str):
+            move = Move.from_uci(move)
+        try:
+            pos.push_legal(move)
+        except IllegalMoveError as exc:
+            raise IllegalMoveError(f"ply {ply}: {exc}") from None
+        checks.append(pos.is_check())
+    return episodes(pos, checks, move_limit=move_limit)
 
 
 def _no_move_ending(pos: BasePosition, ply: int, limit: int | None) -> Ending | None:
