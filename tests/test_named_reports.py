@@ -248,3 +248,15 @@ def test_analysis_reports_after_a_real_analysis(db: Path, tmp_path: Path) -> Non
     shown = run_xqdb("show", "--db", str(copy), "1")
     assert shown.returncode == 0
     assert "evaluations after each move from Red's side" in shown.stdout
+
+
+def test_the_sql_and_python_tests_of_the_standard_start_agree(con) -> None:
+    from xqdb.db.queries import create_shared_macros
+    from xqdb.rules.position import STARTING_FEN, is_standard_start
+
+    create_shared_macros(con)
+    fens = [STARTING_FEN, STARTING_FEN.replace(" 0 1", " 4 9"), STARTING_FEN.replace(" w ", " b "),
+            "3k5/9/9/9/9/9/9/9/9/4K4 w - - 0 1"]
+    for fen in fens:
+        assert con.execute("SELECT standard_start(?)", [fen]).fetchone()[0] == \
+            is_standard_start(fen), fen

@@ -48,13 +48,12 @@ from ..formats.record import GameRecord, Line, Origin
 from ..notation import writer
 from ..position import Position
 from ..rules.board import Move
-from ..rules.position import STARTING_FEN
+from ..rules.position import STARTING_FEN, is_standard_start
 
 #: The formats :func:`export_games` writes, and whether each is one file (else a folder).
 FORMATS: dict[str, bool] = {"pgn": True, "dhtmlxq": True, "parquet": False}
 #: Games fetched from the database at a time.
 BATCH = 2000
-_START = STARTING_FEN.split()[:2]
 _WHERE_HINT = "--where takes SQL on the games table, e.g. \"year >= 2000 AND red = '胡荣华'\""
 
 
@@ -148,7 +147,7 @@ def game_records(con: duckdb.DuckDBPyConnection, notation: str, where: str | Non
                 if counts is not None:
                     counts.invalid_skipped += 1
                 continue
-            start = None if fen is None or fen.split()[:2] == _START else fen
+            start = None if is_standard_start(fen) else fen
             codes = moves or []
             texts = codes if column != "move" else written_moves(start, codes, notation)
             record = GameRecord(Origin(f"game {game_id}"), "", tags=json.loads(tags or "{}"),

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from ..rules.board import BLACK, NUM_SQUARES, RED, Move
 from ..position import Position
-from ..rules.position import STARTING_FEN
+from ..rules.position import is_standard_start
 from .record import Line
 
 #: Result codes shared by XQF and CBR headers: 0 unknown, 1 Red wins, 2 Black wins, 3 draw.
@@ -53,7 +53,7 @@ def board_fen(board: list[int], turn: int) -> str | None:
     pos.board = board
     pos.turn = turn
     fen = pos.fen()
-    return None if fen == STARTING_FEN else fen
+    return None if is_standard_start(fen) else fen
 
 
 def side_of_first_move(board: list[int], from_square: int | None, default: int) -> int:

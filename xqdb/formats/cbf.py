@@ -27,7 +27,7 @@ import re
 from typing import BinaryIO, Iterator
 from xml.etree import ElementTree
 
-from ..rules.position import STARTING_FEN
+from ..rules.position import is_standard_start
 from .binary_board import uci
 from .record import GameRecord, Line, Origin
 
@@ -101,7 +101,7 @@ def parse(data: bytes, origin: Origin, encoding: str | None = None) -> GameRecor
         record.result = RESULTS.get(result, "*")
         record.tags["Result"] = record.result
         fen = (head.findtext("FEN") or "").strip()
-        if fen and fen != STARTING_FEN:
+        if fen and not is_standard_start(fen):
             record.fen = fen
             record.tags["FEN"] = fen
     moves = root.find("MoveList")

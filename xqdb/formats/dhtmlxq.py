@@ -32,7 +32,7 @@ from typing import BinaryIO, Iterator
 from .encoding import ascii_view, decode, detect_encoding
 from ..errors import ErrorKind
 from ..rules.board import piece_symbol
-from ..rules.position import STARTING_FEN, parse_fen
+from ..rules.position import is_standard_start, parse_fen
 from .record import GameRecord, Line, Origin
 from .tags import normalize_result
 
@@ -393,7 +393,7 @@ def write(record: GameRecord) -> str:
         if key in _SKIPPED or not _WRITABLE_NAME.fullmatch(key):
             continue
         parts.append(_value(key, " ".join(value.split("[/DhtmlXQ"))))
-    if record.fen is not None and record.fen.split()[:2] != STARTING_FEN.split()[:2]:
+    if not is_standard_start(record.fen):
         binit, side = _binit(record.fen)
         if binit is not None:
             parts.append(_value("binit", binit))

@@ -13,7 +13,6 @@ both sides is mirrored left to right, so 炮八平五 reads as 炮二平五 and 
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
@@ -21,7 +20,7 @@ from ..notation import NotationError
 from ..notation.chinese import write_chinese
 from ..position import Position
 from ..rules.board import NUM_SQUARES, Move, piece_symbol
-from ..rules.position import STARTING_FEN
+from ..rules.position import is_standard_start
 
 #: Plies ECCO looks at: a code is fixed within the first ten rounds.
 OPENING_PLIES = 20
@@ -88,7 +87,7 @@ class OpeningLine:
         >>> OpeningLine.read(["h2e2"], start_fen="4k4/9/9/9/9/9/9/9/4C4/4K4 w") is None
         True
         """
-        if start_fen is not None and not _is_standard_start(start_fen):
+        if start_fen is not None and not is_standard_start(start_fen):
             return None
         board = list(_START_BOARD)
         played: list[Move] = []
@@ -162,12 +161,3 @@ def lone_move_text(piece: int, move: Move) -> str:
     return write_chinese(board, move)
 
 
-@functools.lru_cache(maxsize=1024)
-def _is_standard_start(fen: str) -> bool:
-    if fen == STARTING_FEN:
-        return True
-    try:
-        pos = Position.from_fen(fen)
-    except ValueError:
-        return False
-    return pos.turn == _START.turn and tuple(pos.board) == _START_BOARD

@@ -33,10 +33,11 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
+from ..notation.tables import FULLWIDTH_DIGITS
 from ..rules.board import Move
 from .line import OpeningLine, lone_move_text
 
-_ASCII_DIGITS = str.maketrans("１２３４５６７８９", "123456789")
+_ASCII_DIGITS = str.maketrans(FULLWIDTH_DIGITS, "123456789")
 
 
 @functools.lru_cache(maxsize=4096)

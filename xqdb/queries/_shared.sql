@@ -5,6 +5,8 @@
 -- opening_keys(by, ecco, names): the openings a game counts under: its ECCO code (by =
 -- 'code'), its family letter ('family') or its traditional names ('name').
 -- judged_moves(engine): the analysis's judgements, one per move (see below).
+-- standard_start(fen): whether a stored start position is the standard start, Red to move
+-- (as xqdb.rules.position.is_standard_start says of a FEN).
 CREATE OR REPLACE TEMP MACRO picked_games(p_player, p_side, p_from_year, p_to_year, p_event)
 AS TABLE
     SELECT g.*, r.name AS red_name, b.name AS black_name
@@ -18,6 +20,9 @@ AS TABLE
       AND (p_from_year IS NULL OR g.year >= CAST(p_from_year AS INTEGER))
       AND (p_to_year IS NULL OR g.year <= CAST(p_to_year AS INTEGER))
       AND (p_event IS NULL OR g.event ILIKE '%' || p_event || '%');
+
+CREATE OR REPLACE TEMP MACRO standard_start(p_fen) AS
+    p_fen LIKE 'rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w%';
 
 CREATE OR REPLACE TEMP MACRO opening_keys(p_by, p_ecco, p_names) AS
     CASE p_by WHEN 'code' THEN [p_ecco] WHEN 'family' THEN [left(p_ecco, 1)] ELSE p_names END;

@@ -16,7 +16,7 @@ WITH decisive AS (
     FROM picked_games($player, 'either', $from_year, $to_year, $event)
     WHERE result IN ('1-0', '0-1')
       AND ($start = 'any'
-           OR start_fen LIKE 'rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w%')
+           OR standard_start(start_fen))
 ),
 ranked AS (
     SELECT 'longest' AS kind, row_number() OVER (ORDER BY plies DESC, game_id) AS rank, *

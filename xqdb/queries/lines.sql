@@ -12,7 +12,7 @@
 -- @param event=          only games whose event contains this text
 WITH picked AS (
     SELECT game_id, result FROM picked_games($player, $side, $from_year, $to_year, $event)
-    WHERE start_fen LIKE 'rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w%'
+    WHERE standard_start(start_fen)
       AND plies >= CAST($plies AS INTEGER)
 ),
 line AS (

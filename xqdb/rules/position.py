@@ -16,6 +16,8 @@ Move.from_uci('h2e2')
 
 from __future__ import annotations
 
+import functools
+
 import warnings
 from typing import Any, Self
 
@@ -33,6 +35,30 @@ from .zobrist import BLACK_TO_MOVE_KEY, PIECE_KEYS, board_key
 STARTING_FEN = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1"
 
 _MOVE_OF = Move.of
+
+
+@functools.lru_cache(maxsize=1024)
+def is_standard_start(fen: str | None) -> bool:
+    """Whether ``fen`` sets up the standard start with Red to move, whatever its counters
+    and piece letters (``None``: no FEN, the start). The one test of "a game from the
+    start"; SQL has the macro ``standard_start`` in ``queries/_shared.sql``.
+
+    >>> is_standard_start(None), is_standard_start(STARTING_FEN.replace(" 0 1", " 3 7"))
+    (True, True)
+    >>> is_standard_start("rheakaehr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RHEAKAEHR w")
+    True
+    >>> is_standard_start(STARTING_FEN.replace(" w ", " b ")), is_standard_start("xyz")
+    (False, False)
+    """
+    if fen is None or fen.split()[:2] == _START_BOARD_AND_TURN:
+        return True
+    try:
+        return BasePosition.from_fen(fen).fen().split()[:2] == _START_BOARD_AND_TURN
+    except ValueError:
+        return False
+
+
+_START_BOARD_AND_TURN = STARTING_FEN.split()[:2]
 
 
 #: What :meth:`BasePosition.pop` needs to take a move back: ``(move, captured piece, Zobrist
