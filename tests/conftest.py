@@ -24,3 +24,13 @@ def shared_data() -> Path:
             pytest.fail(reason)
         pytest.skip(reason)
     return SHARED_DATA
+
+
+@pytest.fixture(scope="session")
+def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The seven hand-written games of :mod:`small_db`, imported once per test process.
+    A module that needs other games defines a ``db`` fixture of its own, which takes
+    precedence over this one."""
+    from small_db import build_small_db
+
+    return build_small_db(tmp_path_factory.mktemp("small"))

@@ -64,3 +64,15 @@ def xqdb_command(*args: str) -> list[str]:
 
 def run_xqdb(*args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
     return subprocess.run(xqdb_command(*args), capture_output=True, text=True, timeout=timeout)
+
+
+_SCRIPT = Path(sys.executable).with_name("xqdb")
+#: The installed ``xqdb`` console script (beside this Python), as a user types it.
+INSTALLED = [str(_SCRIPT)] if _SCRIPT.exists() else ["xqdb"]
+
+
+def run_installed(*args: str, stdin: bytes | None = None, timeout: float = 600
+                  ) -> subprocess.CompletedProcess[bytes]:
+    """Run the installed ``xqdb`` with ``args`` (and ``stdin``); the output as bytes."""
+    return subprocess.run([*INSTALLED, *args], input=stdin, capture_output=True,
+                          timeout=timeout)

@@ -15,7 +15,9 @@ from hypothesis import strategies as st
 
 from binary_samples import BINARY
 from xqdb.formats import cbf, cbr, xqf
-from xqdb.formats.record import RESULTS, GameRecord, Line, Origin
+from xqdb.formats.record import RESULTS, Origin
+
+from fuzz_support import check_records
 
 _UCI = re.compile(r"[a-i][0-9][a-i][0-9]")
 
@@ -71,37 +73,16 @@ def mutated(draw) -> tuple[ModuleType, str, bytes]:
     return module, name, bytes(buffer)
 
 
-def _lines(line: Line):
-    todo = [line]
-    while todo:
-        current = todo.pop()
-        yield current
-        todo.extend(variation for _, variation in current.variations)
-
-
-def _check(record: GameRecord) -> None:
-    assert isinstance(record, GameRecord)
-    if record.error is not None:
-        assert isinstance(record.error, str) and record.error
-        assert isinstance(record.raw, bytes)
-        return
-    assert record.notation == "uci"
-    assert record.result in RESULTS
-    assert record.fen is None or isinstance(record.fen, str)
-    for line in _lines(record.mainline):
-        assert all(_UCI.fullmatch(text) for text in line.moves)
-        assert all(0 <= index < len(line.moves) for index, _ in line.variations)
-
-
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(mutated())
 def test_mutated_files_yield_records_or_record_errors(case: tuple[ModuleType, str, bytes]) -> None:
     module, name, data = case
     records = list(module.read(io.BytesIO(data), Origin(name)))
     assert records, "a reader must yield at least one record (or an error record)"
-    for index, record in enumerate(records):
-        _check(record)
-        assert record.origin.index == index and record.origin.path == name
+    check_records(records, name, moves=_UCI, results=RESULTS)
+    for record in records:
+        # The binary readers write every move as coordinates.
+        assert record.error is not None or record.notation == "uci"
         if record.error is not None and data:
             assert record.raw, "an error record keeps the bytes it could not read"
 
@@ -113,6 +94,8 @@ def test_random_bytes_behind_each_magic(tail: bytes) -> None:
                          (cbr, cbr.LIBRARY_MAGIC + b"x" * 48 + cbr.RECORD_MAGIC),
                          (cbf, b"<ChineseChessRecord>")):
         records = list(module.read(io.BytesIO(head + tail), Origin("random")))
-        assert records
-        for record in records:
-            _check(record)
+        # Bytes behind a known magic are that format's: a game, or that reader's error
+        # keeping the bytes; never nothing.
+        assert records and all(r.format == module.FORMAT for r in records), module.FORMAT
+        check_records(records, "random", moves=_UCI, results=RESULTS)
+        assert all(r.raw for r in records if r.error is not None)

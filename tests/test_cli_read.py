@@ -4,20 +4,16 @@ from __future__ import annotations
 
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from datafiles import DATA
-
-_SCRIPT = Path(sys.executable).with_name("xqdb")
-XQDB = [str(_SCRIPT)] if _SCRIPT.exists() else ["xqdb"]
+from import_support import run_installed
 
 
-def xqdb(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([*XQDB, *args], input=stdin,
-                          capture_output=True)
+
+xqdb = run_installed
 
 
 def _out(proc: subprocess.CompletedProcess) -> str:

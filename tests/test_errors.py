@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import ast
 import re
-import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 
@@ -19,6 +17,8 @@ from xqdb import (
 )
 from xqdb.formats import read_paths
 from xqdb.formats.record import GameRecord, Origin
+
+from import_support import run_xqdb
 from xqdb.pipeline.importer import import_paths
 from xqdb.replay import Status, replay
 
@@ -130,8 +130,6 @@ def test_the_old_import_paths_still_work() -> None:
 
 # --- read and info agree ---------------------------------------------------------------
 
-_SCRIPT = Path(sys.executable).with_name("xqdb")
-XQDB = [str(_SCRIPT)] if _SCRIPT.exists() else ["xqdb"]
 
 
 def _groups(out: str, heading: str) -> Counter[str]:
@@ -155,13 +153,13 @@ def test_read_and_info_group_the_same_failures_the_same_way(tmp_path: Path, shar
                    f'[Red "B"]\n[FEN "{CHARIOTS}"]\n1. 车二进一 *\n\n'
                    '[Red "C"]\n1. 炮二平五 马８进７ 2. 车二进三 *\n', encoding="utf-8")
     paths = [str(shared_data / "binary"), str(shared_data / "ccpd-dev.zip"), str(bad)]
-    read = subprocess.run([*XQDB, "read", *paths], capture_output=True, text=True)
+    read = run_xqdb("read", *paths)
     assert read.returncode == 1, read.stderr
     by_read = _groups(read.stdout, "Invalid records:")
 
     db = tmp_path / "g.duckdb"
     import_paths(paths, db, jobs=2)
-    info = subprocess.run([*XQDB, "info", "--db", str(db)], capture_output=True, text=True)
+    info = run_xqdb("info", "--db", str(db))
     assert info.returncode == 0, info.stderr
     by_info = _groups(info.stdout, "invalid by kind:")
 

@@ -16,16 +16,10 @@ from pathlib import Path
 import pytest
 
 from import_support import DATA, run_xqdb, xqdb_command
-from small_db import build_small_db
 from test_readme import README, exit_code_rows, section
 
 FEN_HINT = ("(the start position reads "
             "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w)")
-
-
-@pytest.fixture(scope="module")
-def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_small_db(tmp_path_factory.mktemp("exit-codes"))
 
 
 def error_line(code: int, *args: str) -> str:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import subprocess
-import sys
 import warnings
 from pathlib import Path
 
@@ -11,18 +10,17 @@ import pytest
 from click.testing import CliRunner
 
 from datafiles import DATA
+from import_support import run_xqdb
 from xqdb import cli as cli_module
 from xqdb.cli import cli
 from xqdb.formats import read_paths
 from xqdb.replay import replay
 from xqdb.rules import FenError, parse_fen
 
-_SCRIPT = Path(sys.executable).with_name("xqdb")
-XQDB = [str(_SCRIPT)] if _SCRIPT.exists() else ["xqdb"]
 
 
 def xqdb(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*XQDB, *args], capture_output=True, text=True, timeout=300)
+    return run_xqdb(*args, timeout=300)
 
 
 @pytest.fixture

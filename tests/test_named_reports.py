@@ -14,14 +14,8 @@ import pytest
 from xqdb.errors import NotFoundError
 
 from import_support import run_xqdb
-from small_db import build_small_db
 from xqdb.db.queries import QueryError, list_queries, run_query
 from xqdb.db.schema import connect
-
-
-@pytest.fixture(scope="module")
-def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_small_db(tmp_path_factory.mktemp("named"))
 
 
 @pytest.fixture()

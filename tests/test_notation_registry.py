@@ -4,8 +4,6 @@ reader, writer and sniffer, and for each format's reader, used by every caller."
 from __future__ import annotations
 
 import io
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -22,9 +20,9 @@ from xqdb.notation.tables import FULLWIDTH, fold
 from xqdb.pipeline.reading import SHOW_NOTATIONS, format_game
 from xqdb.replay import replay
 
+from import_support import run_installed
+
 ROOT = Path(__file__).parents[1]
-_SCRIPT = Path(sys.executable).with_name("xqdb")
-XQDB = [str(_SCRIPT)] if _SCRIPT.exists() else ["xqdb"]
 
 #: Texts on which the two sniffers of old (``notation.sniff`` and
 #: ``formats.movetext.notation_of``) disagreed, with the one answer they now get.
@@ -118,8 +116,7 @@ def test_every_format_module_is_a_registered_reader() -> None:
 @pytest.mark.parametrize("notation", SHOW_NOTATIONS)
 def test_read_show_prints_a_game_in_every_notation(notation: str) -> None:
     path = ROOT / "sample_games" / "liu-dahua-coordinates.pgn"
-    proc = subprocess.run([*XQDB, "read", str(path), "--show", "1", "--notation", notation],
-                          capture_output=True)
+    proc = run_installed("read", str(path), "--show", "1", "--notation", notation)
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout.decode()
     record = next(read_paths([str(path)]))

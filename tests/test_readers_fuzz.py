@@ -12,9 +12,10 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from datafiles import DATA, SAMPLE_GAMES, SHARED_DATA
 from xqdb.formats import dhtmlxq, epd, movelist, pgn, read_source
-from xqdb.formats.record import GameRecord, Origin
+from xqdb.formats.record import Origin
 from xqdb.formats.sources import Source
-from xqdb.replay import replay
+
+from fuzz_support import check_records
 
 def _samples() -> dict[str, bytes]:
     samples = {
@@ -39,23 +40,10 @@ JUNK = [b"\x00\xff\xfe", "=====\r\n广告 https://example.com\r\n".encode("gbk")
         b"\n1. \n", b"[DhtmlXQ_move_9_9_9]12[/DhtmlXQ_move_9_9_9]", b"\xef\xbb\xbf", b"}}))"]
 
 
-def _check(records: list[GameRecord], path: str) -> None:
-    assert [r.origin.index for r in records] == list(range(len(records)))
-    for record in records:
-        assert record.origin.path == path
-        assert isinstance(record.raw, (str, bytes))
-        if record.error is not None:
-            assert record.error.strip()
-        game = replay(record)  # a verdict, never an exception
-        assert game.status in ("valid", "invalid")
-        if not game.is_valid:
-            assert game.error
-
-
 def _read_all(data: bytes, encoding: str | None = None) -> None:
     for reader in READERS:
         records = list(reader.read(io.BytesIO(data), Origin("fuzz.pgn"), encoding))
-        _check(records, "fuzz.pgn")
+        check_records(records, "fuzz.pgn")
         visible = data.decode("utf-8", "replace").strip().strip("\x00\ufeff\ufffd").strip()
         if reader is not dhtmlxq and visible:
             # Nothing is silently dropped: text gives at least one record or error.
@@ -108,7 +96,7 @@ def test_arbitrary_bytes_through_the_dispatcher(tmp_path_factory, data):
     path = tmp_path_factory.mktemp("fuzz") / "junk.pgn"
     path.write_bytes(data)
     records = list(read_source(Source(str(path), None, len(data))))
-    _check(records, str(path))
+    check_records(records, str(path))
 
 
 class _CountingStream(io.RawIOBase):

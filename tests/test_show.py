@@ -10,21 +10,14 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import duckdb
-import pytest
 from click.testing import CliRunner
 
 from import_support import run_xqdb, xqdb_command
-from small_db import build_small_db
 from xqdb.cli import cli
 from xqdb.db.schema import connect
 from xqdb.browse.show import load_game
 
 SVG = "{http://www.w3.org/2000/svg}"
-
-
-@pytest.fixture(scope="module")
-def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_small_db(tmp_path_factory.mktemp("show"))
 
 
 def show(*args: str) -> tuple[int, str, str]:
