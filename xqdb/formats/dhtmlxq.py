@@ -393,12 +393,13 @@ def write(record: GameRecord) -> str:
         if key in _SKIPPED or not _WRITABLE_NAME.fullmatch(key):
             continue
         parts.append(_value(key, " ".join(value.split("[/DhtmlXQ"))))
-    if not is_standard_start(record.fen):
-        binit, side = _binit(record.fen)
+    fen = record.fen
+    if fen is not None and not is_standard_start(fen):
+        binit, side = _binit(fen)
         if binit is not None:
             parts.append(_value("binit", binit))
         if binit is None or side == "b" and not record.moves:
-            parts.append(_value("fen", record.fen))
+            parts.append(_value("fen", fen))
     parts.append(_value("movelist", "".join(record.moves)))
     parts.extend(_branch_tags(record.mainline))
     parts.append("[/DhtmlXQ]")
