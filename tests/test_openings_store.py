@@ -13,7 +13,8 @@ from datafiles import DATA
 from import_support import run_xqdb
 from xqdb.pipeline.importer import import_paths
 from xqdb.openings import classify, explain
-from xqdb.openings.store import classify_database, explain_game
+from xqdb.db.openings import classify_database, explain_game
+from xqdb.errors import NotFoundError
 from xqdb.rules.board import Move
 
 #: 20 engine games tagged with ECCO, Opening and Variation; XQF, CBL and PGN samples with
@@ -100,7 +101,7 @@ def test_a_stored_game_is_explained_from_its_moves(db: Path) -> None:
     assert "not from the standard start position" in explain_game(con, set_up)
     invalid = con.execute("SELECT min(game_id) FROM games WHERE status <> 'valid'").fetchone()[0]
     assert "invalid" in explain_game(con, invalid)
-    with pytest.raises(KeyError):
+    with pytest.raises(NotFoundError, match=f"^no game {10**9}$"):
         explain_game(con, 10**9)
     con.close()
 

@@ -40,13 +40,13 @@ from .browse.search import Found, MaterialPattern, search_material, search_posit
 from .browse.show import GameView, load_game
 from .db.info import DatabaseInfo, database_info
 from .db.lookup import require_game, require_player
+from .db.openings import classify_database, explain_game
 from .db.players import merge, split
 from .db.queries import Query, Result, list_queries, run_query, run_sql
 from .db.schema import Connection, connect, require_database
 from .db.upgrade import UpgradeSummary, upgrade
 from .engine import EngineError, EngineSpec, Limit, SupervisedEngine, choose_engine
 from .errors import BadArgumentError, CannotRunError, NotFoundError
-from .openings.store import classify_database, explain_game
 from .pipeline.analyze import AnalysisSummary, analyse_database
 from .pipeline.importer import ImportSummary, import_paths
 from .position import Position, position_after, position_key
@@ -192,7 +192,7 @@ class Database:
     def explain(self, game_id: int) -> str:
         """Which moves gave game ``game_id`` its ECCO code, step by step."""
         with self._open() as con:
-            require_game(con, game_id, self.path)
+            require_game(con, game_id, self.path)  # naming the file
             return explain_game(con, game_id)
 
     # --- browsing ----------------------------------------------------------------------
