@@ -113,7 +113,7 @@ Where Fairy-Stockfish (pyffish) judges otherwise, on purpose (the CCPD games pin
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable, NamedTuple, Sequence
+from typing import Iterable, Iterator, NamedTuple, Sequence
 
 from .board import (
     ADVISOR, ADVISOR_STEPS, BLACK, CANNON, CHARIOT, COLOR_NAMES, ELEPHANT, ELEPHANT_STEPS,
@@ -490,8 +490,18 @@ def game_episodes(fen: str, moves: Iterable[str | Move], *,
                   move_limit: int | None = DEFAULT_MOVE_LIMIT) -> list[Episode]:
     """:func:`episodes` of the game of ``moves`` (``h2e2`` style or :class:`Move`) played
     from ``fen``; raises :class:`~xqdb.errors.IllegalMoveError` naming a bad move's ply."""
+    checks = []
+    for pos in _replayed(fen, moves):  # the start, then after each move
+        checks.append(pos.is_check())
+    return episodes(pos, checks, move_limit=move_limit)
+
+
+def _replayed(fen: str, moves: Iterable[str | Move]) -> Iterator[BasePosition]:
+    """The position of ``fen``, then the same object after each of ``moves`` (``h2e2``
+    style or :class:`Move`); raises :class:`~xqdb.errors.IllegalMoveError` naming a bad
+    move's ply."""
     pos = BasePosition.from_fen(fen)
-    checks = [pos.is_check()]
+    yield pos
     for ply, move in enumerate(moves, start=1):
         if isinstance(move, str):
             move = Move.from_uci(move)
@@ -499,8 +509,7 @@ def game_episodes(fen: str, moves: Iterable[str | Move], *,
             pos.push_legal(move)
         except IllegalMoveError as exc:
             raise IllegalMoveError(f"ply {ply}: {exc}") from None
-        checks.append(pos.is_check())
-    return episodes(pos, checks, move_limit=move_limit)
+        yield pos
 
 
 def _no_move_ending(pos: BasePosition, ply: int, limit: int | None) -> Ending | None:
@@ -795,14 +804,8 @@ def adjudicate(fen: str, moves: Iterable[str | Move], *,
     ...
     xqdb.errors.IllegalMoveError: ply 3: d1d3: the king on d1 cannot move to d3
     """
-    pos = BasePosition.from_fen(fen)
-    adjudicator = Adjudicator(pos, move_limit=move_limit)
-    for ply, move in enumerate(moves, start=1):
-        if isinstance(move, str):
-            move = Move.from_uci(move)
-        try:
-            pos.push_legal(move)
-        except IllegalMoveError as exc:
-            raise IllegalMoveError(f"ply {ply}: {exc}") from None
+    positions = _replayed(fen, moves)
+    adjudicator = Adjudicator(next(positions), move_limit=move_limit)
+    for pos in positions:
         adjudicator.update(pos)
     return adjudicator.ending
