@@ -366,8 +366,9 @@ def read_command(paths: tuple[str, ...], format_: str | None, encoding: str | No
     xqdb read game.pgn --show 1 --notation wxf
 
     Counts records per format and encoding, valid and invalid, by kind of failure with
-    examples naming file, record and ply. Exits with 1 when a record is invalid, 3 when
-    there is no record to read, 2 for a bad option (--show past the last record too).
+    examples naming file, record and ply; then the sources not read (not a known format,
+    cannot be opened). Exits with 1 when a record is invalid or a source was not read, 3
+    when there is no record to read, 2 for a bad option (--show past the last record too).
     """
     from .formats.encoding import normalize_encoding
 
@@ -396,7 +397,7 @@ def read_command(paths: tuple[str, ...], format_: str | None, encoding: str | No
     if not summary.records:
         click.echo("Error: no records to read", err=True)
         sys.exit(EXIT_INPUT)
-    if summary.invalid:
+    if summary.invalid or summary.unread:
         sys.exit(EXIT_INVALID)
 
 

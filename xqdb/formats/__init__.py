@@ -77,6 +77,15 @@ def sniff_format(head: bytes, name: str) -> str | None:
     return None
 
 
+def not_a_known_format() -> str:
+    """The error of a source no reader claims.
+
+    >>> not_a_known_format()[:40]
+    'not a known format (none of xqf, cbr, cb'
+    """
+    return f"not a known format (none of {', '.join(formats())}; use --format to say which)"
+
+
 def read_source(source: Source, format: str | None = None, encoding: str | None = None,
                 stream: BinaryIO | None = None) -> Iterator[GameRecord]:
     """Yield the records of one source, sniffing its format unless ``format`` is given.
@@ -95,8 +104,7 @@ def read_source(source: Source, format: str | None = None, encoding: str | None 
         head = stream.read(_HEAD)
         fmt = format or sniff_format(head, source.name)
         if fmt is None:
-            yield _source_error(origin, f"unknown format: not a {', '.join(formats())} file "
-                                "(use --format to say which)", head, ErrorKind.UNKNOWN_FORMAT)
+            yield _source_error(origin, not_a_known_format(), head, ErrorKind.UNKNOWN_FORMAT)
             return
         reader = reader_for(fmt)
         if isinstance(stream, io.BytesIO):
@@ -160,6 +168,6 @@ def _refused(error: SourceError) -> GameRecord:
 
 __all__ = [
     "READERS", "Reader", "GameRecord", "Origin", "Skipped", "Source", "SourceError", "formats",
-    "is_source_failure", "iter_sources", "read_paths", "read_source", "reader_for",
-    "sniff_format",
+    "is_source_failure", "iter_sources", "not_a_known_format", "read_paths", "read_source",
+    "reader_for", "sniff_format",
 ]

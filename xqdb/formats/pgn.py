@@ -27,6 +27,7 @@ from typing import Any, BinaryIO, Iterator
 from .encoding import ascii_view, decode, detect_encoding, head_text, text_stream
 from ..errors import ErrorKind
 from ..notation import REGISTRY, from_tag, sniff_moves
+from .movelist import SNIFF_PLIES, first_moves, opens_legally
 from .record import GameRecord, Line, Origin
 from .tags import normalize_result
 
@@ -66,13 +67,17 @@ _MARK_NAGS = {"!": 1, "?": 2, "!!": 3, "??": 4, "!?": 5, "?!": 6}
 
 
 def sniff(head: bytes, name: str) -> bool:
-    """PGN tags, or numbered moves in a ``.pgn`` file."""
+    """PGN tags, a ``.pgn`` file, or numbered moves whose first moves replay as legal
+    moves (a numbered list in prose, ``1. Introduction``, is not claimed)."""
     view = ascii_view(head)
     if "[DhtmlXQ" in view:
         return False
     if _TAG_LINE.search(view) or name.lower().endswith(".pgn"):
         return True
-    return bool(_MOVE_NUMBER_LINE.search(head_text(head)))
+    text = head_text(head)
+    numbered = _MOVE_NUMBER_LINE.search(text)
+    return numbered is not None and opens_legally(
+        first_moves(text[numbered.start():numbered.start() + 400], SNIFF_PLIES))
 
 
 def read(stream: BinaryIO, origin: Origin, encoding: str | None = None) -> Iterator[GameRecord]:
