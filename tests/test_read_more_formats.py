@@ -36,6 +36,41 @@ def one_game(path: Path) -> ReplayedGame:
     return replay(record)
 
 
+# --- CCBridge libraries of about 2001 -------------------------------------------------
+
+def test_ccbridge_2001_libraries_give_every_game_with_names_events_and_results() -> None:
+    folder = MORE / "cbl-ccbridge-2001"
+    records = list(read_paths([str(folder)]))
+    assert [r.format for r in records] == ["cbl2001"] * 137  # 123 + 14 games
+    games = [replay(r) for r in records]
+    assert all(g.is_valid for g in games) and sum(g.plies for g in games) == 12_008
+    first = records[0]
+    assert {k: first.tags[k] for k in ("Title", "Event", "Date", "Red", "Black", "Library")} == {
+        "Title": "飞相局对左中炮", "Event": "全运会", "Date": "79-4-30", "Red": "胡荣华",
+        "Black": "吕钦", "Library": "吕钦专集"}
+    assert first.result == "1-0" and games[0].chinese[:2] == ["相三进五", "炮８平５"]
+    # Where the rules end a game in a win, the recorded winner is the same.
+    decided = [(g.record.result, g.ending.result) for g in games
+               if g.ending is not None and g.ending.result != "1/2-1/2"]
+    assert decided and all(recorded == ruled for recorded, ruled in decided
+                           if recorded != "1/2-1/2")
+    for game in games[::7]:
+        assert ffish_accepts(game), game.record.origin
+
+
+def test_ccbridge_2001_comments_and_variations() -> None:
+    records = list(read_paths([str(MORE / "cbl-ccbridge-2001" / "当头棒喝.CBL")]))
+    first = records[0]
+    game = replay(first)
+    assert first.tags["Title"] == "当头棒喝" and first.result == "*"
+    assert game.chinese[10] == "兵七进一"
+    assert first.mainline.comments[11].startswith("弃兵活马")
+    assert [(i, line.moves[:2]) for i, line in first.mainline.variations] == \
+        [(15, ["c4b4", "b2c2"])]
+    assert sum(r.mainline.count_variations() for r in records) == 36
+    assert all(replay(r).variation_errors == [] for r in records)  # every variation is legal
+
+
 # --- the WXF file format --------------------------------------------------------------
 
 def test_wxf_file_tags_ratings_and_result() -> None:

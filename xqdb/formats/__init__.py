@@ -20,7 +20,7 @@ import logging
 from typing import BinaryIO, Iterable, Iterator, Protocol, runtime_checkable
 
 from ..errors import ErrorKind
-from . import cbf, cbr, dhtmlxq, dpxq_text, eglib, epd, movelist, pgn, wxf_file, xqf
+from . import cbf, cbl2001, cbr, dhtmlxq, dpxq_text, eglib, epd, movelist, pgn, wxf_file, xqf
 from .encoding import rewound
 from .record import GameRecord, Origin
 from .sources import Skipped, Source, SourceError, iter_sources, walk
@@ -53,7 +53,7 @@ class Reader(Protocol):
 
 #: The format readers, in sniffing order: binary magic numbers first, then text formats
 #: from the most to the least specific.
-READERS: tuple[Reader, ...] = (xqf, cbr, cbf, dhtmlxq, wxf_file, dpxq_text, pgn, eglib,
+READERS: tuple[Reader, ...] = (xqf, cbr, cbl2001, cbf, dhtmlxq, wxf_file, dpxq_text, pgn, eglib,
                                 epd, movelist)
 
 
