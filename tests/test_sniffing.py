@@ -91,3 +91,23 @@ def test_numbered_moves_with_no_tags_are_a_pgn_game(tmp_path: Path) -> None:
     path.write_text("1. 炮二平五 马８进７ 2. 马二进三 车９平８\n", encoding="utf-8")
     [record] = read_paths([str(path)])
     assert record.format == "pgn" and len(replay(record).moves) == 4
+
+
+@pytest.mark.parametrize("name, head, kind", [
+    ("games.rar", b"Rar!\x1a\x07\x01\x00", "a RAR archive"),
+    ("games.bin", b"7z\xbc\xaf\x27\x1c\x00\x04", "a 7z archive"),
+])
+def test_an_archive_xqdb_cannot_open_says_what_it_is_and_how_to_read_it(
+        tmp_path: Path, name: str, head: bytes, kind: str) -> None:
+    # No real RAR file is at hand: these carry the formats' magic numbers, then the bytes
+    # of a game, which must not be read as one.
+    path = tmp_path / name
+    path.write_bytes(head + b"\n1. h2e2 h9g7 2. h0g2 i9h9\n" * 50)
+    result = run_xqdb("read", str(path))
+    assert result.returncode == 3
+    assert (f"{path}: {kind}, which xqdb does not open (it opens zip and tar): extract it "
+            "(unrar x, 7z x or bsdtar -xf) and read the folder") in result.stdout
+    db = tmp_path / "g.duckdb"
+    imported = run_xqdb("import", str(path), "--db", str(db))
+    assert "records: 0 read" in imported.stdout and "1 unreadable" in imported.stdout
+    assert count(db, f"SELECT count(*) FROM sources WHERE error LIKE '{kind}, which%'") == 1

@@ -78,6 +78,28 @@ def sniff_format(head: bytes, name: str) -> str | None:
     return None
 
 
+#: Archives xqdb does not open, by magic number and by suffix.
+_ARCHIVE_MAGIC = ((b"Rar!\x1a\x07", "a RAR archive"), (b"7z\xbc\xaf\x27\x1c", "a 7z archive"),
+                  (b"MSCF\x00\x00\x00\x00", "a cab archive"))
+_ARCHIVE_SUFFIX = {".rar": "a RAR archive", ".7z": "a 7z archive", ".cab": "a cab archive",
+                   ".iso": "an ISO image", ".arj": "an ARJ archive", ".lzh": "an LZH archive"}
+
+
+def unopened_archive(head: bytes, name: str) -> str | None:
+    """What kind of archive xqdb does not open ``head`` starts, or ``name`` ends like.
+
+    >>> unopened_archive(b"Rar!\\x1a\\x07\\x00", "games.bin"), unopened_archive(b"", "a.7Z")
+    ('a RAR archive', 'a 7z archive')
+    >>> unopened_archive(b"[Event", "a.pgn") is None
+    True
+    """
+    for magic, kind in _ARCHIVE_MAGIC:
+        if head.startswith(magic):
+            return kind
+    suffix = name[name.rfind("."):].lower() if "." in name else ""
+    return _ARCHIVE_SUFFIX.get(suffix)
+
+
 def not_a_known_format() -> str:
     """The error of a source no reader claims.
 
@@ -103,6 +125,12 @@ def read_source(source: Source, format: str | None = None, encoding: str | None 
             return
     try:
         head = stream.read(_HEAD)
+        archive = format is None and unopened_archive(head, source.name)
+        if archive:
+            yield _source_error(origin, f"{archive}, which xqdb does not open (it opens zip "
+                                "and tar): extract it (unrar x, 7z x or bsdtar -xf) and read "
+                                "the folder", b"", ErrorKind.UNREADABLE_SOURCE)
+            return
         fmt = format or sniff_format(head, source.name)
         if fmt is None:
             yield _source_error(origin, not_a_known_format(), head, ErrorKind.UNKNOWN_FORMAT)
