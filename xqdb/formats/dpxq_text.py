@@ -26,7 +26,21 @@ from .record import GameRecord, Origin
 
 FORMAT = "dpxq"
 
+
+def _encodes(text: str, encoding: str) -> bool:
+    try:
+        text.encode(encoding)
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 _MAX_BYTES = 1 << 22
+#: 标题 or 標題 then a colon, as UTF-8, GBK and Big5 write them.
+_TITLE_BYTES = tuple({(title + colon).encode(encoding)
+                      for title in ("标题", "標題") for colon in (":", "：", " :", " ：")
+                      for encoding in ("utf-8", "gb18030", "big5")
+                      if _encodes(title + colon, encoding)})
 _FIRST = re.compile(r"^\s*标题\s*[:：]")
 _KEY = re.compile(r"^\s*([^\s:：\d][^:：]{0,11})\s*[:：]\s*(.*?)\s*$")
 _FOOTER = re.compile(r"^\s*棋谱由.*生成\s*$", re.M)
@@ -41,8 +55,15 @@ _RESULTS = {"红方胜": "1-0", "红胜": "1-0", "黑方胜": "0-1", "黑胜": "
 
 
 def sniff(head: bytes, name: str) -> bool:
-    """The text starts with a ``标题:`` line."""
-    return _FIRST.match(head_text(head).lstrip("\ufeff")) is not None
+    """The text starts with a ``标题:`` line.
+
+    >>> sniff("标题: A 负 B".encode("gbk"), "g.txt"), sniff(b"[Event", "g.pgn")
+    (True, False)
+    """
+    # Bytes first: this runs on every file, and decoding a head costs more than a look.
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return _FIRST.match(head_text(head).lstrip("\ufeff")) is not None
+    return head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(_TITLE_BYTES)
 
 
 def read(stream: BinaryIO, origin: Origin, encoding: str | None = None) -> Iterator[GameRecord]:

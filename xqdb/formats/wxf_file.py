@@ -39,7 +39,15 @@ _NAMED = {"RESULT": "Result", "DATE": "Date", "FEN": "FEN"}
 
 
 def sniff(head: bytes, name: str) -> bool:
-    """The file starts with ``FORMAT WXF``."""
+    """The file starts with ``FORMAT WXF``.
+
+    >>> sniff(b"FORMAT  WXF\\nRED a;;;", "g.wxf"), sniff(b"[Event", "g.pgn")
+    (True, False)
+    """
+    # Bytes first: this runs on every file, and decoding a head costs more than a look.
+    start = head.lstrip(b"\xef\xbb\xbf \t\r\n")[:6].upper()
+    if start != b"FORMAT" and not head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return False
     return _MAGIC.match(head_text(head).lstrip("\ufeff")) is not None
 
 
