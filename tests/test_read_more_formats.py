@@ -143,6 +143,20 @@ def test_digits_in_dhtmlxq_orientation_with_spaces(tmp_path: Path) -> None:
     assert game.uci == ["h2e2", "h9g7", "h0g2", "i9h9"]
 
 
+def test_a_game_in_digits_at_the_end_of_an_article(tmp_path: Path) -> None:
+    # The collection's article as stored has lost its game: put the .ubb game's digits
+    # back as its last line, in GBK like the article.
+    article = (MORE / "dhtmlxq-digits" / "单兵和单炮类.txt").read_bytes()
+    digits = (MORE / "dhtmlxq-digits" / "game1.ubb").read_bytes().strip()
+    path = tmp_path / "article.txt"
+    path.write_bytes(article + b"\r\n\r\n" + digits + b"\r\n")
+    [record] = read_paths([str(path)])
+    game = replay(record)
+    assert game.is_valid and game.plies == 114
+    assert record.mainline.comments[0].startswith("一、单兵和单炮类\n")
+    assert record.origin.line == 4
+
+
 def test_an_article_with_no_game_in_it_is_not_a_known_format() -> None:
     [record] = read_paths([str(MORE / "dhtmlxq-digits" / "单兵和单炮类.txt")])
     assert record.error is not None and record.error.startswith("not a known format")

@@ -13,6 +13,8 @@ start. Text that merely looks like moves (prose, whose characters sniff as Chine
 moves; numbers, which look like DhtmlXQ digits; binary junk) is not claimed, and a file
 no reader claims is a source that is not a known format, not an invalid game.
 
+A text of prose with games written as lines of bare digits (an article ending with its
+game run together) gives one game per such line, the prose before it its first comment.
 Bare digits are four a move, x then y: DhtmlXQ's orientation (y from Black's side,
 ``7747`` = 炮二平五) when the first moves replay in it, else y from Red's side
 (``7242`` = h2e2), as some collections write them.
@@ -51,6 +53,7 @@ _FEN = re.compile(r"^\s*((?:[1-9kabnrcpehKABNRCPEH]{1,9}/){9}[1-9kabnrcpehKABNRC
                   r"(?:[wbr]--?\d+|[ \t]*[wbrWBR](?:[ \t]+[-\d]+){0,4})?)(?![^\s,，;；])")
 _SEPARATORS = re.compile(r"[\s,，、;；]+")
 _NUMBER = re.compile(r"^[0-9０-９]+[.．、)]*$")
+_DIGIT_LINE = re.compile(r"(?:[0-8][0-9][0-8][0-9])+")
 _NUMBER_PREFIX = re.compile(r"^[0-9０-９]+[.．、)]+")
 
 
@@ -78,7 +81,19 @@ def sniff(head: bytes, name: str) -> bool:
         kept = cut.rstrip()
         last = _SEPARATORS.split(kept)[-1]
         cut = kept[:len(kept) - len(last)] if len(last) < len(kept) else kept[:len(kept) // 4 * 4]
-    return opens_legally(first_moves(cut, SNIFF_PLIES))
+    return opens_legally(first_moves(cut, SNIFF_PLIES)) or _digit_lines(head_text(head)) != []
+
+
+def _digit_lines(text: str) -> list[int]:
+    """The lines (0-based) of ``text`` that are a game in bare digits whose first moves
+    replay legally: a text that ends with a game written so, after prose."""
+    found = []
+    for number, line in enumerate(text.splitlines()):
+        bare = "".join(line.split())
+        if len(bare) >= 8 and _DIGIT_LINE.fullmatch(bare) and \
+                opens_legally(first_moves(bare[:SNIFF_PLIES * 4], SNIFF_PLIES)):
+            found.append(number)
+    return found
 
 
 def first_moves(text: str, limit: int) -> list[str]:
@@ -113,9 +128,32 @@ def read(stream: BinaryIO, origin: Origin, encoding: str | None = None) -> Itera
     if head.startswith(codecs.BOM_UTF8):
         head = head[3:]
     lines = _lines(stream, head, file_encoding, fallback=encoding is None)
+    text = head_text(head)
+    if _FEN.match(text) is None and not opens_legally(first_moves(text[:_SNIFF_CHARS],
+                                                                  SNIFF_PLIES)):
+        digits = _digit_lines(text)
+        if digits:
+            yield from _article_games(list(lines), origin)
+            return
     for index, (chunk, line, used) in enumerate(_games(lines)):
         where = dataclasses.replace(origin, index=index, line=line)
         yield parse_game(chunk, where, used)
+
+
+def _article_games(lines: list[tuple[str, str]], origin: Origin) -> Iterator[GameRecord]:
+    """The games of a text whose games are lines of bare digits among prose: one record
+    per such line, the prose before it (since the game before) its opening comment."""
+    texts = [line for line, _ in lines]
+    prose_start, index = 0, 0
+    for number in _digit_lines("\n".join(texts)):
+        where = dataclasses.replace(origin, index=index, line=number + 1)
+        record = parse_game("".join(texts[number].split()), where, lines[number][1])
+        prose = "\n".join(t.strip() for t in texts[prose_start:number] if t.strip())
+        if prose:
+            record.mainline.comments[0] = prose
+        record.raw = "\n".join(texts[prose_start:number + 1])
+        yield record
+        prose_start, index = number + 1, index + 1
 
 
 def _lines(stream: BinaryIO, head: bytes, encoding: str, fallback: bool
