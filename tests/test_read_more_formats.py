@@ -206,7 +206,8 @@ def test_dpxq_plain_text_keys_and_moves() -> None:
     tags = game.record.tags
     assert game.record.format == "dpxq"
     assert (tags["Red"], tags["Black"], tags["ECCO"], tags["Opening"]) == \
-        ("北京 刘永富", "北京 张永生", "B00", "中炮局")
+        ("刘永富", "张永生", "B00", "中炮局")
+    assert (tags["红方"], tags["RedTeam"]) == ("北京 刘永富", "北京")
     assert game.record.result == "0-1" and tags["Event"] == "2026年第137届龙马鹏程大兴月赛"
     assert game.is_valid and game.plies == 107 and ffish_accepts(game)
     assert (game.chinese[0], game.chinese[-1]) == ("炮二平五", "兵五平四")

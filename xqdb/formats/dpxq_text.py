@@ -5,7 +5,8 @@ naming the site that made it.
 The keys become the tags PGN uses where there is one (标题 ``Title``, 赛事 ``Event``,
 轮次 ``Round``, 红方 ``Red``, 黑方 ``Black``, 日期 ``Date``, 地点 ``Site``, 红方团体
 ``RedTeam``...; 布局 ``B00 中炮局`` gives ``ECCO`` and ``Opening``; 结果 ``黑方胜`` the
-result); any other key is kept as a tag of its own name.
+result); any other key is kept as a tag of its own name. Where 红方姓名 (the name alone)
+is given, it is ``Red``, and 红方 (team and name) keeps its own key; likewise for Black.
 
 >>> import io
 >>> from xqdb.formats.record import Origin
@@ -96,6 +97,13 @@ def parse_game(text: str, origin: Origin, encoding: str | None = None) -> GameRe
             tags["Result"] = _RESULTS.get(value, value)
         else:
             tags[_TAGS.get(key, key)] = value
+    for side in ("Red", "Black"):
+        # 红方 is "team name"; 红方姓名 the name alone, which names the player.
+        name = tags.pop(f"{'红' if side == 'Red' else '黑'}方姓名", None)
+        if name:
+            if side in tags and tags[side] != name:
+                tags[f"{'红' if side == 'Red' else '黑'}方"] = tags[side]
+            tags[side] = name
     body = _FOOTER.sub("", "\n".join(lines[body_start:]))
     record = pgn.parse_record(body, origin, encoding)
     record.format, record.raw = FORMAT, text
