@@ -269,7 +269,7 @@ def test_the_rules_verdict_is_stored_with_its_reason(tmp_path: Path) -> None:
     import_paths([str(library)], db, jobs=1)
     con = duckdb.connect(str(db), read_only=True)
     row = con.execute("SELECT termination, rules_result, termination_reason FROM games"
-                      " WHERE record_index = 5").fetchone()
+                      " WHERE record_index = 4").fetchone()
     assert row == ("perpetual_chase", "1-0",
                    "perpetual chase by Black: the chariot on f5 chases the unprotected pawn on"
                    " f6 with every move from ply 72 to ply 80")

@@ -228,11 +228,17 @@ def _reread_library(path: str, member: str | None, stored: list[tuple[Any, ...]]
     """A CBL library's stored records read again together, as one library: a section
     heading names the games after it, and gives no record itself (older versions stored
     it as an invalid one)."""
+    at, rows = 0, {}
+    for row in stored:
+        rows[at] = row
+        at += len(row[9] or b"")
     data = b"".join(row[9] or b"" for row in stored)
     for record in cbr.read(io.BytesIO(data), Origin("")):
-        row = stored[min(record.origin.index, len(stored) - 1)]
-        _, index, line, offset, _, _, encoding, _, _, _, _ = row
-        record.origin = Origin(path=path, member=member, index=index, offset=offset, line=line)
+        # Each record is found again where its bytes were put: the stored row it was.
+        row = rows.get(record.origin.offset or 0, stored[-1])
+        _, _, line, offset, _, _, encoding, _, _, _, _ = row
+        record.origin = Origin(path=path, member=member, index=record.origin.index,
+                               offset=offset, line=line)
         record.encoding = encoding
         yield record
 

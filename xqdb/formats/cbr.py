@@ -87,16 +87,16 @@ def read(stream: BinaryIO, origin: Origin, encoding: str | None = None) -> Itera
     if not sniff(head, origin.path):
         yield _fail(_empty(origin), head, "not a CBR record or CBL library: no 'CCBridge' magic")
         return
-    count, section = 0, None
+    count, index, section = 0, 0, None
     for count, (offset, data) in enumerate(split_records(stream, head), start=1):
-        # The index stays the entry's own, headings counted, to find it in the library.
-        record = parse(data, dataclasses.replace(origin, index=count - 1, offset=offset))
+        record = parse(data, dataclasses.replace(origin, index=index, offset=offset))
         if _is_heading(record):
             # A section heading of the library, not a game: it names the games after it.
             section = record.tags["Title"]
             continue
         if section is not None:
             record.tags.setdefault("Section", section)
+        index += 1
         yield record
     if not count:
         # An empty library should not pass unnoticed.

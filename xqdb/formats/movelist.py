@@ -38,7 +38,8 @@ from typing import BinaryIO, Iterator
 
 from .encoding import decode, detect_encoding, head_text, text_stream
 from ..errors import ErrorKind
-from ..notation import sniff as notation_of, sniff_moves
+from ..notation import reader_for, sniff_moves
+from ..rules.position import BasePosition
 from .movetext import split_coordinates, split_digits
 from .record import GameRecord, Origin
 from .tags import normalize_result
@@ -111,14 +112,22 @@ def opens_legally(moves: list[str], fen: str | None = None) -> bool:
     >>> opens_legally(["h2e2", "h9g7"]), opens_legally(["2004"]), opens_legally(["一、单兵"])
     (True, False, False)
     """
-    from ..replay import replay  # replay reads records: loaded once a file is sniffed
-
     if not moves:
         return False
-    probe = GameRecord(origin=Origin("-"), format=FORMAT, fen=fen,
-                       notation=sniff_moves(moves[:SNIFF_PLIES]))
-    probe.mainline.moves.extend(moves[:SNIFF_PLIES])
-    return replay(probe, move_limit=None).is_valid
+    try:
+        pos = BasePosition(fen) if fen else BasePosition()
+    except ValueError:
+        return False
+    read = reader_for(sniff_moves(moves[:SNIFF_PLIES]))
+    for text in moves[:SNIFF_PLIES]:
+        try:
+            move, _ = read(pos, text)
+        except ValueError:  # every move error is one
+            return False
+        if not pos.is_legal(move):
+            return False
+        pos.push(move)
+    return True
 
 
 def read(stream: BinaryIO, origin: Origin, encoding: str | None = None) -> Iterator[GameRecord]:

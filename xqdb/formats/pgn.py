@@ -353,7 +353,8 @@ def write(record: GameRecord) -> str:
     set to ``record.notation``. Tag values lose their line breaks (PGN has one line per
     tag), and tags whose names PGN cannot write are left out; a record without tags gets
     an empty ``Event``, since games in a file are told apart by their tags. Comments, NAGs and
-    variations are written in place; the result ends the movetext when there is one.
+    variations are written in place; the result ends the movetext when there is one, and
+    a record with neither moves nor result gets ``{}`` for its movetext.
 
     >>> import io
     >>> rec = GameRecord(Origin("a.pgn"), FORMAT, tags={"Red": 'A "B"'}, notation="iccs",
@@ -381,6 +382,10 @@ def write(record: GameRecord) -> str:
     tokens = _line_tokens(record.mainline, black_first)
     if record.result is not None:
         tokens.append(record.result)
+    if not tokens:
+        # A position with no moves and no result (a puzzle): an empty comment stands for
+        # the movetext, or the next game's tags would be read as this game's.
+        tokens.append("{}")
     return "\n".join(lines) + "\n\n" + "\n".join(_wrapped(tokens))
 
 
