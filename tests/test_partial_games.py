@@ -8,9 +8,13 @@ from pathlib import Path
 
 import pytest
 
+from click.testing import CliRunner
+
 from datafiles import DATA
-from import_support import count, run_xqdb
+from import_support import count
+from xqdb.cli import cli
 from xqdb.formats import read_paths
+from xqdb.importer import import_paths
 from xqdb.replay import replay
 
 GAME = DATA / "pgn-gbk" / "01.宝岛一号(先负)相眼竞技(A1-A2).PGN"
@@ -26,9 +30,12 @@ def stray_db(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]]
     stray = moves[:11] + [moves[10]] + moves[11:]
     (folder / "stray.txt").write_text(" ".join(stray) + "\n")
     db = folder / "g.duckdb"
-    result = run_xqdb("import", str(folder / "stray.txt"), "--db", str(db))
-    assert result.returncode == 0, result.stderr
+    import_paths([str(folder / "stray.txt")], db, jobs=1)
     return db, moves
+
+
+def run_xqdb(*args: str):
+    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
 
 
 def test_the_game_stays_invalid_with_its_reason_and_keeps_its_first_moves(stray_db) -> None:
@@ -43,7 +50,7 @@ def test_the_tree_counts_the_first_moves_only_when_asked(stray_db) -> None:
     start = " ".join(moves[:6])
     plain = run_xqdb("tree", "--db", str(db), "--moves", start, "--notation", "uci",
                      "--format", "csv")
-    assert plain.returncode == 0, plain.stderr
+    assert plain.exit_code == 0, plain.output
     assert plain.stdout.strip().splitlines()[1:] == []
     partial = run_xqdb("tree", "--db", str(db), "--moves", start, "--notation", "uci",
                        "--format", "csv", "--with-partial")
@@ -59,5 +66,5 @@ def test_position_search_finds_the_invalid_game_up_to_its_failure(stray_db) -> N
     db, moves = stray_db
     found = run_xqdb("search", "--db", str(db), "--moves", " ".join(moves[:8]),
                      "--format", "csv")
-    assert found.returncode == 0, found.stderr
+    assert found.exit_code == 0, found.output
     assert len(found.stdout.strip().splitlines()) == 2  # the header and the game

@@ -12,6 +12,7 @@ import pytest
 from datafiles import DATA
 from import_support import count, run_xqdb
 from xqdb.formats import is_source_failure, read_paths, sniff_format
+from xqdb.importer import import_paths
 from xqdb.replay import replay
 from xqdb.formats.movelist import opens_legally
 
@@ -108,6 +109,6 @@ def test_an_archive_xqdb_cannot_open_says_what_it_is_and_how_to_read_it(
     assert (f"{path}: {kind}, which xqdb does not open (it opens zip and tar): extract it "
             "(unrar x, 7z x or bsdtar -xf) and read the folder") in result.stdout
     db = tmp_path / "g.duckdb"
-    imported = run_xqdb("import", str(path), "--db", str(db))
-    assert "records: 0 read" in imported.stdout and "1 unreadable" in imported.stdout
+    summary = import_paths([str(path)], db, jobs=1)
+    assert summary.records == 0 and len(summary.failed_sources) == 1
     assert count(db, f"SELECT count(*) FROM sources WHERE error LIKE '{kind}, which%'") == 1
