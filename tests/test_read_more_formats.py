@@ -78,7 +78,7 @@ def test_ccbridge_2001_comments_and_variations() -> None:
 def test_wxf_file_tags_ratings_and_result() -> None:
     game = one_game(MORE / "wxf-file" / "demo-with-history-playok.wxf")
     record = game.record
-    assert record.format == "wxf"
+    assert record.format == "wxf-file"
     assert record.tags == {
         "Red": "jugador rojo", "RedElo": "1200", "Black": "jugador negro", "BlackElo": "1240",
         "Result": "0-1", "Date": "2020-02-02 02:02:02", "Event": "PlayOK Game",

@@ -26,7 +26,7 @@ from . import pgn
 from .record import GameRecord, Origin
 from .tags import normalize_result
 
-FORMAT = "wxf"
+FORMAT = "wxf-file"
 
 _MAX_BYTES = 1 << 22
 _MAGIC = re.compile(r"^\s*FORMAT[ \t]+WXF\b", re.I)
