@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from pathlib import Path
 
 import duckdb
@@ -54,10 +55,19 @@ def exported_and_imported(db: Path, folder: Path, fmt: str, notation: str | None
 
 
 def assert_same_games(before: dict, after: dict, added: tuple[str, ...] = ("FEN",)) -> None:
-    """The same games, tags, results and variations; the tags ``added`` may be new."""
+    """The same games, tags, results and variations; the tags ``added`` may be new.
+
+    PGN writes the tags whose names it can (not 棋局类型, a dpxq.com key), and an empty
+    ``Event`` for a record that has none (a bare move list), as games are told apart by
+    their tags; a ``Format`` tag the record had names the notation the file is written in."""
     assert set(after) == set(before)
     for key, (tags, result, variations) in before.items():
         again, result_again, variations_again = after[key]
+        tags = {k: v for k, v in tags.items() if re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", k)}
+        if not tags and again.get("Event") == "":
+            del again["Event"]
+        if "Format" in tags:  # a Format tag names the notation written: xqipu's ICCS...
+            tags, again = ({k: v for k, v in t.items() if k != "Format"} for t in (tags, again))
         again = {k: v for k, v in again.items() if k in tags or k not in added}
         assert (again, result_again, variations_again) == (tags, result, variations)
 
@@ -100,7 +110,17 @@ def test_dhtmlxq_imports_again_as_the_same_games(small_db: Path, tmp_path: Path)
                    and max(v[0] for v in variations) >= COLLECTION_BRANCHES}
     assert len(collections) >= 1
     assert set(before) <= set(after)
+    # A line of such a collection may be a game stored on its own as well (the 五羊杯
+    # series of FiveGoatsTest.xqf holds games of the 吕钦 library of 2001): read again,
+    # the line comes first and the game is linked to it, with the line's tags.
+    con = duckdb.connect(str(fresh), read_only=True)
+    linked = {h for (h,) in con.execute(
+        "SELECT content_hash FROM games JOIN game_records USING (game_id) "
+        "GROUP BY content_hash HAVING count(*) > 1").fetchall()}
+    con.close()
     for key, (tags, result, variations) in before.items():
+        if key in linked:
+            continue
         again, result_again, variations_again = after[key]
         assert result_again == result
         if key not in collections:

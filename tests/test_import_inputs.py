@@ -107,7 +107,7 @@ def test_a_source_that_failed_is_read_again_by_the_next_import(tmp_path: Path) -
     first = import_paths([str(folder)], db, jobs=1)
     assert (first.sources, len(first.failed_sources), first.records) == (0, 1, 0)
     assert count(db, "SELECT count(*) FROM games") == 0
-    assert "unknown format" in count(db, "SELECT error FROM sources")
+    assert "not a known format" in count(db, "SELECT error FROM sources")
     # Named as PGN, the same unchanged file is read again, and replaces the failure.
     second = import_paths([str(folder)], db, jobs=1, format="pgn")
     assert (second.sources, second.skipped_sources, second.replaced_sources) == (1, 0, 1)
@@ -125,13 +125,13 @@ def test_bytes_no_reader_knows_make_a_source_error_not_a_game(tmp_path: Path) ->
                       str(DATA / "endgames" / "_K.EPD"), "--db", str(db))
     assert result.returncode == 0, result.stderr
     assert "1 unreadable" in result.stdout
-    assert "unreadable: " + str(DATA / "perft.tsv") + ": unknown format" in result.stdout
+    assert "unreadable: " + str(DATA / "perft.tsv") + ": not a known format" in result.stdout
     assert count(db, "SELECT count(*) FROM game_records r JOIN sources s USING (source_id)"
                      " WHERE s.path LIKE '%perft.tsv'") == 0
     assert count(db, "SELECT count(*) FROM games WHERE format = 'unknown'") == 0
     info = run_xqdb("info", "--db", str(db))
     assert "sources:    1 of games, 1 of positions, 1 unreadable, 0 passed over" in info.stdout
-    assert f"{DATA / 'perft.tsv'}: unknown format" in info.stdout
+    assert f"{DATA / 'perft.tsv'}: not a known format" in info.stdout
 
 
 def test_a_huge_record_is_stored_as_too_large_and_the_others_land(tmp_path: Path) -> None:

@@ -62,6 +62,6 @@ def test_a_file_of_prose_is_not_a_move_list(tmp_path):
     path = tmp_path / "notes.txt"
     path.write_text("These are my notes about the tournament.\nNothing to read here.\n")
     record, = read_paths([str(path)])
-    assert record.is_error and "unknown format" in record.error
+    assert record.is_error and "not a known format" in record.error
     forced, = read_paths([str(path)], format="movelist")
     assert replay(forced).error_ply == 1  # "These" is no move: named at ply 1

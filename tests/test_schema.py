@@ -270,14 +270,14 @@ def test_the_rules_verdict_is_stored_with_its_reason(tmp_path: Path) -> None:
     library = next((DATA / "binary").glob("1989*.CBL"))
     import_paths([str(library)], db, jobs=1)
     con = duckdb.connect(str(db), read_only=True)
-    # Record 6 goes on after Black's perpetual chase (plies 73-81) to ply 115: the
+    # Record 5 goes on after Black's perpetual chase (plies 73-81) to ply 115: the
     # episode is kept, and the record ends otherwise.
     row = con.execute("SELECT termination, rules_result, plies FROM games"
-                      " WHERE record_index = 5").fetchone()
+                      " WHERE record_index = 4").fetchone()
     assert row == (None, None, 115)
     assert con.execute("SELECT first_ply, e.verdict_ply, last_ply, kind, side, verdict, reason,"
                        " played_on FROM rule_events e JOIN games USING (game_id)"
-                       " WHERE record_index = 5").fetchall() == [
+                       " WHERE record_index = 4").fetchall() == [
         (73, 80, 81, "perpetual_chase", "black", "1-0",
          "perpetual chase by Black: the chariot on f5 chases the unprotected pawn on f6 with"
          " every move from ply 72 to ply 80", True)]

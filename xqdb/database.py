@@ -198,11 +198,13 @@ class Database:
     # --- browsing ----------------------------------------------------------------------
 
     def tree(self, moves: str = "", fen: str | None = None, *, notation: str = "chinese",
-             min_games: int = 1) -> Result:
+             min_games: int = 1, with_partial: bool = False) -> Result:
         """Every move played from the position after ``moves`` (from ``fen``), with its
-        games, share, results, score and average year; transpositions merged."""
+        games, share, results, score and average year; transpositions merged. With
+        ``with_partial``, invalid games count too, with their moves up to the failing one."""
         key = position_key(moves, fen)
-        return self.query("tree", key=str(key), notation=notation, min_games=str(min_games))
+        return self.query("tree", key=str(key), notation=notation, min_games=str(min_games),
+                          with_partial="yes" if with_partial else "no")
 
     def search(self, moves: str = "", fen: str | None = None, *, mirror: bool = False,
                notation: str = "chinese", limit: int = 100) -> Found:

@@ -232,8 +232,9 @@ def read_command(paths: tuple[str, ...], format_: str | None, encoding: str | No
     xqdb read game.pgn --show 1 --notation wxf
 
     Counts records per format and encoding, valid and invalid, by kind of failure with
-    examples naming file, record and ply. Exits with 1 when a record is invalid, 3 when
-    there is no record to read, 2 for a bad option (--show past the last record too).
+    examples naming file, record and ply; then the sources not read (not a known format,
+    cannot be opened). Exits with 1 when a record is invalid or a source was not read, 3
+    when there is no record to read, 2 for a bad option (--show past the last record too).
     """
     from ..formats import checked_overrides
 
@@ -253,7 +254,7 @@ def read_command(paths: tuple[str, ...], format_: str | None, encoding: str | No
     click.echo(summary.report(examples=examples, all_failures=all_errors))
     if not summary.records:
         raise CannotRunError("no records to read")
-    if summary.invalid:
+    if summary.invalid or summary.unread:
         raise click.exceptions.Exit(EXIT_INVALID)
 
 

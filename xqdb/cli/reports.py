@@ -192,19 +192,23 @@ def explain_command(db: str | None, game: int) -> None:
 @click.option("--notation", type=click.Choice(["chinese", "wxf", "iccs", "uci"]),
               default="chinese", show_default=True, help="How to write the next moves.")
 @click.option("--min-games", type=click.IntRange(1), default=1, show_default=True)
+@click.option("--with-partial", is_flag=True,
+              help="Count invalid games too, with their moves up to the failing one.")
 @output_options
 def tree_command(db: str, moves: str, fen: str | None, notation: str, min_games: int,
-                 format_: str | None, output: str | None) -> None:
+                 with_partial: bool, format_: str | None, output: str | None) -> None:
     """Every move played from a position, with how often and how well (transpositions merged).
 
-    Each move has its games, share, results, Red's score and average year.
+    Each move has its games, share, results, Red's score and average year. Only valid
+    games count, unless --with-partial: an invalid game then counts with the moves it
+    has before the one its record failed at (a repeated move, a typo), which were played.
 
     \b
     xqdb tree --db games.duckdb --moves "炮二平五 马8进7"
     xqdb tree --db games.duckdb --moves "h2e2 h9g7" --notation wxf
     """
-    emit(database(db).tree(moves, fen, notation=notation, min_games=min_games),
-         format_, output)
+    emit(database(db).tree(moves, fen, notation=notation, min_games=min_games,
+                           with_partial=with_partial), format_, output)
 
 
 @click.command("report")

@@ -114,6 +114,15 @@ def _tag(name: str) -> Take:
     return take
 
 
+def _first_tag(*names: str) -> Take:
+    """The first of ``names``' tags that has a text (see :func:`_tag`)."""
+    takes = [_tag(name) for name in names]
+
+    def take(game: ReplayedGame) -> str | None:
+        return next((value for t in takes if (value := t(game)) is not None), None)
+    return take
+
+
 def _elo(name: str) -> Take:
     tag = _tag(name)
 
@@ -206,7 +215,8 @@ GAME_COLUMNS: tuple[Column, ...] = (
            "tag's year 1193 is doubtful; 1993 is the event's`); NULL when it is",
            pa.string(), lambda g: _dating(g).note),
     Column("date_raw", "VARCHAR", "the `Date` tag as written", pa.string(), _date_raw),
-    Column("red", "VARCHAR", "the `Red` tag: the player of Red", pa.string(), _tag("Red")),
+    Column("red", "VARCHAR", "the `Red` tag: the player of Red (WinBoard, which has no `Red` "
+           "tag, names Red in `White`)", pa.string(), _first_tag("Red", "White")),
     Column("black", "VARCHAR", "the `Black` tag: the player of Black", pa.string(), _tag("Black")),
     Column("red_team", "VARCHAR", "the `RedTeam` tag", pa.string(), _tag("RedTeam")),
     Column("black_team", "VARCHAR", "the `BlackTeam` tag", pa.string(), _tag("BlackTeam")),

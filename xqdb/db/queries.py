@@ -13,7 +13,7 @@ database takes them) before each report runs.
 
 >>> query = load_query("tree")
 >>> [p.name for p in query.params]
-['key', 'notation', 'min_games']
+['key', 'notation', 'min_games', 'with_partial']
 >>> query.params[1].default, query.params[0].required
 ('chinese', True)
 """

@@ -23,7 +23,7 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
-from ..formats import reader_for
+from ..formats import cbr, reader_for
 from ..formats.record import GameRecord, Origin
 from .players import PlayerError, link_players, merge
 from .rows import UnitBuilder, replay_record
@@ -111,8 +111,11 @@ def _rebuild(old: duckdb.DuckDBPyConnection, writer: Writer, summary: UpgradeSum
         while pending is not None and pending[0] == source_id:
             held.append(pending)
             pending = next(records, None)
+        if held:
+            count = 0
         for record in _reread(path, member, held):
             builder.add_game(seq % BATCH_SOURCES, replay_record(record))
+            count += 1
         builder.add_source(seq % BATCH_SOURCES, path, member, sha, size, fmt, enc, count, error)
         if (seq + 1) % BATCH_SOURCES == 0 or seq + 1 == len(sources):
             _commit(writer, builder, summary)
@@ -205,6 +208,9 @@ def _reread(path: str, member: str | None, stored: list[tuple[Any, ...]]
     block gives every line again. A record no reader can make sense of keeps its stored
     error.
     """
+    if len(stored) > 1 and all(row[4] == cbr.FORMAT for row in stored):
+        yield from _reread_library(path, member, stored)
+        return
     at = 0
     while at < len(stored):
         again = _read_raw(stored[at])
@@ -215,6 +221,26 @@ def _reread(path: str, member: str | None, stored: list[tuple[Any, ...]]
             record.encoding = encoding
             yield record
         at += max(1, len(again))
+
+
+def _reread_library(path: str, member: str | None, stored: list[tuple[Any, ...]]
+                    ) -> Iterator[GameRecord]:
+    """A CBL library's stored records read again together, as one library: a section
+    heading names the games after it, and gives no record itself (older versions stored
+    it as an invalid one)."""
+    at, rows = 0, {}
+    for row in stored:
+        rows[at] = row
+        at += len(row[9] or b"")
+    data = b"".join(row[9] or b"" for row in stored)
+    for record in cbr.read(io.BytesIO(data), Origin("")):
+        # Each record is found again where its bytes were put: the stored row it was.
+        row = rows.get(record.origin.offset or 0, stored[-1])
+        _, _, line, offset, _, _, encoding, _, _, _, _ = row
+        record.origin = Origin(path=path, member=member, index=record.origin.index,
+                               offset=offset, line=line)
+        record.encoding = encoding
+        yield record
 
 
 def _read_raw(row: tuple[Any, ...]) -> list[GameRecord]:

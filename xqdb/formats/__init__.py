@@ -20,7 +20,7 @@ import logging
 from typing import BinaryIO, Iterable, Iterator, Protocol, runtime_checkable
 
 from ..errors import BadArgumentError, ErrorKind
-from . import cbf, cbr, dhtmlxq, epd, movelist, pgn, xqf
+from . import cbf, cbl2001, cbr, dhtmlxq, dpxq_text, eglib, epd, movelist, pgn, wxf_file, xqf
 from .encoding import normalize_encoding, rewound
 from .record import GameRecord, Origin
 from .sources import Skipped, Source, SourceError, iter_sources, walk
@@ -53,7 +53,8 @@ class Reader(Protocol):
 
 #: The format readers, in sniffing order: binary magic numbers first, then text formats
 #: from the most to the least specific.
-READERS: tuple[Reader, ...] = (xqf, cbr, cbf, dhtmlxq, pgn, epd, movelist)
+READERS: tuple[Reader, ...] = (xqf, cbr, cbl2001, cbf, dhtmlxq, wxf_file, dpxq_text, pgn, eglib,
+                                epd, movelist)
 
 
 def formats() -> list[str]:
@@ -77,6 +78,37 @@ def sniff_format(head: bytes, name: str) -> str | None:
     return None
 
 
+#: Archives xqdb does not open, by magic number and by suffix.
+_ARCHIVE_MAGIC = ((b"Rar!\x1a\x07", "a RAR archive"), (b"7z\xbc\xaf\x27\x1c", "a 7z archive"),
+                  (b"MSCF\x00\x00\x00\x00", "a cab archive"))
+_ARCHIVE_SUFFIX = {".rar": "a RAR archive", ".7z": "a 7z archive", ".cab": "a cab archive",
+                   ".iso": "an ISO image", ".arj": "an ARJ archive", ".lzh": "an LZH archive"}
+
+
+def unopened_archive(head: bytes, name: str) -> str | None:
+    """What kind of archive xqdb does not open ``head`` starts, or ``name`` ends like.
+
+    >>> unopened_archive(b"Rar!\\x1a\\x07\\x00", "games.bin"), unopened_archive(b"", "a.7Z")
+    ('a RAR archive', 'a 7z archive')
+    >>> unopened_archive(b"[Event", "a.pgn") is None
+    True
+    """
+    for magic, kind in _ARCHIVE_MAGIC:
+        if head.startswith(magic):
+            return kind
+    suffix = name[name.rfind("."):].lower() if "." in name else ""
+    return _ARCHIVE_SUFFIX.get(suffix)
+
+
+def not_a_known_format() -> str:
+    """The error of a source no reader claims.
+
+    >>> not_a_known_format()[:40]
+    'not a known format (none of xqf, cbr, cb'
+    """
+    return f"not a known format (none of {', '.join(formats())}; use --format to say which)"
+
+
 def read_source(source: Source, format: str | None = None, encoding: str | None = None,
                 stream: BinaryIO | None = None) -> Iterator[GameRecord]:
     """Yield the records of one source, sniffing its format unless ``format`` is given.
@@ -93,10 +125,15 @@ def read_source(source: Source, format: str | None = None, encoding: str | None 
             return
     try:
         head = stream.read(_HEAD)
+        archive = format is None and unopened_archive(head, source.name)
+        if archive:
+            yield _source_error(origin, f"{archive}, which xqdb does not open (it opens zip "
+                                "and tar): extract it (unrar x, 7z x or bsdtar -xf) and read "
+                                "the folder", b"", ErrorKind.UNREADABLE_SOURCE)
+            return
         fmt = format or sniff_format(head, source.name)
         if fmt is None:
-            yield _source_error(origin, f"unknown format: not a {', '.join(formats())} file "
-                                "(use --format to say which)", head, ErrorKind.UNKNOWN_FORMAT)
+            yield _source_error(origin, not_a_known_format(), head, ErrorKind.UNKNOWN_FORMAT)
             return
         reader = reader_for(fmt)
         if isinstance(stream, io.BytesIO):
@@ -160,8 +197,8 @@ def _refused(error: SourceError) -> GameRecord:
 
 __all__ = [
     "READERS", "Reader", "GameRecord", "Origin", "Skipped", "Source", "SourceError", "formats",
-    "is_source_failure", "iter_sources", "read_paths", "read_source", "reader_for",
-    "sniff_format",
+    "is_source_failure", "iter_sources", "not_a_known_format", "read_paths", "read_source",
+    "reader_for", "sniff_format",
 ]
 
 

@@ -6,7 +6,9 @@ header's record count is not to be trusted (it reads 128 for a 93-game library),
 records are found by their magic, and read one at a time from the stream.
 
 Only version 2 records (the current one) are decoded; others come out as error
-records. The move tree is stored depth-first: each node is ``flags, 0, from, to``
+records. An entry with a title on an empty board is a section heading of the library,
+not a game: no record comes of it, and the games after it carry its title in a
+``Section`` tag. The move tree is stored depth-first: each node is ``flags, 0, from, to``
 (squares numbered row by row from Black's top-left corner) where flag 1 ends a line,
 flag 2 announces an alternative after the node's subtree and flag 4 a comment.
 
@@ -85,12 +87,26 @@ def read(stream: BinaryIO, origin: Origin, encoding: str | None = None) -> Itera
     if not sniff(head, origin.path):
         yield _fail(_empty(origin), head, "not a CBR record or CBL library: no 'CCBridge' magic")
         return
-    count = 0
+    count, index, section = 0, 0, None
     for count, (offset, data) in enumerate(split_records(stream, head), start=1):
-        yield parse(data, dataclasses.replace(origin, index=count - 1, offset=offset))
+        record = parse(data, dataclasses.replace(origin, index=index, offset=offset))
+        if _is_heading(record):
+            # A section heading of the library, not a game: it names the games after it.
+            section = record.tags["Title"]
+            continue
+        if section is not None:
+            record.tags.setdefault("Section", section)
+        index += 1
+        yield record
     if not count:
         # An empty library should not pass unnoticed.
         yield _fail(_empty(origin), head, "a CBL library without a single 'CCBridge Record'")
+
+
+def _is_heading(record: GameRecord) -> bool:
+    """Whether ``record`` is a library's section heading: a title on an empty board."""
+    return (record.error_kind is ErrorKind.NOT_A_GAME and not record.moves
+            and bool(record.tags.get("Title", "").strip()))
 
 
 def _empty(origin: Origin) -> GameRecord:

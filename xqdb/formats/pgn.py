@@ -27,6 +27,7 @@ from typing import Any, BinaryIO, Iterator
 from .encoding import ascii_view, decode, detect_encoding, head_text, text_stream
 from ..errors import ErrorKind
 from ..notation import REGISTRY, from_tag, sniff_moves
+from .movelist import SNIFF_PLIES, first_moves, opens_legally
 from .record import GameRecord, Line, Origin
 from .tags import normalize_result
 
@@ -66,13 +67,17 @@ _MARK_NAGS = {"!": 1, "?": 2, "!!": 3, "??": 4, "!?": 5, "?!": 6}
 
 
 def sniff(head: bytes, name: str) -> bool:
-    """PGN tags, or numbered moves in a ``.pgn`` file."""
+    """PGN tags, a ``.pgn`` file, or numbered moves whose first moves replay as legal
+    moves (a numbered list in prose, ``1. Introduction``, is not claimed)."""
     view = ascii_view(head)
     if "[DhtmlXQ" in view:
         return False
     if _TAG_LINE.search(view) or name.lower().endswith(".pgn"):
         return True
-    return bool(_MOVE_NUMBER_LINE.search(head_text(head)))
+    text = head_text(head)
+    numbered = _MOVE_NUMBER_LINE.search(text)
+    return numbered is not None and opens_legally(
+        first_moves(text[numbered.start():numbered.start() + 400], SNIFF_PLIES))
 
 
 def read(stream: BinaryIO, origin: Origin, encoding: str | None = None) -> Iterator[GameRecord]:
@@ -348,7 +353,8 @@ def write(record: GameRecord) -> str:
     set to ``record.notation``. Tag values lose their line breaks (PGN has one line per
     tag), and tags whose names PGN cannot write are left out; a record without tags gets
     an empty ``Event``, since games in a file are told apart by their tags. Comments, NAGs and
-    variations are written in place; the result ends the movetext when there is one.
+    variations are written in place; the result ends the movetext when there is one, and
+    a record with neither moves nor result gets ``{}`` for its movetext.
 
     >>> import io
     >>> rec = GameRecord(Origin("a.pgn"), FORMAT, tags={"Red": 'A "B"'}, notation="iccs",
@@ -376,6 +382,10 @@ def write(record: GameRecord) -> str:
     tokens = _line_tokens(record.mainline, black_first)
     if record.result is not None:
         tokens.append(record.result)
+    if not tokens:
+        # A position with no moves and no result (a puzzle): an empty comment stands for
+        # the movetext, or the next game's tags would be read as this game's.
+        tokens.append("{}")
     return "\n".join(lines) + "\n\n" + "\n".join(_wrapped(tokens))
 
 

@@ -72,7 +72,8 @@ class GameRecord:
 
     origin: Origin
     format: str
-    """Container format: ``pgn``, ``dhtmlxq``, ``xqf``, ``cbr``, ``cbf``, ``movelist``."""
+    """Container format: the name of the reader that read it (``pgn``, ``dhtmlxq``, ``xqf``,
+    ``cbr``, ``cbl2001``, ``cbf``, ``wxf-file``, ``dpxq``, ``eglib``, ``epd``, ``movelist``)."""
     encoding: str | None = None
     """Text encoding detected or given (``utf-8``, ``gb18030``, ``big5``, ``utf-16``...)."""
     tags: dict[str, str] = field(default_factory=dict)

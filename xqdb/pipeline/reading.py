@@ -15,6 +15,9 @@ a chosen notation.
 (2, 1, 1)
 >>> summary.failures[0].ply, summary.failures[0].kind.label
 (2, 'illegal move')
+
+A source no reader claims (or that cannot be opened) holds no record: it is listed
+among the sources not read, with why, and counts for no record.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from typing import Iterable, Iterator
 
 
 from ..errors import ErrorKind
-from ..formats import read_paths
+from ..formats import is_source_failure, read_paths
 from ..formats.record import GameRecord
 from ..notation import WRITTEN_NOTATIONS, write_move
 from ..notation.chinese import to_traditional
@@ -75,6 +78,9 @@ class ReadSummary:
     """Invalid records by kind of failure."""
     failures: list[Failure] = field(default_factory=list)
     """The failures kept, in reading order: every one, or the first few per kind."""
+    unread: list[Failure] = field(default_factory=list)
+    """Sources that gave no records, or not to their end, each with why (not a known
+    format, cannot be opened, a reader that broke down)."""
     keep: int | None = None
     """How many failures to keep per kind (``None``: all of them)."""
     plies: int = 0
@@ -96,6 +102,9 @@ class ReadSummary:
         where = record.origin.path if record.origin.member is None else \
             f"{record.origin.path}!{record.origin.member}"
         self.sources.add(where)
+        if is_source_failure(record):
+            self.unread.append(Failure(where, record.error or "not read", record.error_kind))
+            return
         tally = self.by_kind.setdefault((record.format, record.encoding or "-"), Tally())
         tally.records += 1
         failure: Failure | None = None
@@ -135,6 +144,13 @@ class ReadSummary:
             lines.append("")
             lines.append(f"valid: {self.valid / self.records:.2%} of records, "
                          f"{self.plies:,} plies replayed")
+        if self.unread:
+            lines += ["", f"Sources not read: {len(self.unread):,}"]
+            shown = self.unread if all_failures else self.unread[:max(examples, 10)]
+            lines += [f"  {failure}" for failure in shown]
+            if len(shown) < len(self.unread):
+                lines.append(f"  ... and {len(self.unread) - len(shown):,} more "
+                             "(--all-errors lists every one)")
         if not self.failures:
             return "\n".join(lines)
         lines += ["", f"Invalid records: {self.invalid:,}"]
@@ -178,7 +194,8 @@ def nth_record(paths: Iterable[str], n: int, format: str | None = None,
                encoding: str | None = None) -> GameRecord:
     """The ``n``-th record (1-based) under ``paths``; :class:`LookupError` saying how many
     there are when there are fewer."""
-    records: Iterator[GameRecord] = read_paths(paths, format, encoding)
+    records: Iterator[GameRecord] = (r for r in read_paths(paths, format, encoding)
+                                     if not is_source_failure(r))
     count = 0
     for count, record in enumerate(records, start=1):
         if count == n:

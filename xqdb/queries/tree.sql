@@ -4,10 +4,13 @@
 -- reached it (transpositions are merged): games, share of the games that played on from
 -- the position, Red win / draw / Black win in percent and Red's score (a win 1, a draw 1/2)
 -- over the games with a result, and the average year. A game that reaches the position
--- twice counts once per move it played there. Only valid games count.
+-- twice counts once per move it played there. Only valid games count, unless
+-- `with_partial` is `yes`: then an invalid game counts too, with the moves it has up to
+-- the one its record failed at (they were played; only what follows is lost).
 -- @param key              Zobrist key of the position (`moves.key_before`, `games.start_key`)
 -- @param notation=chinese how to write the moves: chinese, wxf, iccs or uci
 -- @param min_games=1      leave out moves with fewer games
+-- @param with_partial=no  yes: count the valid first moves of invalid games too
 WITH here AS (
     SELECT DISTINCT m.game_id, m.move,
            CASE $notation WHEN 'wxf' THEN m.wxf WHEN 'iccs' THEN m.iccs WHEN 'uci' THEN m.uci
@@ -22,7 +25,7 @@ tally AS (
            count(*) FILTER (g.result = '0-1') AS black_wins,
            avg(g.year) AS avg_year
     FROM here h JOIN games g USING (game_id)
-    WHERE g.status = 'valid'
+    WHERE g.status = 'valid' OR $with_partial = 'yes'
     GROUP BY h.move
 )
 SELECT text AS move, games,

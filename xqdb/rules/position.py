@@ -564,7 +564,15 @@ def parse_fen(fen: str) -> tuple[list[Piece], Color, int, int]:
     Accepts the forms of real files: ``e``/``h`` letters, side ``w``, ``r`` or ``b``,
     two-field FENs, the side glued to the board (``...C1w``, ``...w--01``) and missing
     counters. Raises :class:`FenError` naming the problem when the text is not a FEN or
-    the position cannot occur in a game.
+    the position cannot occur in a game; a FEN with no side to move is red's, and says
+    so when that cannot be.
+
+    >>> parse_fen("3k5/9/9/9/9/9/9/9/9/4K3R")[1] == RED
+    True
+    >>> parse_fen("3k4R/9/9/9/9/9/9/9/9/4K4")
+    Traceback (most recent call last):
+    ...
+    xqdb.errors.FenError: the FEN names no side to move (red's assumed): black is in check but it is red's move
     """
     text = fen.strip()
     board = [0] * NUM_SQUARES
@@ -604,7 +612,13 @@ def parse_fen(fen: str) -> tuple[list[Piece], Color, int, int]:
     if _last_rank_goes_on(text[i:]):
         raise FenError("rank 10 of the FEN has more than 9 points")
     turn, clock, number = _parse_fen_rest(text[i:])
-    _check_position(board, turn)
+    try:
+        _check_position(board, turn)
+    except FenError as exc:
+        if text[i:].strip():
+            raise
+        # Some exports write the board alone: say what was assumed, as it may be wrong.
+        raise FenError(f"the FEN names no side to move (red's assumed): {exc}") from None
     return board, turn, clock, number
 
 
