@@ -27,3 +27,13 @@ def test_tree_and_search_read_commas_as_a_file_does(db: Path) -> None:
     found = run_xqdb("search", "--db", str(db), "--moves", "1. h2e2, h9g7", "--format", "csv")
     assert found.returncode == 0 and found.stdout == run_xqdb(
         "search", "--db", str(db), "--moves", "h2e2 h9g7", "--format", "csv").stdout
+
+
+@pytest.mark.parametrize("text", ["h2e2,h9g7", "1. h2e2, h9g7", "炮二平五，马８进７", "77477062"])
+def test_a_move_list_file_reads_what_the_option_reads(tmp_path: Path, text: str) -> None:
+    from xqdb.formats import read_paths
+
+    path = tmp_path / "game.txt"
+    path.write_text(text + "\n", encoding="utf-8")
+    record = next(read_paths([str(path)]))
+    assert record.error is None and record.moves == split_moves(text)

@@ -39,8 +39,8 @@ from typing import BinaryIO, Iterator
 from .encoding import decode, detect_encoding, head_text, text_stream
 from ..errors import ErrorKind
 from ..notation import reader_for, sniff_moves
+from ..notation.tokens import SEPARATORS, iter_tokens, split_digits
 from ..rules.position import BasePosition
-from .movetext import split_coordinates, split_digits
 from .record import GameRecord, Origin
 from .tags import normalize_result
 
@@ -52,10 +52,6 @@ _CHUNK = 1 << 16
 #: rest spaced or run together (``...RNBAKABNRw--01``, as some collections store it).
 _FEN = re.compile(r"^\s*((?:[1-9kabnrcpehKABNRCPEH]{1,9}/){9}[1-9kabnrcpehKABNRCPEH]{1,9}"
                   r"(?:[wbr]--?\d+|[ \t]*[wbrWBR](?:[ \t]+[-\d]+){0,4})?)(?![^\s,，;；])")
-_SEPARATORS = re.compile(r"[\s,，、;；]+")
-_NUMBER = re.compile(r"^[0-9０-９]+[.．、)]*$")
-_DIGIT_LINE = re.compile(r"(?:[0-8][0-9][0-8][0-9])+")
-_NUMBER_PREFIX = re.compile(r"^[0-9０-９]+[.．、)]+")
 
 
 #: How many first move texts must replay as legal moves for a file with no FEN to be
@@ -80,7 +76,7 @@ def sniff(head: bytes, name: str) -> bool:
     if len(text) > len(cut):
         # The last token may be cut short: drop it, or keep whole moves of a run.
         kept = cut.rstrip()
-        last = _SEPARATORS.split(kept)[-1]
+        last = SEPARATORS.split(kept)[-1]
         cut = kept[:len(kept) - len(last)] if len(last) < len(kept) else kept[:len(kept) // 4 * 4]
     return opens_legally(first_moves(cut, SNIFF_PLIES)) or _digit_lines(head_text(head)) != []
 
@@ -91,7 +87,7 @@ def _digit_lines(text: str) -> list[int]:
     found = []
     for number, line in enumerate(text.splitlines()):
         bare = "".join(line.split())
-        if len(bare) >= 8 and _DIGIT_LINE.fullmatch(bare) and \
+        if len(bare) >= 8 and split_digits(bare) is not None and \
                 opens_legally(first_moves(bare[:SNIFF_PLIES * 4], SNIFF_PLIES)):
             found.append(number)
     return found
@@ -227,26 +223,13 @@ def _move_texts(text: str, limit: int | None = None) -> tuple[list[str], str | N
     """The move texts of a move list (move numbers left out, runs split) up to its result,
     and that result; stops after ``limit`` moves when given."""
     moves: list[str] = []
-    for token in _SEPARATORS.split(text):
+    for token in iter_tokens(text):
         if limit is not None and len(moves) >= limit:
             break
-        if not token:
-            continue
-        digits = split_digits(token)
-        if digits is not None:
-            moves.extend(digits)
-            continue
-        if _NUMBER.match(token):
-            continue
         result = normalize_result(token)
         if result is not None:
             return moves, result
-        token = _NUMBER_PREFIX.sub("", token)
-        split = split_coordinates(token)
-        if split is not None:
-            moves.extend(split)
-        else:
-            moves.append(token)
+        moves.append(token)
     return moves, None
 
 

@@ -5,7 +5,8 @@ UTF-16) and a record that does not fit it is decoded with the next likely one. T
 is split into records line by line, so memory holds one record, not the file. Each
 record's movetext is tokenized by one compiled pattern: comments ``{}``, variations
 ``()``, NAGs and ``!?`` marks, move numbers glued to moves or with full-width periods,
-results, and the adverts or ``=====`` rules some programs write after the result.
+commas between moves (as move lists write them, see :mod:`xqdb.notation.tokens`), results,
+and the adverts or ``=====`` rules some programs write after the result.
 
 >>> import io
 >>> from xqdb.formats.record import Origin
@@ -49,9 +50,9 @@ _TOKEN = re.compile(r"""
   | (?P<result>(?:1-0|0-1|1/2-1/2|½-½|\*)(?![^\s{}()]))
   | (?P<number>[0-9０-９]+[ \t]*(?:\.\.\.|…|[.．。、])+(?![0-9０-９]))
   | (?P<semi>;[^\n]*)
-  | (?P<skip>\.\.\.|…|[.．]+)
+  | (?P<skip>\.\.\.|…|[.．]+|[,，]+)
   | (?P<stop>[=＝]{3,}|-{3,}|_{3,}|\*{3,})
-  | (?P<move>[^\s{}()（）;$]+)
+  | (?P<move>[^\s{}()（）;$,，]+)
 """, re.X)
 #: Characters that only the full tokenizer handles (comments, variations, NAGs, marks).
 #: Rules like ``=====`` and stray periods are caught token by token in the fast path.
@@ -187,6 +188,8 @@ def _plain_movetext(body: str, moves: list[str]) -> str | None | object:
 
     Returns the result, or ``_NOT_PLAIN`` when a token needs the full tokenizer.
     """
+    if "," in body or "，" in body:
+        return _NOT_PLAIN  # commas between the moves, as move lists write them
     tokens = body.split()
     result = None
     ends = _TERMINATORS.intersection(tokens)

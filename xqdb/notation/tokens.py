@@ -2,8 +2,8 @@
 
 Move lists are written with spaces, newlines, commas (ASCII or full-width), enumeration
 commas or semicolons between the moves, with move numbers (``1.``, ``2...``, ``１．``)
-between or glued to them, and coordinates sometimes written with no separator at all
-(``h2e2h7e7``). Every reader of move lists and every ``--moves`` option splits with
+between or glued to them, and coordinates or DhtmlXQ digits sometimes written with no
+separator at all (``h2e2h7e7``, ``77477062``). Every reader of move lists and every ``--moves`` option splits with
 :func:`split_moves`, so a text that one of them reads the other reads too.
 
 >>> split_moves("1. h2e2, h9g7 2.h0g2")
@@ -23,6 +23,7 @@ _NUMBER = re.compile(r"^[0-9０-９]+[.．、)]*$")
 #: A move number glued to the move after it (``1.h2e2``).
 _NUMBER_PREFIX = re.compile(r"^[0-9０-９]+[.．、)]+")
 _CONCATENATED = re.compile(r"(?:[a-i][0-9][a-i][0-9]){2,}")
+_DIGITS = re.compile(r"(?:[0-8][0-9][0-8][0-9])+")
 
 
 def split_coordinates(text: str) -> list[str] | None:
@@ -36,12 +37,30 @@ def split_coordinates(text: str) -> list[str] | None:
     return None
 
 
+def split_digits(text: str) -> list[str] | None:
+    """Split DhtmlXQ-style digit moves (four a move, ``7747``), alone or run together, or
+    ``None``: a move number is shorter, or has its dot.
+
+    >>> split_digits("77477062"), split_digits("2004"), split_digits("12")
+    (['7747', '7062'], ['2004'], None)
+    """
+    if _DIGITS.fullmatch(text):
+        return [text[i:i + 4] for i in range(0, len(text), 4)]
+    return None
+
+
 def iter_tokens(text: str) -> Iterator[str]:
     """Every token of ``text`` but the move numbers, with glued numbers taken off and
-    run-together coordinates split; results and other words are yielded as they are, for
-    the caller to recognise."""
+    run-together coordinates and digits split; results and other words are yielded as they
+    are, for the caller to recognise."""
     for token in SEPARATORS.split(text):
-        if not token or _NUMBER.match(token):
+        if not token:
+            continue
+        digits = split_digits(token)
+        if digits is not None:
+            yield from digits
+            continue
+        if _NUMBER.match(token):
             continue
         token = _NUMBER_PREFIX.sub("", token)
         if not token:
