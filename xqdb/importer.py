@@ -36,7 +36,8 @@ from .db.schema import DatabaseError, connect
 from .db.writer import Staged, Writer
 from .formats.encoding import normalize_encoding
 from .formats.hashing import open_hashed
-from .formats.sources import STDIN, SentSource, Skipped, Source, SourceError, no_such_path, walk
+from .formats.sources import (READ_ERRORS, STDIN, SentSource, Skipped, Source, SourceError,
+                              no_such_path, read_failure, walk)
 from .parallel import Executor, default_jobs, open_executor, require_paths
 
 log = logging.getLogger("xqdb.import")
@@ -464,11 +465,12 @@ def read_unit(unit: WorkUnit) -> UnitResult:
         result.bytes += source.size
         try:
             stream, digest = open_hashed(source, known)
-        except (OSError, SourceError) as exc:
-            log.error("%s: cannot read: %s", source, exc)
-            result.failed_sources.append(f"{source}: cannot read: {exc}")
+        except READ_ERRORS as exc:
+            why = f"cannot read: {read_failure(exc)}"
+            log.error("%s: %s", source, why)
+            result.failed_sources.append(f"{source}: {why}")
             out.add_source(seq, source.display_path, source.member, "", source.size, None, None,
-                           0, f"cannot read: {exc}")
+                           0, why)
             continue
         if stream is None:
             result.skipped_sources += 1

@@ -33,8 +33,9 @@ import tarfile
 import tempfile
 import threading
 import zipfile
+import zlib
 from dataclasses import dataclass, field
-from typing import BinaryIO, Iterable, Iterator, cast
+from typing import BinaryIO, Iterable, Iterator
 
 from ..errors import closest
 
@@ -62,6 +63,31 @@ class SourceError(Exception):
 
     def __reduce__(self) -> tuple:
         return (type(self), (str(self), self.path, self.member))
+
+
+#: What reading a source's bytes may raise when the bytes are damaged rather than the
+#: code wrong: a bad CRC or deflate stream in a zip member, a truncated gzip stream, a
+#: broken tar header. Every reader of sources catches these and stores the source as
+#: unreadable, naming why (see :func:`read_failure`), so one damaged member never stops
+#: the members after it. :class:`SourceError` is among them: a refusal met
+#: while opening (no such member).
+READ_ERRORS: tuple[type[BaseException], ...] = (
+    OSError, EOFError, zipfile.BadZipFile, zlib.error, tarfile.TarError, SourceError)
+
+
+def read_failure(exc: BaseException) -> str:
+    """One line saying why reading failed, for a source's stored error.
+
+    >>> read_failure(zipfile.BadZipFile("Bad CRC-32 for file 'a.pgn'"))
+    "damaged archive member (Bad CRC-32 for file 'a.pgn')"
+    >>> read_failure(zlib.error("Error -3 while decompressing data: invalid code lengths set"))
+    'damaged archive member (Error -3 while decompressing data: invalid code lengths set)'
+    """
+    if isinstance(exc, (zipfile.BadZipFile, zlib.error, tarfile.TarError, EOFError)):
+        return f"damaged archive member ({exc})"
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror
+    return str(exc) or type(exc).__name__
 
 
 @dataclass(frozen=True)
@@ -304,7 +330,7 @@ def _file_sources(path: str, max_member_size: int, label: str | None = None
             yield from _zip_members(path, max_member_size, label)
         else:
             yield from _tar_members(path, max_member_size, label)
-    except (zipfile.BadZipFile, tarfile.TarError, OSError, EOFError) as exc:
+    except READ_ERRORS as exc:
         yield SourceError(f"{label or path}: not a readable {kind} archive ({exc})", label or path)
 
 
@@ -357,20 +383,36 @@ def _refuse_size(shown: str, name: str, size: int, packed: int | None, limit: in
 
 def _zip_members(path: str, limit: int, label: str | None) -> Iterator[Source | SourceError]:
     # A compact listing, so the walk holds no archive index of its own (see _OpenArchives).
-    index = cast("dict[str, zipfile.ZipInfo]", _ARCHIVES.get(path)[1])
+    index = _ARCHIVES.get(path)[1]
     listing: list[tuple[str, int, int | None, str | None]] = [
-        (name, info.file_size,
-         info.compress_size if info.compress_type != zipfile.ZIP_STORED else None, None)
+        (name, info.file_size,  # type: ignore[union-attr]
+         info.compress_size if info.compress_type != zipfile.ZIP_STORED  # type: ignore[union-attr]
+         else None, None)
         for name, info in index.items()]
-    return _checked_members(path, limit, label, listing)
+    yield from _unlisted(path, label, index)
+    yield from _checked_members(path, limit, label, listing)
 
 
 def _tar_members(path: str, limit: int, label: str | None) -> Iterator[Source | SourceError]:
-    index = cast("dict[str, tarfile.TarInfo]", _ARCHIVES.get(path)[1])
+    index = _ARCHIVES.get(path)[1]
     listing: list[tuple[str, int, int | None, str | None]] = [
-        (name, info.size, None, info.linkname if info.issym() or info.islnk() else None)
+        (name, info.size,  # type: ignore[union-attr]
+         None, info.linkname if info.issym() or info.islnk() else None)  # type: ignore[union-attr]
         for name, info in index.items()]
-    return _checked_members(path, limit, label, listing)
+    yield from _unlisted(path, label, index)
+    yield from _checked_members(path, limit, label, listing)
+    if index.damage is not None:
+        shown = label or path
+        yield SourceError(f"{shown}: damaged after {len(listing):,} members, the rest cannot be "
+                          f"listed ({index.damage})", shown)
+
+
+def _unlisted(path: str, label: str | None, index: _Index) -> Iterator[SourceError]:
+    """The members no source reads, each as a refusal saying why: a FIFO or device in a
+    tar, an earlier member with the name of a later one."""
+    shown = label or path
+    for name, why in index.unread:
+        yield SourceError(f"{shown}!{name}: not read, {why}", shown, name)
 
 
 def _checked_members(path: str, limit: int, label: str | None,
@@ -410,9 +452,9 @@ class _OpenArchives(threading.local):
     def __init__(self, limit: int = 1) -> None:
         self.limit = limit
         self._pid = os.getpid()
-        self._open: dict[str, tuple[zipfile.ZipFile | tarfile.TarFile, dict[str, object]]] = {}
+        self._open: dict[str, tuple[zipfile.ZipFile | tarfile.TarFile, _Index]] = {}
 
-    def get(self, path: str) -> tuple[zipfile.ZipFile | tarfile.TarFile, dict[str, object]]:
+    def get(self, path: str) -> tuple[zipfile.ZipFile | tarfile.TarFile, _Index]:
         if self._pid != os.getpid():
             self._pid, self._open = os.getpid(), {}
         entry = self._open.pop(path, None)
@@ -425,19 +467,73 @@ class _OpenArchives(threading.local):
         return entry
 
 
-def _load_archive(path: str) -> tuple[zipfile.ZipFile | tarfile.TarFile, dict[str, object]]:
+class _Index(dict[str, "zipfile.ZipInfo | tarfile.TarInfo"]):
+    """An archive's readable members by name, with what is in it but cannot be read."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.unread: list[tuple[str, str]] = []
+        """``(name, why)`` of members left unread: special files, names used twice."""
+        self.damage: str | None = None
+        """Why listing stopped early (a damaged tar), if it did."""
+
+    def put(self, name: str, info: zipfile.ZipInfo | tarfile.TarInfo) -> None:
+        if name in self:
+            # Extracting the archive keeps the last member of a name: so does reading it.
+            self.unread.append((name, "an earlier member of the same name (the last one "
+                                      "of that name is read)"))
+        self[name] = info
+
+
+def _tar_tail_damage(tar: tarfile.TarFile) -> str | None:
+    """Why a tar whose listing ended is damaged, or ``None``: tarfile ends a listing
+    quietly at a header it cannot parse, where a whole archive ends in zero blocks."""
+    fileobj = tar.fileobj
+    if fileobj is None:
+        return None
+    fileobj.seek(tar.offset)
+    tail = fileobj.read(tarfile.BLOCKSIZE)
+    if tail.strip(b"\0"):
+        return f"a damaged member header at byte {tar.offset:,}"
+    # A compressed tar checks its CRC at the end of the stream only: read on to it.
+    while fileobj.read(1 << 20):
+        pass
+    return None
+
+
+_TAR_KINDS = ((tarfile.TarInfo.isfifo, "a FIFO"), (tarfile.TarInfo.ischr, "a character device"),
+              (tarfile.TarInfo.isblk, "a block device"))
+
+
+def _load_archive(path: str) -> tuple[zipfile.ZipFile | tarfile.TarFile, _Index]:
+    index = _Index()
     if _archive_kind(path) == "zip":
         archive = zipfile.ZipFile(path)
         try:
-            return archive, {_zip_name(info): info for info in archive.infolist()
-                             if not info.is_dir()}
+            for info in archive.infolist():
+                if not info.is_dir():
+                    index.put(_zip_name(info), info)
+            return archive, index
         except BaseException:
             archive.close()
             raise
     tar = tarfile.open(path)
     try:
-        return tar, {info.name: info for info in tar.getmembers()
-                     if info.isfile() or info.issym() or info.islnk()}
+        try:
+            for member in tar:
+                if member.isfile() or member.issym() or member.islnk():
+                    index.put(member.name, member)
+                    continue
+                for test, kind in _TAR_KINDS:
+                    if test(member):
+                        index.unread.append((member.name, f"{kind}, not a regular file"))
+            index.damage = _tar_tail_damage(tar)
+        except READ_ERRORS as exc:
+            if not index and not index.unread:
+                raise
+            # The members listed before the damage are read; the rest is one error.
+            index.damage = str(exc) or type(exc).__name__
+        return tar, index
     except BaseException:
         tar.close()
         raise

@@ -1,0 +1,119 @@
+"""Damaged archives and hostile inputs: each damaged part is stored as a source with its
+reason, every other part lands, and nothing is read twice or passed over unsaid."""
+
+from __future__ import annotations
+
+import io
+import random
+import tarfile
+import zipfile
+from pathlib import Path
+
+from import_support import rows, run_xqdb
+
+GAME = b"1. h2e2 h9g7 *\n"
+
+
+def _zip(members: list[tuple[str, bytes]], deflate: bool = True) -> bytes:
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED if deflate else zipfile.ZIP_STORED) as z:
+        for name, data in members:
+            z.writestr(name, data)
+    return out.getvalue()
+
+
+def _sources(db: Path) -> list[tuple]:
+    return rows(db, "SELECT member, records, error FROM sources ORDER BY source_id")
+
+
+def test_a_member_with_a_bad_crc_is_a_source_with_an_error_and_the_others_land(
+        tmp_path: Path) -> None:
+    data = bytearray(_zip([("a.pgn", GAME * 20), ("b.pgn", GAME)], deflate=False))
+    data[40] ^= 1  # inside a.pgn's stored bytes: its CRC no longer matches
+    (tmp_path / "bad.zip").write_bytes(bytes(data))
+    db = tmp_path / "x.duckdb"
+    done = run_xqdb("import", str(tmp_path / "bad.zip"), "--db", str(db), "--jobs", "2")
+    assert "Traceback" not in done.stderr, done.stderr
+    sources = _sources(db)
+    assert sources[0][0] == "a.pgn" and "Bad CRC-32" in sources[0][2]
+    assert sources[1] == ("b.pgn", 1, None)
+    again = run_xqdb("import", str(tmp_path / "bad.zip"), "--db", str(db))
+    assert "Traceback" not in again.stderr and again.returncode == done.returncode
+
+
+def test_a_member_with_bad_deflate_data_is_a_source_with_an_error(tmp_path: Path) -> None:
+    data = bytearray(_zip([("a.pgn", GAME * 200), ("b.pgn", GAME)]))
+    data[45] ^= 0xFF
+    (tmp_path / "bad.zip").write_bytes(bytes(data))
+    db = tmp_path / "x.duckdb"
+    done = run_xqdb("import", str(tmp_path / "bad.zip"), "--db", str(db))
+    assert "Traceback" not in done.stderr, done.stderr
+    sources = _sources(db)
+    assert sources[0][0] == "a.pgn" and "damaged archive member" in sources[0][2]
+    assert sources[1] == ("b.pgn", 1, None)
+    read = run_xqdb("read", str(tmp_path / "bad.zip"))
+    assert "Traceback" not in read.stderr and "damaged archive member" in read.stdout
+
+
+def _tar_gz(members: list[tuple[str, bytes]]) -> bytes:
+    out = io.BytesIO()
+    with tarfile.open(fileobj=out, mode="w:gz") as tar:
+        for name, data in members:
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return out.getvalue()
+
+
+def test_a_tar_gz_damaged_in_the_middle_keeps_the_members_before_the_damage(
+        tmp_path: Path) -> None:
+    noise = random.Random(24)
+    members = [(f"{i:02}.pgn", noise.randbytes(3000).hex().encode()) for i in range(30)]
+    members[0] = ("00.pgn", GAME)
+    data = bytearray(_tar_gz(members))
+    data[len(data) // 2] ^= 0xFF
+    (tmp_path / "bad.tar.gz").write_bytes(bytes(data))
+    db = tmp_path / "x.duckdb"
+    done = run_xqdb("import", str(tmp_path / "bad.tar.gz"), "--db", str(db))
+    assert "Traceback" not in done.stderr, done.stderr
+    sources = _sources(db)
+    assert sources[0] == ("00.pgn", 1, None)
+    assert any(error and "damaged" in error for _, _, error in sources), sources[-3:]
+
+
+def test_tar_fifo_device_and_an_earlier_duplicate_are_listed_in_sources(tmp_path: Path) -> None:
+    out = io.BytesIO()
+    with tarfile.open(fileobj=out, mode="w") as tar:
+        for name, kind, data in [("a.pgn", tarfile.REGTYPE, b"1. h2e2 *\n"),
+                                 ("pipe", tarfile.FIFOTYPE, b""),
+                                 ("tty", tarfile.CHRTYPE, b""),
+                                 ("a.pgn", tarfile.REGTYPE, GAME)]:
+            info = tarfile.TarInfo(name)
+            info.type, info.size = kind, len(data)
+            tar.addfile(info, io.BytesIO(data) if data else None)
+    (tmp_path / "odd.tar").write_bytes(out.getvalue())
+    db = tmp_path / "x.duckdb"
+    run_xqdb("import", str(tmp_path / "odd.tar"), "--db", str(db))
+    sources = _sources(db)
+    unread = {m: e.split(": ", 1)[1] for m, _, e in sources if e}
+    assert unread["pipe"] == "not read, a FIFO, not a regular file"
+    assert unread["tty"] == "not read, a character device, not a regular file"
+    assert unread["a.pgn"].startswith("not read, an earlier member of the same name")
+    assert ("a.pgn", 1, None) in sources
+    assert rows(db, "SELECT count(*) FROM games")[0][0] == 1
+
+
+def test_two_zip_members_with_one_name_are_both_listed_in_sources(tmp_path: Path) -> None:
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as z:
+        z.writestr("a.pgn", b"1. h2e2 *\n")
+        import warnings
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            z.writestr("a.pgn", GAME)
+    (tmp_path / "dup.zip").write_bytes(out.getvalue())
+    db = tmp_path / "x.duckdb"
+    run_xqdb("import", str(tmp_path / "dup.zip"), "--db", str(db))
+    sources = _sources(db)
+    assert len(sources) == 2
+    assert any(e and "earlier member of the same name" in e for _, _, e in sources)
