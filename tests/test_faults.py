@@ -117,3 +117,26 @@ def test_two_zip_members_with_one_name_are_both_listed_in_sources(tmp_path: Path
     sources = _sources(db)
     assert len(sources) == 2
     assert any(e and "earlier member of the same name" in e for _, _, e in sources)
+
+
+def _dhtmlxq(moves: str, extra: str = "") -> str:
+    return (f"[DhtmlXQ][DhtmlXQ_movelist]{moves}[/DhtmlXQ_movelist]{extra}"
+            "[DhtmlXQ_result]红胜[/DhtmlXQ_result][/DhtmlXQ]\n")
+
+
+def test_dhtmlxq_variation_forking_from_an_orphaned_variation_loses_only_its_block(
+        tmp_path: Path) -> None:
+    good = _dhtmlxq("77477062")  # 炮二平五 马8进7
+    # Branch 1 forks from branch 9, which does not exist; branch 2 forks from branch 1.
+    broken = _dhtmlxq("77477062", "[DhtmlXQ_move_9_2_1]7062[/DhtmlXQ_move_9_2_1]"
+                                  "[DhtmlXQ_move_1_3_2]1927[/DhtmlXQ_move_1_3_2]")
+    (tmp_path / "games.txt").write_text(good + broken + good, encoding="utf-8")
+    db = tmp_path / "x.duckdb"
+    done = run_xqdb("import", str(tmp_path / "games.txt"), "--db", str(db))
+    assert done.returncode == 0, done.stderr
+    records = rows(db, "SELECT r.record_index, g.error FROM game_records r JOIN games g "
+                       "USING (game_id) ORDER BY r.record_index")
+    assert [index for index, _ in records] == [0, 1, 2]
+    assert records[1][1] is not None and "fork from branches that do not exist" in records[1][1]
+    assert "[1, 2]" in records[1][1]
+    assert rows(db, "SELECT error FROM sources") == [(None,)]
