@@ -140,3 +140,18 @@ def test_dhtmlxq_variation_forking_from_an_orphaned_variation_loses_only_its_blo
     assert records[1][1] is not None and "fork from branches that do not exist" in records[1][1]
     assert "[1, 2]" in records[1][1]
     assert rows(db, "SELECT error FROM sources") == [(None,)]
+
+
+def test_a_batch_of_records_with_1_mib_comments_is_stored(tmp_path: Path) -> None:
+    folder = tmp_path / "big"
+    folder.mkdir()
+    for i in range(100):
+        (folder / f"{i:03}.pgn").write_bytes(
+            b'[Result "*"]\n1. h2e2 {' + bytes([65 + i % 26]) * (1 << 20) + b"} h9g7 *\n")
+    db = tmp_path / "x.duckdb"
+    done = run_xqdb("import", str(folder), "--db", str(db), "--jobs", "2")
+    assert done.returncode == 0, done.stderr
+    assert rows(db, "SELECT count(*), count(DISTINCT source_id) FROM game_records") == [(100, 100)]
+    assert rows(db, "SELECT min(length(text)) FROM raw_records")[0][0] > 1 << 20
+    info = run_xqdb("info", "--db", str(db))
+    assert info.returncode == 0, info.stderr

@@ -158,7 +158,12 @@ class Writer:
                  most >> 20)
         self.con.execute(f"SET memory_limit = '{most}B'")
         try:
-            return self._commit(batch)
+            counts = self._commit(batch)
+            # The big rows must reach the file while the memory is there: a checkpoint
+            # within the small limit would fail for want of it, and DuckDB takes a
+            # failed checkpoint as fatal for the connection.
+            self.con.execute("CHECKPOINT")
+            return counts
         finally:
             try:
                 self.con.execute(f"SET memory_limit = '{working}B'")
@@ -196,7 +201,12 @@ class Writer:
         """Write everything committed into the database file proper (counted in
         :attr:`seconds`, as it is part of the cost of storing)."""
         start, cpu = time.perf_counter(), time.process_time()
+        if self.memory is not None:
+            # Rewriting the tables' tails may pin more than the working memory holds.
+            self.con.execute(f"SET memory_limit = '{self.memory[1]}B'")
         self.con.execute("CHECKPOINT")
+        if self.memory is not None:
+            self.con.execute(f"SET memory_limit = '{self.memory[0]}B'")
         self.seconds += time.perf_counter() - start
         self.cpu_seconds += time.process_time() - cpu
 
@@ -452,5 +462,12 @@ class Writer:
 
 def _no_memory(exc: duckdb.Error) -> bool:
     """Whether DuckDB failed for want of memory (at COMMIT it says so in a transaction
-    error)."""
-    return isinstance(exc, duckdb.OutOfMemoryException) or "could not allocate" in str(exc)
+    error: "could not allocate", or "failed to pin block" when its buffers are full).
+
+    >>> _no_memory(duckdb.TransactionException("Failed to commit: failed to pin block of "
+    ...                                        "size 1.0 MiB (63.3 MiB/64.0 MiB used)"))
+    True
+    """
+    text = str(exc).lower()
+    return isinstance(exc, duckdb.OutOfMemoryException) or any(
+        sign in text for sign in ("could not allocate", "failed to pin block", "out of memory"))
