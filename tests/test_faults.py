@@ -4,6 +4,7 @@ reason, every other part lands, and nothing is read twice or passed over unsaid.
 from __future__ import annotations
 
 import io
+import os
 import random
 import tarfile
 import zipfile
@@ -155,3 +156,66 @@ def test_a_batch_of_records_with_1_mib_comments_is_stored(tmp_path: Path) -> Non
     assert rows(db, "SELECT min(length(text)) FROM raw_records")[0][0] > 1 << 20
     info = run_xqdb("info", "--db", str(db))
     assert info.returncode == 0, info.stderr
+
+
+def _gbk_name_zip(name: str, data: bytes) -> bytes:
+    """A zip whose member name is stored in GBK without the UTF-8 flag, as Chinese
+    archivers write it."""
+    raw = name.encode("gbk")
+    placeholder = "p" * (len(raw) - 4) + ".pgn"
+    packed = bytes(_zip([(placeholder, data)], deflate=False))
+    return packed.replace(placeholder.encode(), raw)
+
+
+def test_file_names_that_are_not_utf8_are_stored_readable_with_their_bytes(
+        tmp_path: Path) -> None:
+    folder = tmp_path / "games"
+    folder.mkdir()
+    raw = os.path.join(os.fsencode(folder), "象棋".encode("gbk") + b".pgn")
+    with open(raw, "wb") as f:
+        f.write(GAME)
+    (folder / "ok.pgn").write_bytes(b"1. h2e2 *\n")
+    (tmp_path / "gbk.zip").write_bytes(_gbk_name_zip("对局.pgn", GAME))
+    db = tmp_path / "x.duckdb"
+    done = run_xqdb("import", str(folder), str(tmp_path / "gbk.zip"), "--db", str(db))
+    assert done.returncode == 0, done.stderr
+    stored = {(os.path.basename(p), m): b for p, m, b in
+              rows(db, "SELECT path, member, path_bytes FROM sources")}
+    assert stored == {("象棋.pgn", None): raw, ("ok.pgn", None): None,
+                      ("gbk.zip", "对局.pgn"): None}
+    again = run_xqdb("import", str(folder), str(tmp_path / "gbk.zip"), "--db", str(db))
+    assert "0 imported, 3 skipped" in again.stdout, again.stdout + again.stderr
+
+
+def test_the_same_file_under_another_path_is_not_imported_twice(tmp_path: Path) -> None:
+    folder = tmp_path / "data"
+    folder.mkdir()
+    (folder / "a.pgn").write_bytes(GAME)
+    db = tmp_path / "x.duckdb"
+    run_xqdb("import", str(folder / "a.pgn"), "--db", str(db))
+    again = run_xqdb("import", str(folder / ".." / "data" / "a.pgn"), "--db", str(db))
+    assert "0 imported, 1 skipped" in again.stdout, again.stdout + again.stderr
+    assert rows(db, "SELECT count(*) FROM game_records") == [(1,)]
+
+
+def test_a_file_edited_in_place_has_its_rows_replaced(tmp_path: Path) -> None:
+    game = tmp_path / "a.pgn"
+    game.write_bytes(GAME)
+    db = tmp_path / "x.duckdb"
+    run_xqdb("import", str(game), "--db", str(db))
+    game.write_bytes(b"1. c3c4 c6c5 *\n")
+    again = run_xqdb("import", str(game), "--db", str(db))
+    assert "1 stored before replaced" in again.stdout, again.stdout
+    assert rows(db, "SELECT uci FROM moves ORDER BY game_id, ply") == \
+        [("c3c4",), ("c6c5",)]
+    assert rows(db, "SELECT count(*) FROM sources") == [(1,)]
+
+
+def test_import_of_the_folder_holding_the_database_never_reads_its_files(
+        tmp_path: Path) -> None:
+    (tmp_path / "a.pgn").write_bytes(GAME)
+    for _ in range(2):
+        done = run_xqdb("import", str(tmp_path), "--db", str(tmp_path / "x.duckdb"))
+        assert done.returncode == 0, done.stderr
+    assert rows(tmp_path / "x.duckdb", "SELECT path FROM sources") == [(str(tmp_path / "a.pgn"),)]
+    assert rows(tmp_path / "x.duckdb", "SELECT count(*) FROM games") == [(1,)]

@@ -117,13 +117,41 @@ def _rebuild(old: duckdb.DuckDBPyConnection, writer: Writer, summary: UpgradeSum
         if (seq + 1) % BATCH_SOURCES == 0 or seq + 1 == len(sources):
             _commit(writer, builder, summary)
             builder = UnitBuilder(0)
-    # Ids follow the same order, so each source keeps its id; its timestamp goes with it.
-    stamps = pa.table({"source_id": pa.array([s[0] for s in sources], pa.int64()),
-                       "imported_at": pa.array([s[-1] for s in sources], pa.timestamp("us"))})
+    # Ids follow the same order, so each source keeps its id; its timestamp goes with it,
+    # and so do the names' bytes and resolved path. A version that did not keep the
+    # resolved path gets it resolved now, from the folder the upgrade runs in.
+    names = _source_names(old)
+    stamps = pa.table({
+        "source_id": pa.array([s[0] for s in sources], pa.int64()),
+        "imported_at": pa.array([s[-1] for s in sources], pa.timestamp("us")),
+        "real_path": pa.array([names.get(s[0], (_resolved(s[1]), None, None))[0]
+                               for s in sources], pa.string()),
+        "path_bytes": pa.array([names.get(s[0], (None, None, None))[1] for s in sources],
+                               pa.binary()),
+        "member_bytes": pa.array([names.get(s[0], (None, None, None))[2] for s in sources],
+                                 pa.binary())})
     writer.con.register("old_stamps", stamps)
-    writer.con.execute("UPDATE sources SET imported_at = o.imported_at FROM old_stamps o"
-                       " WHERE sources.source_id = o.source_id")
+    writer.con.execute("UPDATE sources SET imported_at = o.imported_at, real_path = o.real_path,"
+                       " path_bytes = o.path_bytes, member_bytes = o.member_bytes"
+                       " FROM old_stamps o WHERE sources.source_id = o.source_id")
     writer.con.unregister("old_stamps")
+
+
+def _source_names(old: duckdb.DuckDBPyConnection
+                  ) -> dict[int, tuple[str | None, bytes | None, bytes | None]]:
+    """``source_id -> (real_path, path_bytes, member_bytes)`` where the old database kept
+    them (schema 7 on), else empty."""
+    columns = {row[0] for row in old.execute(
+        "SELECT column_name FROM information_schema.columns WHERE table_name = 'sources'"
+    ).fetchall()}
+    if "real_path" not in columns:
+        return {}
+    return {row[0]: (row[1], row[2], row[3]) for row in old.execute(
+        "SELECT source_id, real_path, path_bytes, member_bytes FROM sources").fetchall()}
+
+
+def _resolved(path: str) -> str:
+    return path if path == "-" else os.path.realpath(path)
 
 
 def _carry_aliases(old: duckdb.DuckDBPyConnection, new: duckdb.DuckDBPyConnection) -> None:

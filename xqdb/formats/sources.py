@@ -47,6 +47,36 @@ MAX_MEMBER_SIZE = 1 << 30
 MAX_RATIO = 200
 RATIO_FLOOR = 1 << 20
 
+def name_bytes(name: str) -> bytes | None:
+    """The bytes of a file or member name that is not UTF-8, as Python hands it over
+    (each undecodable byte a surrogate), or ``None`` for a name that is UTF-8.
+
+    >>> name_bytes("象棋.pgn") is None, name_bytes(b"\\xcf\\xf3.pgn".decode("utf-8", "surrogateescape"))
+    (True, b'\\xcf\\xf3.pgn')
+    """
+    try:
+        name.encode("utf-8")
+        return None
+    except UnicodeEncodeError:
+        return name.encode("utf-8", "surrogateescape")
+
+
+def readable(name: str) -> str:
+    """A name that is not UTF-8 in a form that can be shown and stored: decoded as
+    GB18030 (Chinese collections' names), else UTF-8 with U+FFFD for what is not.
+
+    >>> readable("象棋.pgn".encode("gbk").decode("utf-8", "surrogateescape")), readable("ok.pgn")
+    ('象棋.pgn', 'ok.pgn')
+    """
+    raw = name_bytes(name)
+    if raw is None:
+        return name
+    try:
+        return raw.decode("gb18030")
+    except UnicodeDecodeError:
+        return raw.decode("utf-8", "replace")
+
+
 STDIN = "-"
 _ARCHIVE_SUFFIXES = (".zip", ".tar", ".tar.gz", ".tgz")
 
@@ -55,7 +85,7 @@ class SourceError(Exception):
     """A path, archive or member that cannot be read as a source; the message names it."""
 
     def __init__(self, message: str, path: str | None = None, member: str | None = None) -> None:
-        super().__init__(message)
+        super().__init__(readable(message))
         self.path = path
         """The path as the user gave it (``-`` for standard input)."""
         self.member = member
@@ -130,11 +160,33 @@ class Source:
     """Size in bytes (expanded size for an archive member)."""
     label: str | None = None
     """How to name ``path`` to the user when it is not the path itself (``-``)."""
+    real: str | None = None
+    """The file's resolved absolute path (``-`` for standard input): what a source is
+    known by, so the same file reached by two paths is one source."""
 
     @property
     def display_path(self) -> str:
-        """The path as the user gave it (``-`` for standard input)."""
+        """The path as the user gave it (``-`` for standard input), readable (see
+        :func:`readable`)."""
+        return readable(self.given_path)
+
+    @property
+    def given_path(self) -> str:
+        """The path as the user gave it, as the file system names it (see :attr:`display_path`
+        for the readable form)."""
         return self.label if self.label is not None else self.path
+
+    @property
+    def shown_member(self) -> str | None:
+        """The member name, readable (see :func:`readable`)."""
+        return None if self.member is None else readable(self.member)
+
+    @property
+    def real_path(self) -> str:
+        """:attr:`real`, or resolved here when the walk did not."""
+        if self.real is not None:
+            return self.real
+        return STDIN if self.label == STDIN else os.path.realpath(self.path)
 
     @property
     def is_note(self) -> bool:
@@ -166,7 +218,7 @@ class Source:
 
     def __str__(self) -> str:
         where = self.display_path
-        return where if self.member is None else f"{where}!{self.member}"
+        return where if self.member is None else f"{where}!{self.shown_member}"
 
     def with_bytes(self) -> SentSource:
         """This source carrying its bytes, for a process that cannot see ``path`` (a
@@ -183,7 +235,7 @@ class Source:
         """
         with self.open() as stream:
             data = stream.read()
-        return SentSource(self.path, self.member, self.size, self.label, data)
+        return SentSource(self.path, self.member, self.size, self.label, self.real, data)
 
 
 @dataclass(frozen=True)
@@ -322,14 +374,15 @@ def _file_sources(path: str, max_member_size: int, label: str | None = None
         yield SourceError(f"{label or path}: {exc.strerror}", label or path)
         return
     kind = _archive_kind(path)
+    real = STDIN if label == STDIN else os.path.realpath(path)
     if kind is None:
-        yield Source(path, None, size, label)
+        yield Source(path, None, size, label, real)
         return
     try:
         if kind == "zip":
-            yield from _zip_members(path, max_member_size, label)
+            yield from _zip_members(path, max_member_size, label, real)
         else:
-            yield from _tar_members(path, max_member_size, label)
+            yield from _tar_members(path, max_member_size, label, real)
     except READ_ERRORS as exc:
         yield SourceError(f"{label or path}: not a readable {kind} archive ({exc})", label or path)
 
@@ -381,7 +434,8 @@ def _refuse_size(shown: str, name: str, size: int, packed: int | None, limit: in
     return None
 
 
-def _zip_members(path: str, limit: int, label: str | None) -> Iterator[Source | SourceError]:
+def _zip_members(path: str, limit: int, label: str | None, real: str
+                 ) -> Iterator[Source | SourceError]:
     # A compact listing, so the walk holds no archive index of its own (see _OpenArchives).
     index = _ARCHIVES.get(path)[1]
     listing: list[tuple[str, int, int | None, str | None]] = [
@@ -390,17 +444,18 @@ def _zip_members(path: str, limit: int, label: str | None) -> Iterator[Source | 
          else None, None)
         for name, info in index.items()]
     yield from _unlisted(path, label, index)
-    yield from _checked_members(path, limit, label, listing)
+    yield from _checked_members(path, limit, label, listing, real)
 
 
-def _tar_members(path: str, limit: int, label: str | None) -> Iterator[Source | SourceError]:
+def _tar_members(path: str, limit: int, label: str | None, real: str
+                 ) -> Iterator[Source | SourceError]:
     index = _ARCHIVES.get(path)[1]
     listing: list[tuple[str, int, int | None, str | None]] = [
         (name, info.size,  # type: ignore[union-attr]
          None, info.linkname if info.issym() or info.islnk() else None)  # type: ignore[union-attr]
         for name, info in index.items()]
     yield from _unlisted(path, label, index)
-    yield from _checked_members(path, limit, label, listing)
+    yield from _checked_members(path, limit, label, listing, real)
     if index.damage is not None:
         shown = label or path
         yield SourceError(f"{shown}: damaged after {len(listing):,} members, the rest cannot be "
@@ -416,7 +471,7 @@ def _unlisted(path: str, label: str | None, index: _Index) -> Iterator[SourceErr
 
 
 def _checked_members(path: str, limit: int, label: str | None,
-                     listing: list[tuple[str, int, int | None, str | None]]
+                     listing: list[tuple[str, int, int | None, str | None]], real: str
                      ) -> Iterator[Source | SourceError]:
     """Sources for the listed ``(name, size, packed size, link target)`` members, and a
     refusal for each one that could escape the folder, is a link or would expand too far."""
@@ -432,7 +487,7 @@ def _checked_members(path: str, limit: int, label: str | None,
         if refusal is not None:
             yield refusal
             continue
-        yield Source(path, name, size, label)
+        yield Source(path, name, size, label, real)
 
 
 class _OpenArchives(threading.local):
