@@ -31,9 +31,10 @@ from __future__ import annotations
 import json
 import os
 import sys
+import tempfile
 import time
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
@@ -197,11 +198,33 @@ def _add_variations(con: duckdb.DuckDBPyConnection, game_id: int, start: str | N
 
 @contextmanager
 def _output(path: str) -> Iterator[IO[str]]:
+    """The file to write, which replaces ``path`` only once it is whole: an export that
+    fails (a bad ``--where``, a full disk, a kill) leaves the file that was there."""
     if path == "-":
         yield sys.stdout
         return
-    with open(path, "w", encoding="utf-8", newline="\n") as out:
-        yield out
+    if os.path.exists(path) and not os.path.isfile(path):  # /dev/null, a FIFO: as it is
+        with open(path, "w", encoding="utf-8", newline="\n") as direct:
+            yield direct
+        return
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, partial = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".partial",
+                                   dir=folder)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as out:
+            yield out
+        os.chmod(partial, 0o666 & ~_umask())
+        os.replace(partial, path)
+    except BaseException:
+        with suppress(OSError):
+            os.remove(partial)
+        raise
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def export_games(con: duckdb.DuckDBPyConnection, out: str, format: str,

@@ -105,6 +105,7 @@ def _init_worker(started: Any = None) -> None:
     # Ctrl-C goes to the whole process group; the parent decides what happens, so a
     # worker must not die with a traceback of its own.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the pool stops its workers with it
     try:
         os.nice(WORKER_NICENESS)
     except OSError:  # not allowed here: the workers simply keep the parent's priority

@@ -91,10 +91,19 @@ def upgrade(path: str | os.PathLike[str]) -> UpgradeSummary:
     finally:
         old.close()
     kept = where.with_name(f"{where.name}.v{version}")
-    os.replace(where, kept)
-    os.replace(fresh, where)
+    _move(where, kept)
+    _move(fresh, where)
     summary.kept = str(kept)
     return summary
+
+
+def _move(database: Path, to: Path) -> None:
+    """Rename a database file with its write-ahead log, if it has one: a log left beside
+    another file would be replayed into it, and ruin it."""
+    os.replace(database, to)
+    log = database.with_name(database.name + ".wal")
+    if log.exists():
+        os.replace(log, to.with_name(to.name + ".wal"))
 
 
 def _rebuild(old: duckdb.DuckDBPyConnection, writer: Writer, summary: UpgradeSummary) -> None:

@@ -602,7 +602,8 @@ _SPOOLED: list[str] = []
 
 def _stdin_sources(limit: int) -> Iterator[Source | SourceError]:
     """Spool standard input to a temporary file, so it can be re-opened like any file."""
-    fd, spool = tempfile.mkstemp(prefix="xqdb-stdin-")
+    _remove_stale_spools()
+    fd, spool = tempfile.mkstemp(prefix=f"{_SPOOL_PREFIX}{os.getpid()}-")
     if not _SPOOLED:
         atexit.register(_remove_spools)
     _SPOOLED.append(spool)
@@ -621,6 +622,38 @@ def _stdin_sources(limit: int) -> Iterator[Source | SourceError]:
         os.rename(spool, spool + suffix)
         _SPOOLED[-1] = spool = spool + suffix
     yield from _file_sources(spool, limit, label=STDIN)
+
+
+_SPOOL_PREFIX = "xqdb-stdin-"
+
+
+def _remove_stale_spools() -> None:
+    """Remove the spools of standard input that runs killed outright left behind (their
+    process is gone, so nothing else would)."""
+    folder = tempfile.gettempdir()
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return
+    for name in names:
+        if not name.startswith(_SPOOL_PREFIX):
+            continue
+        pid = name[len(_SPOOL_PREFIX):].split("-", 1)[0]
+        if pid.isdigit() and not _alive(int(pid)):
+            try:
+                os.remove(os.path.join(folder, name))
+            except OSError:
+                pass
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's: alive, and not ours to remove
+        return True
+    return True
 
 
 def _remove_spools() -> None:
