@@ -40,20 +40,40 @@ class OldSchemaError(DatabaseError):
         self.version = version
 
 
-def schema_version(con: duckdb.DuckDBPyConnection) -> int | None:
-    """The schema version stored in the database, ``None`` for one without tables yet."""
-    tables = con.execute("SELECT count(*) FROM information_schema.tables"
-                         " WHERE table_name = 'meta'").fetchone()
-    if not tables or not tables[0]:
+def schema_version(con: duckdb.DuckDBPyConnection, name: str = "database") -> int | None:
+    """The schema version stored in the database, ``None`` for one without tables yet.
+
+    Raises :class:`DatabaseError` for a database that has tables but is no xqdb
+    database (another program's, with a ``games`` table of its own perhaps), or whose
+    version is not a number.
+    """
+    tables = sorted(r[0] for r in con.execute(
+        "SELECT table_name FROM information_schema.tables").fetchall())
+    if not tables:
         return None
-    row = con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-    return int(row[0]) if row is not None else None
+    if "meta" not in tables:
+        shown = ", ".join(tables[:5]) + (", ..." if len(tables) > 5 else "")
+        raise DatabaseError(f"{name}: not an xqdb database (it has the tables {shown} and no "
+                            "xqdb meta table); give xqdb a file of its own")
+    try:
+        row = con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+    except duckdb.Error as exc:
+        raise DatabaseError(f"{name}: not an xqdb database (its meta table is not xqdb's: "
+                            f"{_first_line(exc)})") from None
+    if row is None:
+        raise DatabaseError(f"{name}: not an xqdb database, or a damaged one (no "
+                            "schema_version in its meta table)")
+    try:
+        return int(row[0])
+    except (TypeError, ValueError):
+        raise DatabaseError(f"{name}: damaged: its schema_version {row[0]!r} is not a "
+                            "number") from None
 
 
 def check_version(con: duckdb.DuckDBPyConnection, name: str = "database") -> int | None:
     """The database's schema version, if it is this xqdb's (``None`` for a new database);
     raises :class:`DatabaseError` for a newer one and :class:`OldSchemaError` for an older."""
-    version = schema_version(con)
+    version = schema_version(con, name)
     if version is not None and version > SCHEMA_VERSION:
         raise DatabaseError(f"{name}: schema version {version} is newer than this xqdb "
                             f"({SCHEMA_VERSION})")
@@ -109,6 +129,8 @@ def connect(path: str | os.PathLike[str], read_only: bool = False, *,
                 "SELECT table_name FROM information_schema.tables").fetchall()}
             if "games" not in tables:
                 raise DatabaseError(f"{where}: not an xqdb database (no games table)")
+            if schema_version(con, str(where)) is None:
+                raise DatabaseError(f"{where}: not an xqdb database (no schema version)")
             if not any_version:
                 check_version(con, str(where))
         else:

@@ -67,7 +67,7 @@ def upgrade(path: str | os.PathLike[str]) -> UpgradeSummary:
     where = Path(path)
     old = connect(where, read_only=True, any_version=True)
     try:
-        version = schema_version(old)
+        version = schema_version(old, str(where))
         if version is None:
             raise DatabaseError(f"{where}: not an xqdb database (no schema version)")
         if version > SCHEMA_VERSION:
