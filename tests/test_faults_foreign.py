@@ -53,3 +53,39 @@ def test_a_schema_version_that_is_not_a_number(tmp_path: Path, command: list[str
     _foreign(db, "UPDATE meta SET value = 'abc' WHERE key = 'schema_version'")
     done = run_xqdb(*command, "--db", str(db))
     _one_line_error(done, db, "schema_version 'abc' is not a number")
+
+
+@pytest.mark.parametrize("where", ["game_id=1) OR (1=1", "game_id=1 --",
+                                   "length((SELECT content FROM read_text('/etc/hostname'))) > 0",
+                                   "game_id=1; DROP TABLE games"])
+def test_where_can_only_select_games(tmp_path: Path, where: str) -> None:
+    db = tmp_path / "g.duckdb"
+    import_paths([GAMES], db, jobs=1)
+    analyze = run_xqdb("analyze", "--db", str(db), "--engine", "builtin", "--depth", "1",
+                       "--where", where)
+    assert analyze.returncode != 0 and "Traceback" not in analyze.stderr
+    assert "give one condition on the games table" in analyze.stderr, analyze.stderr
+    assert rows(db, "SELECT count(*) FROM evals") == [(0,)]
+    export = run_xqdb("export", "--db", str(db), "--out", str(tmp_path / "x.pgn"),
+                      "--where", where)
+    assert export.returncode != 0 and "give one condition" in export.stderr, export.stderr
+    assert not (tmp_path / "x.pgn").exists()
+
+
+def test_a_read_only_sql_holding_the_file_is_said_to_read_it(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    db = tmp_path / "g.duckdb"
+    import_paths([GAMES], db, jobs=1)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import duckdb, sys; con = duckdb.connect(sys.argv[1], "
+         "read_only=True); print('held', flush=True); sys.stdin.read()", str(db)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+        done = run_xqdb("import", GAMES, "--db", str(db))
+        assert done.returncode == 4
+        assert f"pid {holder.pid}), which holds it open for reading" in done.stderr, done.stderr
+    finally:
+        holder.communicate("", timeout=60)

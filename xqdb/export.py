@@ -42,6 +42,7 @@ from typing import IO
 import duckdb
 
 from .db.columns import TABLES, move_text_column
+from .db.where import ConditionError, game_condition
 from .formats import dhtmlxq, pgn
 from .formats.record import GameRecord, Line, Origin
 from .notation import writer
@@ -115,7 +116,10 @@ def _selection(where: str | None, game_ids: Sequence[int] | None) -> tuple[str, 
     """The SQL condition on ``games`` selecting the games asked for, and its parameters."""
     conditions, params = [], {}
     if where:
-        conditions.append(f"({where})")
+        try:
+            conditions.append(game_condition(where))
+        except ConditionError as exc:
+            raise ExportError(str(exc), _WHERE_HINT) from None
     if game_ids:
         conditions.append("game_id IN (SELECT unnest($ids::BIGINT[]))")
         params["ids"] = list(game_ids)
