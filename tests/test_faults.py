@@ -219,3 +219,17 @@ def test_import_of_the_folder_holding_the_database_never_reads_its_files(
         assert done.returncode == 0, done.stderr
     assert rows(tmp_path / "x.duckdb", "SELECT path FROM sources") == [(str(tmp_path / "a.pgn"),)]
     assert rows(tmp_path / "x.duckdb", "SELECT count(*) FROM games") == [(1,)]
+
+
+def test_an_archive_of_many_small_members_is_bounded_as_a_whole(tmp_path: Path) -> None:
+    bomb = tmp_path / "bomb.zip"
+    with zipfile.ZipFile(bomb, "w", zipfile.ZIP_DEFLATED) as z:
+        for i in range(300):
+            z.writestr(f"{i:03}.pgn", b"\0" * (1 << 20))  # 1 MiB each: under the member check
+    db = tmp_path / "x.duckdb"
+    done = run_xqdb("import", str(bomb), "--db", str(db))
+    assert "Traceback" not in done.stderr, done.stderr
+    read, refused = rows(db, "SELECT count(*) FILTER (error IS NULL OR error NOT LIKE '%bomb%'),"
+                             " count(*) FILTER (error LIKE '%like a zip bomb%') FROM sources")[0]
+    assert read + refused == 300
+    assert read * (1 << 20) <= 50 * bomb.stat().st_size + (1 << 20) and refused > 250

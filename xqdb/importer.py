@@ -62,8 +62,10 @@ DUCKDB_WORKING_MEMORY = 64 << 20
 #: this; at the default 16 MB that is every few commits, and costs both time and memory
 #: spikes that grow with the database. The log stays bounded, and the run ends with one.
 DUCKDB_CHECKPOINT = "256MB"
-#: The writer commits once it holds this many staged records (or a spilled unit).
+#: The writer commits once it holds this many staged records (or a spilled unit), or
+#: records read from this many bytes: a batch of big records stays a few of them.
 COMMIT_RECORDS = 4000
+COMMIT_BYTES = 32 << 20
 
 
 class ImportRunError(Exception):
@@ -426,10 +428,10 @@ def _write(writer: Writer, results: Iterable[UnitResult], summary: ImportSummary
            progress: Callable[[UnitResult, ImportSummary], None] | None,
            commit_records: int) -> None:
     held: list[UnitResult] = []
-    held_records = 0
+    held_records = held_bytes = 0
 
     def flush() -> None:
-        nonlocal held, held_records
+        nonlocal held, held_records, held_bytes
         if not held:
             return
         counts = writer.commit([r.staged for r in held])
@@ -447,7 +449,7 @@ def _write(writer: Writer, results: Iterable[UnitResult], summary: ImportSummary
         for result in held:
             for name in (f for files in result.staged.files.values() for f in files):
                 Path(name).unlink(missing_ok=True)
-        held, held_records = [], 0
+        held, held_records, held_bytes = [], 0, 0
 
     for result in results:
         summary.bytes += result.bytes
@@ -455,7 +457,8 @@ def _write(writer: Writer, results: Iterable[UnitResult], summary: ImportSummary
         summary.passed_over.extend(result.passed_over)
         held.append(result)
         held_records += result.records
-        if held_records >= commit_records or result.staged.files:
+        held_bytes += result.bytes
+        if held_records >= commit_records or held_bytes >= COMMIT_BYTES or result.staged.files:
             flush()
         if progress is not None:
             progress(result, summary)

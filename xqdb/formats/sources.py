@@ -46,6 +46,10 @@ MAX_MEMBER_SIZE = 1 << 30
 #: Text game files compress about 3 to 10 times; a zip bomb compresses a thousand times.
 MAX_RATIO = 200
 RATIO_FLOOR = 1 << 20
+#: Largest expansion ratio of a whole archive (its members' sizes over the file's size),
+#: once past :data:`RATIO_FLOOR`: thousands of members each too small for the check of
+#: one member make a bomb too.
+MAX_TOTAL_RATIO = 50
 
 def name_bytes(name: str) -> bytes | None:
     """The bytes of a file or member name that is not UTF-8, as Python hands it over
@@ -476,7 +480,19 @@ def _checked_members(path: str, limit: int, label: str | None,
     """Sources for the listed ``(name, size, packed size, link target)`` members, and a
     refusal for each one that could escape the folder, is a link or would expand too far."""
     shown = label or path
+    try:
+        archive_size = os.path.getsize(path)
+    except OSError:
+        archive_size = 0
+    total = 0
     for name, size, packed, link in listing:
+        total += size
+        if total > RATIO_FLOOR and total > MAX_TOTAL_RATIO * max(archive_size, 1):
+            # Many members each small enough make a bomb too: bound the whole.
+            yield SourceError(f"{shown}!{name}: refused, the archive's members would expand "
+                              f"to more than {total:,} bytes from {archive_size:,}, like a zip "
+                              "bomb", shown, name)
+            continue
         why = _unsafe(name)
         if why is None and link is not None:
             why = f"a link (to {link!r})"
