@@ -15,6 +15,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -65,6 +66,7 @@ def upgrade(path: str | os.PathLike[str]) -> UpgradeSummary:
     newer version.
     """
     where = Path(path)
+    _fold_log(where)
     old = connect(where, read_only=True, any_version=True)
     try:
         version = schema_version(old, str(where))
@@ -91,19 +93,33 @@ def upgrade(path: str | os.PathLike[str]) -> UpgradeSummary:
     finally:
         old.close()
     kept = where.with_name(f"{where.name}.v{version}")
-    _move(where, kept)
-    _move(fresh, where)
+    # The old file is kept under its new name before the new one takes its place, so a
+    # kill at any moment leaves a database at ``where``: the old one, or the new.
+    kept.unlink(missing_ok=True)
+    try:
+        os.link(where, kept)
+    except OSError:  # no hard links here: a copy does as well
+        shutil.copyfile(where, kept)
+    os.replace(fresh, where)
     summary.kept = str(kept)
     return summary
 
 
-def _move(database: Path, to: Path) -> None:
-    """Rename a database file with its write-ahead log, if it has one: a log left beside
-    another file would be replayed into it, and ruin it."""
-    os.replace(database, to)
-    log = database.with_name(database.name + ".wal")
-    if log.exists():
-        os.replace(log, to.with_name(to.name + ".wal"))
+def _fold_log(where: Path) -> None:
+    """Write a write-ahead log left beside the database (by a process killed before it
+    checkpointed) into the file itself: a log left beside the file that replaces it
+    would be replayed into that one, and ruin it."""
+    if not where.with_name(where.name + ".wal").exists():
+        return
+    try:
+        con = duckdb.connect(str(where))
+    except duckdb.Error as exc:
+        raise DatabaseError(f"{where}: cannot open it to write its leftover write-ahead log "
+                            f"into it: {str(exc).splitlines()[0]}") from None
+    try:
+        con.execute("CHECKPOINT")
+    finally:
+        con.close()
 
 
 def _rebuild(old: duckdb.DuckDBPyConnection, writer: Writer, summary: UpgradeSummary) -> None:
