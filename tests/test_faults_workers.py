@@ -93,3 +93,24 @@ def test_workers_that_keep_dying_leave_their_units_stored_as_unreadable(tmp_path
     again = run_xqdb("import", str(tmp_path / "games"), "--db", str(db))
     assert again.returncode == 0
     assert rows(db, "SELECT count(*), count(error) FROM sources") == [(120, 0)]
+
+
+def test_a_cluster_whose_workers_are_all_gone_stops_the_run() -> None:
+    import logging
+    import threading
+
+    import pytest
+    from distributed import LocalCluster
+
+    from xqdb.parallel import ClusterUnavailableError, open_executor
+
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
+                      dashboard_address=":0", silence_logs=logging.CRITICAL) as cluster:
+        with open_executor(scheduler=cluster.scheduler_address, worker_wait=3) as executor:
+            results = executor.map(time.sleep, [60.0])
+            # Once the task runs, every worker leaves.
+            threading.Timer(2.0, cluster.scale, args=(0,)).start()
+            started = time.monotonic()
+            with pytest.raises(ClusterUnavailableError, match="every worker of the cluster"):
+                next(results)
+            assert time.monotonic() - started < 30
