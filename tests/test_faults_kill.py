@@ -52,21 +52,23 @@ def _old_version(db: Path) -> None:
     con.close()
 
 
-def _alias_target(db: Path) -> list[str]:
+def _alias(db: Path) -> list[str]:
     con = duckdb.connect(str(db), read_only=True)
     names = [r[0] for r in con.execute("SELECT name FROM players ORDER BY player_id LIMIT 6")
              .fetchall()]
     con.close()
-    return ["players", "alias", *names, "--as", "合并的名字"]
+    return ["players", "--db", str(db), "alias", *names, "--as", "合并的名字"]
 
 
+#: Each command's arguments for a database, and what makes the database ready for it.
 COMMANDS = {
-    "import": (lambda db: ["import", *INPUTS, "--jobs", "2", "--commit-every", "20"], None),
-    "analyze": (lambda db: ["analyze", "--engine", "builtin", "--depth", "1", "--jobs", "2",
-                            "--game", "1", "--game", "2", "--game", "3"], None),
-    "upgrade": (lambda db: ["upgrade"], _old_version),
-    "classify": (lambda db: ["openings", "classify"], None),
-    "alias": (_alias_target, None),
+    "import": (lambda db: ["import", *INPUTS, "--db", str(db), "--jobs", "2",
+                           "--commit-every", "20"], None),
+    "analyze": (lambda db: ["analyze", "--db", str(db), "--engine", "builtin", "--depth", "1",
+                            "--jobs", "2", "--game", "1", "--game", "2", "--game", "3"], None),
+    "upgrade": (lambda db: ["upgrade", "--db", str(db)], _old_version),
+    "classify": (lambda db: ["openings", "--db", str(db), "classify"], None),
+    "alias": (_alias, None),
 }
 
 
@@ -88,7 +90,7 @@ def test_kill_9_at_random_moments_then_rerun(tmp_path_factory: pytest.TempPathFa
 
     clean = fresh("clean.duckdb")
     started = time.monotonic()
-    done = run_xqdb(*args(clean), "--db", str(clean))
+    done = run_xqdb(*args(clean))
     assert done.returncode == 0, done.stderr
     took = time.monotonic() - started
     want = _snapshot(clean)
@@ -96,14 +98,14 @@ def test_kill_9_at_random_moments_then_rerun(tmp_path_factory: pytest.TempPathFa
     survived = 0
     for n in range(KILLS):
         db = fresh(f"killed-{n}.duckdb")
-        process = subprocess.Popen(xqdb_command(*args(db), "--db", str(db)),
+        process = subprocess.Popen(xqdb_command(*args(db)),
                                    start_new_session=True, stdout=subprocess.DEVNULL,
                                    stderr=subprocess.DEVNULL)
         time.sleep(rng.uniform(0.3, max(0.4, took)))
         with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGKILL)
         process.wait()
-        again = run_xqdb(*args(db), "--db", str(db))
+        again = run_xqdb(*args(db))
         assert again.returncode == 0, again.stderr
         assert _snapshot(db) == want
         survived += 1

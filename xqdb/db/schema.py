@@ -61,6 +61,8 @@ def schema_version(con: duckdb.DuckDBPyConnection, name: str = "database") -> in
         raise DatabaseError(f"{name}: not an xqdb database (its meta table is not xqdb's: "
                             f"{_first_line(exc)})") from None
     if row is None:
+        if "games" in tables and con.execute("SELECT count(*) FROM games").fetchone() == (0,):
+            return None  # made by a run killed while creating the tables: still new
         raise DatabaseError(f"{name}: not an xqdb database, or a damaged one (no "
                             "schema_version in its meta table)")
     try:
@@ -86,10 +88,21 @@ def create_schema(con: duckdb.DuckDBPyConnection, name: str = "database") -> Non
     """Create every table that is missing and record the schema version; a database of
     another version is refused untouched (see :func:`check_version`)."""
     version = check_version(con, name)
-    con.execute(SCHEMA)
-    if version is None:
-        con.execute("INSERT INTO meta VALUES ('schema_version', ?)", [str(SCHEMA_VERSION)])
-        create_defaults(con)
+    if version is not None:
+        con.execute(SCHEMA)
+        return
+    # One transaction: a kill leaves no tables, or tables with their version.
+    con.execute("BEGIN TRANSACTION")
+    try:
+        con.execute(SCHEMA)
+        if con.execute("SELECT count(*) FROM meta WHERE key = 'schema_version'"
+                       ).fetchone() == (0,):
+            con.execute("INSERT INTO meta VALUES ('schema_version', ?)", [str(SCHEMA_VERSION)])
+            create_defaults(con)
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
 
 
 def connect(path: str | os.PathLike[str], read_only: bool = False, *,
