@@ -89,3 +89,13 @@ def test_a_read_only_sql_holding_the_file_is_said_to_read_it(tmp_path: Path) -> 
         assert f"pid {holder.pid}), which holds it open for reading" in done.stderr, done.stderr
     finally:
         holder.communicate("", timeout=60)
+
+
+def test_tables_a_killed_first_import_left_without_a_version_are_taken_as_new(
+        tmp_path: Path) -> None:
+    from xqdb.db.schema import SCHEMA
+
+    db = _foreign(tmp_path / "g.duckdb", SCHEMA)  # the tables, and no version yet
+    done = run_xqdb("import", GAMES, "--db", str(db))
+    assert done.returncode == 0, done.stderr
+    assert rows(db, "SELECT count(*) FROM games") == [(15,)]
