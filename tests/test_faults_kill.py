@@ -106,6 +106,11 @@ def test_kill_9_at_random_moments_then_rerun(tmp_path_factory: pytest.TempPathFa
         with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGKILL)
         process.wait()
+        if command == "alias" and _snapshot(db) == want:
+            # Killed after its one transaction committed: the names it merged are gone,
+            # and the same command is rightly refused.
+            survived += 1
+            continue
         again = run_xqdb(*command_line)
         assert again.returncode == 0, again.stderr
         assert _snapshot(db) == want

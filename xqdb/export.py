@@ -119,7 +119,7 @@ def _selection(where: str | None, game_ids: Sequence[int] | None) -> tuple[str, 
         try:
             conditions.append(game_condition(where))
         except ConditionError as exc:
-            raise ExportError(str(exc), _WHERE_HINT) from None
+            raise ExportError(f"cannot select the games: {exc}", _WHERE_HINT) from None
     if game_ids:
         conditions.append("game_id IN (SELECT unnest($ids::BIGINT[]))")
         params["ids"] = list(game_ids)
