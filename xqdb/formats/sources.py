@@ -486,13 +486,6 @@ def _checked_members(path: str, limit: int, label: str | None,
         archive_size = 0
     total = 0
     for name, size, packed, link in listing:
-        total += size
-        if total > RATIO_FLOOR and total > MAX_TOTAL_RATIO * max(archive_size, 1):
-            # Many members each small enough make a bomb too: bound the whole.
-            yield SourceError(f"{shown}!{name}: refused, the archive's members would expand "
-                              f"to more than {total:,} bytes from {archive_size:,}, like a zip "
-                              "bomb", shown, name)
-            continue
         why = _unsafe(name)
         if why is None and link is not None:
             why = f"a link (to {link!r})"
@@ -503,6 +496,14 @@ def _checked_members(path: str, limit: int, label: str | None,
         if refusal is not None:
             yield refusal
             continue
+        # Many members each small enough make a bomb too: the members read are bounded
+        # as a whole.
+        if total + size > RATIO_FLOOR and total + size > MAX_TOTAL_RATIO * max(archive_size, 1):
+            yield SourceError(f"{shown}!{name}: refused, the archive's members would expand "
+                              f"to more than {total + size:,} bytes from {archive_size:,}, "
+                              "like a zip bomb", shown, name)
+            continue
+        total += size
         yield Source(path, name, size, label, real)
 
 
