@@ -62,7 +62,7 @@ def test_thresholds_are_stored_and_bad_ones_refused(tmp_path: Path) -> None:
     stored = dict(fetch(db, "SELECT * FROM judgement_thresholds"))
     assert stored == {"inaccuracy": 0.05, "mistake": 0.15, "blunder": 0.3}
     bad = run_xqdb("calibrate", "--db", str(db), "--inaccuracy", "0.5")
-    assert bad.returncode == 3 and bad.stderr.startswith("Error: thresholds must rise")
+    assert bad.returncode == 2 and bad.stderr.startswith("Error: thresholds must rise")
 
 
 def test_an_upgrade_keeps_the_fitted_curves_and_thresholds(tmp_path: Path) -> None:

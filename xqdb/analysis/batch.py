@@ -26,7 +26,7 @@ from ..position import Position
 from ..rules.board import Move
 from .games import Evaluation
 from ..engine.client import EngineError
-from ..engine.runner import EngineSpec, PositionFailedError, SupervisedEngine
+from ..engine.runner import EngineGaveUpError, EngineSpec, PositionFailedError, SupervisedEngine
 from ..engine.score import Limit
 
 
@@ -129,6 +129,8 @@ def run_task(task: SearchTask) -> TaskResult:
         started = time.perf_counter()
         try:
             info = engine.analyse(searched, task.limit)
+        except EngineGaveUpError:
+            raise  # the run stops: every position left would fail the same way
         except EngineError as exc:  # failed twice, or an answer that makes no sense
             result.searched.append(Searched(index, key, pos.turn, with_history, None,
                                             error=str(exc)))

@@ -34,7 +34,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
@@ -43,6 +43,7 @@ import duckdb
 
 from ..errors import BadArgumentError, CannotRunError
 from ..db.columns import TABLES, move_text_column
+from ..db.where import ConditionError, game_condition
 from ..formats import dhtmlxq, pgn
 from ..formats.record import GameRecord, Line, Origin
 from ..notation import writer
@@ -111,7 +112,10 @@ def _selection(where: str | None, game_ids: Sequence[int] | None) -> tuple[str, 
     """The SQL condition on ``games`` selecting the games asked for, and its parameters."""
     conditions, params = [], {}
     if where:
-        conditions.append(f"({where})")
+        try:
+            conditions.append(game_condition(where))
+        except ConditionError as exc:
+            raise ExportError(f"cannot select the games: {exc}", _WHERE_HINT) from None
     if game_ids:
         conditions.append("game_id IN (SELECT unnest($ids::BIGINT[]))")
         params["ids"] = list(game_ids)
@@ -192,36 +196,35 @@ def _add_variations(con: duckdb.DuckDBPyConnection, game_id: int, start: str | N
         parent_line[3].variations.append((branch_ply - parent_line[1], line))
 
 
-def _mode_for(path: str) -> int:
-    """The permissions ``path`` has, or those a new file gets (a temporary file has none
-    for others)."""
-    try:
-        return os.stat(path).st_mode & 0o777
-    except OSError:
-        umask = os.umask(0)
-        os.umask(umask)
-        return 0o666 & ~umask
-
-
 @contextmanager
 def _output(path: str) -> Iterator[IO[str]]:
-    """The file to write ``path`` through: a temporary file beside it, renamed over it only
-    once the export is whole, so that an export that fails (a bad ``--where``) leaves the
-    file that was there as it was."""
+    """The file to write, which replaces ``path`` only once it is whole: an export that
+    fails (a bad ``--where``, a full disk, a kill) leaves the file that was there."""
     if path == "-":
         yield sys.stdout
         return
+    if os.path.exists(path) and not os.path.isfile(path):  # /dev/null, a FIFO: as it is
+        with open(path, "w", encoding="utf-8", newline="\n") as direct:
+            yield direct
+        return
     folder = os.path.dirname(os.path.abspath(path))
-    handle, temporary = tempfile.mkstemp(dir=folder, prefix=f".{os.path.basename(path)}.",
-                                         suffix=".part")
+    fd, partial = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".partial",
+                                   dir=folder)
     try:
-        with open(handle, "w", encoding="utf-8", newline="\n") as out:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as out:
             yield out
-        os.chmod(temporary, _mode_for(path))
-        os.replace(temporary, path)
+        os.chmod(partial, 0o666 & ~_umask())
+        os.replace(partial, path)
     except BaseException:
-        os.unlink(temporary)
+        with suppress(OSError):
+            os.remove(partial)
         raise
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def export_games(con: duckdb.DuckDBPyConnection, out: str, format: str,

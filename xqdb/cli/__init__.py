@@ -14,6 +14,7 @@ is asked for or the commands are listed.
 from __future__ import annotations
 
 import os
+import signal
 import sys
 from typing import Any, NoReturn
 
@@ -34,6 +35,9 @@ class _Group(click.Group):
         # Run as `python -m xqdb` or from a script, the command is still called xqdb.
         if len(args) < 2:
             kwargs["prog_name"] = kwargs.get("prog_name") or "xqdb"
+        # SIGTERM (a service manager, `kill`) stops a command as Ctrl-C does, so what it
+        # cleans up on the way out (its note beside the database, its spool) is cleaned.
+        signal.signal(signal.SIGTERM, _terminated)
         return super().main(*args, **kwargs)
 
     def make_context(self, info_name: str | None, args: list[str],
@@ -72,6 +76,10 @@ class _Group(click.Group):
         if not _Group._added:
             _Group._added = True
             _add_commands()
+
+
+def _terminated(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
 
 
 def _usage_error(exc: click.UsageError) -> NoReturn:

@@ -447,8 +447,9 @@ _SOURCES = (
            not_null=True),
     Column("member", "VARCHAR", "member name inside a `.zip`/`.tar` archive, else NULL",
            pa.string()),
-    Column("sha256", "VARCHAR", "hash of the bytes; a source stored under the same path and "
-           "member with the same hash is skipped on re-import", pa.string(), not_null=True),
+    Column("sha256", "VARCHAR", "hash of the bytes; a source stored under the same resolved "
+           "path and member with the same hash is skipped on re-import, one with another hash "
+           "(a file edited in place) has its rows replaced", pa.string(), not_null=True),
     Column("bytes", "BIGINT", "size (expanded size for a member)", pa.int64(), not_null=True),
     Column("format", "VARCHAR", "as sniffed by the reader (`pgn`, `xqf`, `cbr`, `epd`...)",
            pa.string()),
@@ -457,6 +458,13 @@ _SOURCES = (
            not_null=True),
     Column("error", "VARCHAR", "set when reading stopped early; the records read before are kept",
            pa.string()),
+    Column("real_path", "VARCHAR", "the file's resolved absolute path (links and `..` followed; "
+           "`-` for standard input): a re-import recognises the source by it", pa.string()),
+    Column("path_bytes", "BLOB", "the bytes of the file name when they are not UTF-8 (`path` "
+           "then shows them decoded as GB18030, or with U+FFFD where that fails), else NULL",
+           pa.binary()),
+    Column("member_bytes", "BLOB", "the bytes of the member name when they are not UTF-8, "
+           "like `path_bytes`", pa.binary()),
     Column("imported_at", "TIMESTAMP", "when the source was committed (the only wall-clock "
            "column)"),
 )

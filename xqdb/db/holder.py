@@ -159,5 +159,26 @@ def explain_lock(db: str | os.PathLike[str], message: str) -> str:
                 "free when that process closes it")
     held_in = _HELD_IN.search(message)
     command = _command_of(pid) or (Path(held_in[1]).name if held_in else "another process")
+    how = "reading (no writer can open it meanwhile)" if _opened_read_only(pid, db) \
+        else "writing"
     return (f"locked by another process ({command}, pid {pid}), which holds it open for "
-            "writing: it will be free when that process closes it or ends")
+            f"{how}: it will be free when that process closes it or ends")
+
+
+def _opened_read_only(pid: int, db: str | os.PathLike[str]) -> bool:
+    """Whether process ``pid`` has the file ``db`` open for reading only (what the system
+    says of its open files; ``False`` where it cannot tell)."""
+    target = os.path.realpath(db)
+    try:
+        for fd in os.listdir(f"/proc/{pid}/fd"):
+            try:
+                if os.readlink(f"/proc/{pid}/fd/{fd}") != target:
+                    continue
+                for line in Path(f"/proc/{pid}/fdinfo/{fd}").read_text().splitlines():
+                    if line.startswith("flags:"):
+                        return int(line.split()[1], 8) & os.O_ACCMODE == os.O_RDONLY
+            except (OSError, ValueError):
+                continue
+    except OSError:
+        pass
+    return False

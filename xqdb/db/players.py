@@ -21,6 +21,9 @@ whenever the rules run again.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 import duckdb
 import pyarrow as pa
 
@@ -127,13 +130,43 @@ def _spellings(con: duckdb.DuckDBPyConnection, texts: list[str]) -> list[str]:
 def merge(con: duckdb.DuckDBPyConnection, texts: list[str], name: str) -> list[str]:
     """Make every spelling of ``texts`` (spellings or players' names) the player ``name``;
     returns the spellings moved. Kept when the rules run again."""
-    spellings = _spellings(con, texts)
-    player = _player_id(con, name)
-    for spelling in spellings:
-        con.execute("UPDATE player_names SET player_id = ?, decided_by = 'alias'"
-                    " WHERE spelling = ?", [player, spelling])
-    _relink(con)
+    with one_transaction(con):  # a kill half-way must not leave some spellings moved
+        spellings = _spellings(con, texts)
+        player = _player_id(con, name)
+        for spelling in spellings:
+            con.execute("UPDATE player_names SET player_id = ?, decided_by = 'alias'"
+                        " WHERE spelling = ?", [player, spelling])
+        _relink(con)
     return spellings
+
+
+@contextmanager
+def one_transaction(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
+    """Run the block in one transaction, committed at its end and rolled back if it
+    raises; inside a transaction already, the block is part of that one.
+
+    >>> con = duckdb.connect()
+    >>> _ = con.execute("CREATE TABLE t (x INTEGER)")
+    >>> try:
+    ...     with one_transaction(con):
+    ...         _ = con.execute("INSERT INTO t VALUES (1)")
+    ...         raise ValueError
+    ... except ValueError:
+    ...     pass
+    >>> con.execute("SELECT count(*) FROM t").fetchone()
+    (0,)
+    """
+    try:
+        con.execute("BEGIN TRANSACTION")
+    except duckdb.TransactionException:
+        yield  # the caller's transaction holds this block too
+        return
+    try:
+        yield
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+    con.execute("COMMIT")
 
 
 def split(con: duckdb.DuckDBPyConnection, spelling: str, name: str | None = None) -> str:

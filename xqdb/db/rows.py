@@ -21,6 +21,7 @@ import pyarrow.parquet as pq
 
 from ..formats import epd
 from ..formats.record import GameRecord
+from ..formats.sources import name_bytes, readable
 from ..errors import ErrorKind
 from ..replay import ReplayedGame, Status, replay
 from .columns import (
@@ -88,8 +89,15 @@ class UnitBuilder:
         """Start key of each record held: the ``key_before`` of its first move."""
 
     def add_source(self, seq: int, path: str, member: str | None, sha: str, size: int,
-                   fmt: str | None, enc: str | None, records: int, error: str | None) -> None:
-        self.sources.append((self.number, seq, path, member, sha, size, fmt, enc, records, error))
+                   fmt: str | None, enc: str | None, records: int, error: str | None,
+                   real_path: str | None = None) -> None:
+        """Add a source. Names as the file system or archive gave them (with the
+        surrogates of bytes that are not UTF-8) are stored readable, with their bytes."""
+        self.sources.append((self.number, seq, readable(path),
+                             None if member is None else readable(member), sha, size, fmt, enc,
+                             records, None if error is None else readable(error),
+                             None if real_path is None else readable(real_path),
+                             name_bytes(path), None if member is None else name_bytes(member)))
 
     def add_game(self, seq: int, game: ReplayedGame) -> None:
         """Add a replayed record: a game, or a position for a positions list."""

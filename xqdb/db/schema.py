@@ -38,20 +38,42 @@ class OldSchemaError(DatabaseError):
         self.version = version
 
 
-def schema_version(con: duckdb.DuckDBPyConnection) -> int | None:
-    """The schema version stored in the database, ``None`` for one without tables yet."""
-    tables = con.execute("SELECT count(*) FROM information_schema.tables"
-                         " WHERE table_name = 'meta'").fetchone()
-    if not tables or not tables[0]:
+def schema_version(con: duckdb.DuckDBPyConnection, name: str = "database") -> int | None:
+    """The schema version stored in the database, ``None`` for one without tables yet.
+
+    Raises :class:`DatabaseError` for a database that has tables but is no xqdb
+    database (another program's, with a ``games`` table of its own perhaps), or whose
+    version is not a number.
+    """
+    tables = sorted(r[0] for r in con.execute(
+        "SELECT table_name FROM information_schema.tables").fetchall())
+    if not tables:
         return None
-    row = con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-    return int(row[0]) if row is not None else None
+    if "meta" not in tables:
+        shown = ", ".join(tables[:5]) + (", ..." if len(tables) > 5 else "")
+        raise DatabaseError(f"{name}: not an xqdb database (it has the tables {shown} and no "
+                            "xqdb meta table); give xqdb a file of its own")
+    try:
+        row = con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+    except duckdb.Error as exc:
+        raise DatabaseError(f"{name}: not an xqdb database (its meta table is not xqdb's: "
+                            f"{_first_line(exc)})") from None
+    if row is None:
+        if "games" in tables and con.execute("SELECT count(*) FROM games").fetchone() == (0,):
+            return None  # made by a run killed while creating the tables: still new
+        raise DatabaseError(f"{name}: not an xqdb database, or a damaged one (no "
+                            "schema_version in its meta table)")
+    try:
+        return int(row[0])
+    except (TypeError, ValueError):
+        raise DatabaseError(f"{name}: damaged: its schema_version {row[0]!r} is not a "
+                            "number") from None
 
 
 def check_version(con: duckdb.DuckDBPyConnection, name: str = "database") -> int | None:
     """The database's schema version, if it is this xqdb's (``None`` for a new database);
     raises :class:`DatabaseError` for a newer one and :class:`OldSchemaError` for an older."""
-    version = schema_version(con)
+    version = schema_version(con, name)
     if version is not None and version > SCHEMA_VERSION:
         raise DatabaseError(f"{name}: schema version {version} is newer than this xqdb "
                             f"({SCHEMA_VERSION})")
@@ -64,10 +86,21 @@ def create_schema(con: duckdb.DuckDBPyConnection, name: str = "database") -> Non
     """Create every table that is missing and record the schema version; a database of
     another version is refused untouched (see :func:`check_version`)."""
     version = check_version(con, name)
-    con.execute(SCHEMA)
-    if version is None:
-        con.execute("INSERT INTO meta VALUES ('schema_version', ?)", [str(SCHEMA_VERSION)])
-        create_defaults(con)
+    if version is not None:
+        con.execute(SCHEMA)
+        return
+    # One transaction: a kill leaves no tables, or tables with their version.
+    con.execute("BEGIN TRANSACTION")
+    try:
+        con.execute(SCHEMA)
+        if con.execute("SELECT count(*) FROM meta WHERE key = 'schema_version'"
+                       ).fetchone() == (0,):
+            con.execute("INSERT INTO meta VALUES ('schema_version', ?)", [str(SCHEMA_VERSION)])
+            create_defaults(con)
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
 
 
 def connect(path: str | os.PathLike[str], read_only: bool = False, *,
@@ -107,6 +140,8 @@ def connect(path: str | os.PathLike[str], read_only: bool = False, *,
                 "SELECT table_name FROM information_schema.tables").fetchall()}
             if "games" not in tables:
                 raise DatabaseError(f"{where}: not an xqdb database (no games table)")
+            if schema_version(con, str(where)) is None:
+                raise DatabaseError(f"{where}: not an xqdb database (no schema version)")
             if not any_version:
                 check_version(con, str(where))
         else:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -65,9 +66,10 @@ def upgrade(path: str | os.PathLike[str]) -> UpgradeSummary:
     newer version.
     """
     where = Path(path)
+    _fold_log(where)
     old = connect(where, read_only=True, any_version=True)
     try:
-        version = schema_version(old)
+        version = schema_version(old, str(where))
         if version is None:
             raise DatabaseError(f"{where}: not an xqdb database (no schema version)")
         if version > SCHEMA_VERSION:
@@ -91,10 +93,33 @@ def upgrade(path: str | os.PathLike[str]) -> UpgradeSummary:
     finally:
         old.close()
     kept = where.with_name(f"{where.name}.v{version}")
-    os.replace(where, kept)
+    # The old file is kept under its new name before the new one takes its place, so a
+    # kill at any moment leaves a database at ``where``: the old one, or the new.
+    kept.unlink(missing_ok=True)
+    try:
+        os.link(where, kept)
+    except OSError:  # no hard links here: a copy does as well
+        shutil.copyfile(where, kept)
     os.replace(fresh, where)
     summary.kept = str(kept)
     return summary
+
+
+def _fold_log(where: Path) -> None:
+    """Write a write-ahead log left beside the database (by a process killed before it
+    checkpointed) into the file itself: a log left beside the file that replaces it
+    would be replayed into that one, and ruin it."""
+    if not where.with_name(where.name + ".wal").exists():
+        return
+    try:
+        con = duckdb.connect(str(where))
+    except duckdb.Error as exc:
+        raise DatabaseError(f"{where}: cannot open it to write its leftover write-ahead log "
+                            f"into it: {str(exc).splitlines()[0]}") from None
+    try:
+        con.execute("CHECKPOINT")
+    finally:
+        con.close()
 
 
 def _rebuild(old: duckdb.DuckDBPyConnection, writer: Writer, summary: UpgradeSummary) -> None:
@@ -120,13 +145,41 @@ def _rebuild(old: duckdb.DuckDBPyConnection, writer: Writer, summary: UpgradeSum
         if (seq + 1) % BATCH_SOURCES == 0 or seq + 1 == len(sources):
             _commit(writer, builder, summary)
             builder = UnitBuilder(0)
-    # Ids follow the same order, so each source keeps its id; its timestamp goes with it.
-    stamps = pa.table({"source_id": pa.array([s[0] for s in sources], pa.int64()),
-                       "imported_at": pa.array([s[-1] for s in sources], pa.timestamp("us"))})
+    # Ids follow the same order, so each source keeps its id; its timestamp goes with it,
+    # and so do the names' bytes and resolved path. A version that did not keep the
+    # resolved path gets it resolved now, from the folder the upgrade runs in.
+    names = _source_names(old)
+    stamps = pa.table({
+        "source_id": pa.array([s[0] for s in sources], pa.int64()),
+        "imported_at": pa.array([s[-1] for s in sources], pa.timestamp("us")),
+        "real_path": pa.array([names.get(s[0], (_resolved(s[1]), None, None))[0]
+                               for s in sources], pa.string()),
+        "path_bytes": pa.array([names.get(s[0], (None, None, None))[1] for s in sources],
+                               pa.binary()),
+        "member_bytes": pa.array([names.get(s[0], (None, None, None))[2] for s in sources],
+                                 pa.binary())})
     writer.con.register("old_stamps", stamps)
-    writer.con.execute("UPDATE sources SET imported_at = o.imported_at FROM old_stamps o"
-                       " WHERE sources.source_id = o.source_id")
+    writer.con.execute("UPDATE sources SET imported_at = o.imported_at, real_path = o.real_path,"
+                       " path_bytes = o.path_bytes, member_bytes = o.member_bytes"
+                       " FROM old_stamps o WHERE sources.source_id = o.source_id")
     writer.con.unregister("old_stamps")
+
+
+def _source_names(old: duckdb.DuckDBPyConnection
+                  ) -> dict[int, tuple[str | None, bytes | None, bytes | None]]:
+    """``source_id -> (real_path, path_bytes, member_bytes)`` where the old database kept
+    them (schema 7 on), else empty."""
+    columns = {row[0] for row in old.execute(
+        "SELECT column_name FROM information_schema.columns WHERE table_name = 'sources'"
+    ).fetchall()}
+    if "real_path" not in columns:
+        return {}
+    return {row[0]: (row[1], row[2], row[3]) for row in old.execute(
+        "SELECT source_id, real_path, path_bytes, member_bytes FROM sources").fetchall()}
+
+
+def _resolved(path: str) -> str:
+    return path if path == "-" else os.path.realpath(path)
 
 
 def _carry_aliases(old: duckdb.DuckDBPyConnection, new: duckdb.DuckDBPyConnection) -> None:

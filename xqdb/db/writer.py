@@ -135,12 +135,12 @@ class Writer:
         self._registered: list[str] = []
 
     def known_sources(self) -> dict[tuple[str, str | None, int], str]:
-        """``(path, member, bytes) -> sha256`` of the sources stored whole: lets a worker
+        """``(real_path, member, bytes) -> sha256`` of the sources stored whole: lets a worker
         skip a source it would only re-read, after checking the hash. Empty when the
         writer replaces every source."""
         if self.replace:
             return {}
-        rows = self.con.execute("SELECT path, member, bytes, sha256 FROM sources"
+        rows = self.con.execute("SELECT real_path, member, bytes, sha256 FROM sources"
                                 " WHERE error IS NULL").fetchall()
         return {(p, m, b): s for p, m, b, s in rows}
 
@@ -161,7 +161,12 @@ class Writer:
                  most >> 20)
         self.con.execute(f"SET memory_limit = '{most}B'")
         try:
-            return self._commit(batch)
+            counts = self._commit(batch)
+            # The big rows must reach the file while the memory is there: a checkpoint
+            # within the small limit would fail for want of it, and DuckDB takes a
+            # failed checkpoint as fatal for the connection.
+            self.con.execute("CHECKPOINT")
+            return counts
         finally:
             try:
                 self.con.execute(f"SET memory_limit = '{working}B'")
@@ -199,7 +204,12 @@ class Writer:
         """Write everything committed into the database file proper (counted in
         :attr:`seconds`, as it is part of the cost of storing)."""
         start, cpu = time.perf_counter(), time.process_time()
+        if self.memory is not None:
+            # Rewriting the tables' tails may pin more than the working memory holds.
+            self.con.execute(f"SET memory_limit = '{self.memory[1]}B'")
         self.con.execute("CHECKPOINT")
+        if self.memory is not None:
+            self.con.execute(f"SET memory_limit = '{self.memory[0]}B'")
         self.seconds += time.perf_counter() - start
         self.cpu_seconds += time.process_time() - cpu
 
@@ -249,7 +259,7 @@ class Writer:
             con.execute(f"""
                 INSERT INTO sources
                 SELECT source_id, path, member, sha256, bytes, format, encoding, records, error,
-                       current_timestamp::TIMESTAMP
+                       real_path, path_bytes, member_bytes, current_timestamp::TIMESTAMP
                 FROM {self._scan("new_sources", kept)}""")
 
         keys = [self._whole(b, "records", _DECIDING) for b in batch]
@@ -323,28 +333,32 @@ class Writer:
         rows of a source stored under the same name with an error (or any, when
         :attr:`replace` is set) are deleted, for the new ones to take their place.
         """
-        name = self._scan("sources", sources.select(["unit", "seq", "path", "member",
+        name = self._scan("sources", sources.select(["unit", "seq", "real_path", "member",
                                                             "sha256"]))
-        # What is stored under each staged source's name: the same bytes read whole make
-        # the staged source a repeat; a failure, or anything when replacing, is replaced.
+        # What is stored for each staged source's file (by resolved path): the same bytes
+        # read whole make the staged source a repeat; a failure, other bytes (a file edited
+        # in place), or anything when replacing, is replaced. Standard input is no file:
+        # what came in before stays beside what comes now.
         stored: set[tuple[int, int]] = set()
         earlier: dict[tuple[int, int], list[int]] = {}
-        for unit, seq, old_id, same, failed in self.con.execute(f"""
+        for unit, seq, old_id, same, failed, piped in self.con.execute(f"""
                 SELECT st.unit, st.seq, old.source_id,
-                       old.sha256 = st.sha256 AND old.error IS NULL, old.error IS NOT NULL
+                       old.sha256 = st.sha256 AND old.error IS NULL, old.error IS NOT NULL,
+                       st.real_path = '-'
                 FROM {name} st JOIN sources old
-                ON old.path = st.path AND old.member IS NOT DISTINCT FROM st.member""").fetchall():
+                ON old.real_path = st.real_path
+                   AND old.member IS NOT DISTINCT FROM st.member""").fetchall():
             if same and not self.replace:
                 stored.add((unit, seq))
-            if self.replace or failed:
+            elif self.replace or failed or not piped:
                 earlier.setdefault((unit, seq), []).append(old_id)
         ids: dict[tuple[int, int], int] = {}
         by_row: list[int | None] = []
         seen: set[tuple[str, str | None, str]] = set()
         replaced: set[int] = set()
         last = self._last_source
-        columns = [sources[c].to_pylist() for c in ("unit", "seq", "path", "member", "sha256",
-                                                    "error")]
+        columns = [sources[c].to_pylist() for c in ("unit", "seq", "real_path", "member",
+                                                    "sha256", "error")]
         for unit, seq, path, member, sha, error in zip(*columns):
             if (unit, seq) in stored or (path, member, sha) in seen:
                 counts.skipped_sources += 1
@@ -456,5 +470,12 @@ class Writer:
 
 def _no_memory(exc: duckdb.Error) -> bool:
     """Whether DuckDB failed for want of memory (at COMMIT it says so in a transaction
-    error)."""
-    return isinstance(exc, duckdb.OutOfMemoryException) or "could not allocate" in str(exc)
+    error: "could not allocate", or "failed to pin block" when its buffers are full).
+
+    >>> _no_memory(duckdb.TransactionException("Failed to commit: failed to pin block of "
+    ...                                        "size 1.0 MiB (63.3 MiB/64.0 MiB used)"))
+    True
+    """
+    text = str(exc).lower()
+    return isinstance(exc, duckdb.OutOfMemoryException) or any(
+        sign in text for sign in ("could not allocate", "failed to pin block", "out of memory"))

@@ -16,14 +16,14 @@ from .client import (
 )
 from .dialects import DIALECTS, Dialect, detect_dialect
 from .runner import (
-    BUILTIN, EngineChoice, EngineSpec, PositionFailedError, SupervisedEngine, choose_engine,
-    parse_options,
+    BUILTIN, EngineChoice, EngineGaveUpError, EngineSpec, PositionFailedError, SupervisedEngine,
+    choose_engine, parse_options,
 )
 from .score import Cp, Limit, Mate, MateGiven, PovScore, PovWdl, Score, Wdl
 
 __all__ = [
     "Engine", "EngineError", "EngineOption", "EngineTerminatedError", "EngineTimeoutError",
     "Info", "DIALECTS", "Dialect", "detect_dialect", "BUILTIN", "EngineChoice", "EngineSpec",
-    "PositionFailedError", "SupervisedEngine", "choose_engine", "parse_options", "Cp", "Limit",
+    "EngineGaveUpError", "PositionFailedError", "SupervisedEngine", "choose_engine", "parse_options", "Cp", "Limit",
     "Mate", "MateGiven", "PovScore", "PovWdl", "Score", "Wdl",
 ]

@@ -23,6 +23,7 @@ and is killed, so no process is left behind.
 
 from __future__ import annotations
 
+import logging
 import queue
 import re
 import subprocess
@@ -37,6 +38,8 @@ from ..position import Position
 from .dialects import DIALECTS, Dialect, detect_dialect
 from .score import Cp, Limit, Mate, PovScore, PovWdl, Score, Wdl
 
+log = logging.getLogger(__name__)
+
 #: Seconds an engine may take to greet and list its options, and to answer ``isready``.
 HANDSHAKE_TIMEOUT = 10.0
 #: Seconds a search bounded by depth or nodes may take before the engine counts as hung.
@@ -47,6 +50,77 @@ TIME_MARGIN = 5.0
 
 _MULTIPV = re.compile(r" multipv (\d+)")
 _BOUND = re.compile(r" score \S+ -?\d+ (?:lower|upper)bound")
+
+
+#: The widest number an engine may print: scores, nodes and times are stored as BIGINT.
+_INT_LIMIT = 1 << 63
+
+
+def _int(text: str, what: str, least: int = -_INT_LIMIT) -> int:
+    """``text`` as the integer it must be; ``ValueError`` saying what is wrong.
+
+    >>> _int("35", "depth"), _int("-12", "score")
+    (35, -12)
+    >>> _int("abc", "depth")
+    Traceback (most recent call last):
+    ...
+    ValueError: depth 'abc' is not a number
+    """
+    try:
+        value = int(text)
+    except ValueError:
+        raise ValueError(f"{what} {text[:40]!r} is not a number") from None
+    if not least <= value < _INT_LIMIT:
+        raise ValueError(f"{what} {text[:40]} is out of range")
+    return value
+
+
+def _numbers(tokens: list[str]) -> tuple[Score, str | None, Wdl | None, dict[str, int], int | None]:
+    """The numbers of an ``info`` line's tokens: the score, its bound, the WDL, the named
+    counts (``depth``, ``nodes``...) and where the PV starts; ``ValueError`` for a number
+    that is none or out of range.
+
+    >>> _numbers("info depth 9 score cp 31 wdl 10 980 10 pv h2e2".split())[1:]
+    (None, Wdl(wins=10, draws=980, losses=10), {'depth': 9}, 11)
+    >>> _numbers("info depth abc score cp xyz".split())
+    Traceback (most recent call last):
+    ...
+    ValueError: depth 'abc' is not a number
+    """
+    values: dict[str, int] = {}
+    score: Score = Cp(0)
+    bound: str | None = None
+    wdl: Wdl | None = None
+    i = 1
+    while i < len(tokens):
+        token = tokens[i]
+        if token == "score" and i + 2 < len(tokens):
+            kind, value = tokens[i + 1], _int(tokens[i + 2], "score")
+            score = Mate(value) if kind == "mate" else Cp(value)
+            i += 3
+            if i < len(tokens) and tokens[i] in ("lowerbound", "upperbound"):
+                bound = tokens[i]
+                i += 1
+        elif token == "wdl" and i + 3 < len(tokens):
+            wins, draws, losses = (_int(t, "wdl", 0) for t in tokens[i + 1:i + 4])
+            wdl = Wdl(wins, draws, losses)
+            i += 4
+        elif token == "pv":
+            return score, bound, wdl, values, i + 1
+        elif token == "string":
+            break
+        elif token in _COUNTS and i + 1 < len(tokens):
+            values[token] = _int(tokens[i + 1], token)
+            i += 2
+        elif i + 1 < len(tokens) and tokens[i + 1].lstrip("-").isdigit():
+            values[token] = _int(tokens[i + 1], token)
+            i += 2
+        else:
+            i += 1
+    return score, bound, wdl, values, None
+
+
+_COUNTS = frozenset(("depth", "seldepth", "multipv", "nodes", "nps", "hashfull", "time"))
 
 
 class EngineError(CannotRunError, RuntimeError):
@@ -310,6 +384,12 @@ class Engine:
         while True:
             line = self._next_line(deadline, "finish its search")
             if line.startswith("info ") and " score " in line:
+                try:
+                    _numbers(line.split())
+                except ValueError as exc:
+                    # A line that makes no sense is not worth a failed search.
+                    log.warning("engine %s: ignored the line %r: %s", self.name, line[:200], exc)
+                    continue
                 match = _MULTIPV.search(line)
                 slot = int(match.group(1)) if match else 1
                 (bounds if _BOUND.search(line) else exact)[slot] = line
@@ -322,34 +402,13 @@ class Engine:
 
     def _parse_info(self, line: str, position: Position) -> Info:
         tokens = line.split()
-        values: dict[str, int] = {}
-        score: Score = Cp(0)
+        score, bound, wdl, values, pv_at = _numbers(tokens)
         info = Info(PovScore(score, position.turn))
-        i = 1
-        while i < len(tokens):
-            token = tokens[i]
-            if token == "score" and i + 2 < len(tokens):
-                kind, value = tokens[i + 1], int(tokens[i + 2])
-                score = Mate(value) if kind == "mate" else Cp(value)
-                i += 3
-                if i < len(tokens) and tokens[i] in ("lowerbound", "upperbound"):
-                    info.bound = tokens[i]
-                    i += 1
-            elif token == "wdl" and i + 3 < len(tokens):
-                wins, draws, losses = (int(t) for t in tokens[i + 1:i + 4])
-                info.wdl = PovWdl(Wdl(wins, draws, losses), position.turn)
-                i += 4
-            elif token == "pv":
-                info.pv = self._parse_pv(tokens[i + 1:], position)
-                break
-            elif token == "string":
-                break
-            elif i + 1 < len(tokens) and tokens[i + 1].lstrip("-").isdigit():
-                values[token] = int(tokens[i + 1])
-                i += 2
-            else:
-                i += 1
-        info.score = PovScore(score, position.turn)
+        info.bound = bound
+        if wdl is not None:
+            info.wdl = PovWdl(wdl, position.turn)
+        if pv_at is not None:
+            info.pv = self._parse_pv(tokens[pv_at:], position)
         info.multipv = values.get("multipv", 1)
         info.depth = values.get("depth")
         info.seldepth = values.get("seldepth")

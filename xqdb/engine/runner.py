@@ -121,6 +121,15 @@ class PositionFailedError(EngineError):
     """A position could not be analysed, even after the engine was restarted."""
 
 
+class EngineGaveUpError(EngineError):
+    """The engine failed on :data:`GIVE_UP_POSITIONS` positions in a row the same way:
+    the run stops, saying why, instead of spending two timeouts on every position left."""
+
+
+#: Positions in a row that may fail the same way before the engine is given up.
+GIVE_UP_POSITIONS = 3
+
+
 class SupervisedEngine:
     """An engine that is restarted when it exits or hangs, with one more try per position.
 
@@ -133,6 +142,8 @@ class SupervisedEngine:
         self.engine: Engine | None = None
         self.restarts = 0
         self._name: str | None = None
+        self._failing: tuple[str, int] = ("", 0)
+        """How the last positions failed (the kind of failure) and how many in a row."""
 
     @property
     def name(self) -> str:
@@ -167,7 +178,9 @@ class SupervisedEngine:
 
     def analyse(self, position: Position, limit: Limit, *,
                 multipv: int | None = None) -> Info | list[Info]:
-        """Like :meth:`Engine.analyse`; raises :class:`PositionFailedError` after two failures."""
+        """Like :meth:`Engine.analyse`; raises :class:`PositionFailedError` after two failures,
+        and :class:`EngineGaveUpError` when :data:`GIVE_UP_POSITIONS` positions in a row
+        failed the same way (an engine that hangs on every ``go``)."""
         failure: EngineError | None = None
         for attempt in (1, 2):
             try:
@@ -175,8 +188,13 @@ class SupervisedEngine:
                 if self.spec.fresh:
                     engine.forget()
                 if multipv is None:
-                    return engine.analyse(position, limit, timeout=self.timeout)
-                return engine.analyse(position, limit, multipv=multipv, timeout=self.timeout)
+                    found: Info | list[Info] = engine.analyse(position, limit,
+                                                              timeout=self.timeout)
+                else:
+                    found = engine.analyse(position, limit, multipv=multipv,
+                                           timeout=self.timeout)
+                self._failing = ("", 0)
+                return found
             except (EngineTerminatedError, EngineTimeoutError) as exc:
                 failure = exc
                 if self.engine is not None:
@@ -185,6 +203,12 @@ class SupervisedEngine:
                 self.restarts += 1
                 logger.warning("%s; restarting it (attempt %d of 2 for %s)", exc, attempt,
                                position.fen())
+        kind = type(failure).__name__
+        same = self._failing[1] + 1 if self._failing[0] == kind else 1
+        self._failing = (kind, same)
+        if same >= GIVE_UP_POSITIONS:
+            raise EngineGaveUpError(f"the engine failed on {same} positions in a row, each "
+                                    f"twice: {failure}; stopped")
         raise PositionFailedError(f"{position.fen()}: {failure}")
 
     def pid(self) -> int | None:

@@ -23,7 +23,7 @@ from ..errors import BadArgumentError, ErrorKind
 from . import cbf, cbl2001, cbr, dhtmlxq, dpxq_text, eglib, epd, movelist, pgn, wxf_file, xqf
 from .encoding import normalize_encoding, rewound
 from .record import GameRecord, Origin
-from .sources import Skipped, Source, SourceError, iter_sources, walk
+from .sources import READ_ERRORS, Skipped, Source, SourceError, iter_sources, read_failure, walk
 
 log = logging.getLogger(__name__)
 
@@ -120,8 +120,8 @@ def read_source(source: Source, format: str | None = None, encoding: str | None 
     if stream is None:
         try:
             stream = source.open()
-        except (OSError, SourceError) as exc:
-            yield _source_error(origin, f"cannot open: {exc}")
+        except READ_ERRORS as exc:
+            yield _source_error(origin, f"cannot open: {read_failure(exc)}")
             return
     try:
         head = stream.read(_HEAD)
@@ -151,8 +151,8 @@ def read_source(source: Source, format: str | None = None, encoding: str | None 
             where = Origin(origin.path, origin.member, index=count)
             yield _source_error(where, f"{fmt} reader failed after {count} records: "
                                 f"{type(exc).__name__}: {exc}")
-    except (OSError, EOFError) as exc:
-        yield _source_error(origin, f"cannot read: {exc}")
+    except READ_ERRORS as exc:
+        yield _source_error(origin, f"cannot read: {read_failure(exc)}")
     finally:
         stream.close()
 

@@ -83,10 +83,21 @@ def read(stream: BinaryIO, origin: Origin, encoding: str | None = None) -> Itera
     index = 0
     for block, line in _blocks(_text_chunks(stream, head, file_encoding, encoding is None)):
         where = dataclasses.replace(origin, index=index, line=line)
-        for record in parse_block(block, where, file_encoding):
+        for record in _guarded(parse_block(block, where, file_encoding), block, where):
             yield record
             index += 1
             where = dataclasses.replace(origin, index=index, line=line)
+
+
+def _guarded(records: Iterator[GameRecord], block: str, origin: Origin
+             ) -> Iterator[GameRecord]:
+    """The records of one block; where reading it breaks down, what was read and then
+    the block as one record with the error, so the blocks after it are still read."""
+    try:
+        yield from records
+    except Exception as exc:  # a block this reader cannot make sense of: keep it raw
+        yield GameRecord(origin=origin, format=FORMAT, notation="dhtmlxq", raw=block,
+                         error=f"block could not be read: {type(exc).__name__}: {exc}")
 
 
 def _text_chunks(stream: BinaryIO, head: bytes, encoding: str, fallback: bool
@@ -199,7 +210,7 @@ def parse_block(block: str, origin: Origin, encoding: str | None = None,
         if not errors:
             template.error_kind = ErrorKind.BAD_FEN
         errors.append(str(exc))
-    orphans = [b for b, br in branches.items() if b and br.parent not in branches]
+    orphans = _orphans(branches)
     if orphans:
         errors.append(f"branches {orphans[:5]} fork from branches that do not exist")
         for b in orphans:
@@ -221,6 +232,25 @@ def parse_block(block: str, origin: Origin, encoding: str | None = None,
             # The block is kept once, by the main line; a branch keeps the tags it came from.
             record.raw = "\n".join(texts.get(branch, []))
         yield record
+
+
+def _orphans(branches: dict[int, _Branch]) -> list[int]:
+    """The branches that do not lead back to the main line (branch 0): those forking
+    from a missing branch, from an orphan, or from each other in a cycle.
+
+    >>> _orphans({0: _Branch(-1, 1, []), 1: _Branch(7, 2, []), 2: _Branch(1, 3, []),
+    ...           3: _Branch(0, 2, [])})
+    [1, 2]
+    """
+    rooted = {0}
+    changed = True
+    while changed:
+        changed = False
+        for b, br in branches.items():
+            if b not in rooted and br.parent in rooted:
+                rooted.add(b)
+                changed = True
+    return sorted(b for b in branches if b not in rooted)
 
 
 def _clean(value: str, is_html: bool) -> str:

@@ -33,8 +33,9 @@ import tarfile
 import tempfile
 import threading
 import zipfile
+import zlib
 from dataclasses import dataclass, field
-from typing import BinaryIO, Iterable, Iterator, cast
+from typing import BinaryIO, Iterable, Iterator
 
 from ..errors import closest
 
@@ -45,6 +46,40 @@ MAX_MEMBER_SIZE = 1 << 30
 #: Text game files compress about 3 to 10 times; a zip bomb compresses a thousand times.
 MAX_RATIO = 200
 RATIO_FLOOR = 1 << 20
+#: Largest expansion ratio of a whole archive (its members' sizes over the file's size),
+#: once past :data:`RATIO_FLOOR`: thousands of members each too small for the check of
+#: one member make a bomb too.
+MAX_TOTAL_RATIO = 50
+
+def name_bytes(name: str) -> bytes | None:
+    """The bytes of a file or member name that is not UTF-8, as Python hands it over
+    (each undecodable byte a surrogate), or ``None`` for a name that is UTF-8.
+
+    >>> name_bytes("象棋.pgn") is None, name_bytes(b"\\xcf\\xf3.pgn".decode("utf-8", "surrogateescape"))
+    (True, b'\\xcf\\xf3.pgn')
+    """
+    try:
+        name.encode("utf-8")
+        return None
+    except UnicodeEncodeError:
+        return name.encode("utf-8", "surrogateescape")
+
+
+def readable(name: str) -> str:
+    """A name that is not UTF-8 in a form that can be shown and stored: decoded as
+    GB18030 (Chinese collections' names), else UTF-8 with U+FFFD for what is not.
+
+    >>> readable("象棋.pgn".encode("gbk").decode("utf-8", "surrogateescape")), readable("ok.pgn")
+    ('象棋.pgn', 'ok.pgn')
+    """
+    raw = name_bytes(name)
+    if raw is None:
+        return name
+    try:
+        return raw.decode("gb18030")
+    except UnicodeDecodeError:
+        return raw.decode("utf-8", "replace")
+
 
 STDIN = "-"
 _ARCHIVE_SUFFIXES = (".zip", ".tar", ".tar.gz", ".tgz")
@@ -54,7 +89,7 @@ class SourceError(Exception):
     """A path, archive or member that cannot be read as a source; the message names it."""
 
     def __init__(self, message: str, path: str | None = None, member: str | None = None) -> None:
-        super().__init__(message)
+        super().__init__(readable(message))
         self.path = path
         """The path as the user gave it (``-`` for standard input)."""
         self.member = member
@@ -62,6 +97,31 @@ class SourceError(Exception):
 
     def __reduce__(self) -> tuple:
         return (type(self), (str(self), self.path, self.member))
+
+
+#: What reading a source's bytes may raise when the bytes are damaged rather than the
+#: code wrong: a bad CRC or deflate stream in a zip member, a truncated gzip stream, a
+#: broken tar header. Every reader of sources catches these and stores the source as
+#: unreadable, naming why (see :func:`read_failure`), so one damaged member never stops
+#: the members after it. :class:`SourceError` is among them: a refusal met
+#: while opening (no such member).
+READ_ERRORS: tuple[type[BaseException], ...] = (
+    OSError, EOFError, zipfile.BadZipFile, zlib.error, tarfile.TarError, SourceError)
+
+
+def read_failure(exc: BaseException) -> str:
+    """One line saying why reading failed, for a source's stored error.
+
+    >>> read_failure(zipfile.BadZipFile("Bad CRC-32 for file 'a.pgn'"))
+    "damaged archive member (Bad CRC-32 for file 'a.pgn')"
+    >>> read_failure(zlib.error("Error -3 while decompressing data: invalid code lengths set"))
+    'damaged archive member (Error -3 while decompressing data: invalid code lengths set)'
+    """
+    if isinstance(exc, (zipfile.BadZipFile, zlib.error, tarfile.TarError, EOFError)):
+        return f"damaged archive member ({exc})"
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror
+    return str(exc) or type(exc).__name__
 
 
 @dataclass(frozen=True)
@@ -104,11 +164,33 @@ class Source:
     """Size in bytes (expanded size for an archive member)."""
     label: str | None = None
     """How to name ``path`` to the user when it is not the path itself (``-``)."""
+    real: str | None = None
+    """The file's resolved absolute path (``-`` for standard input): what a source is
+    known by, so the same file reached by two paths is one source."""
 
     @property
     def display_path(self) -> str:
-        """The path as the user gave it (``-`` for standard input)."""
+        """The path as the user gave it (``-`` for standard input), readable (see
+        :func:`readable`)."""
+        return readable(self.given_path)
+
+    @property
+    def given_path(self) -> str:
+        """The path as the user gave it, as the file system names it (see :attr:`display_path`
+        for the readable form)."""
         return self.label if self.label is not None else self.path
+
+    @property
+    def shown_member(self) -> str | None:
+        """The member name, readable (see :func:`readable`)."""
+        return None if self.member is None else readable(self.member)
+
+    @property
+    def real_path(self) -> str:
+        """:attr:`real`, or resolved here when the walk did not."""
+        if self.real is not None:
+            return self.real
+        return STDIN if self.label == STDIN else os.path.realpath(self.path)
 
     @property
     def is_note(self) -> bool:
@@ -140,7 +222,7 @@ class Source:
 
     def __str__(self) -> str:
         where = self.display_path
-        return where if self.member is None else f"{where}!{self.member}"
+        return where if self.member is None else f"{where}!{self.shown_member}"
 
     def with_bytes(self) -> SentSource:
         """This source carrying its bytes, for a process that cannot see ``path`` (a
@@ -157,7 +239,7 @@ class Source:
         """
         with self.open() as stream:
             data = stream.read()
-        return SentSource(self.path, self.member, self.size, self.label, data)
+        return SentSource(self.path, self.member, self.size, self.label, self.real, data)
 
 
 @dataclass(frozen=True)
@@ -296,15 +378,16 @@ def _file_sources(path: str, max_member_size: int, label: str | None = None
         yield SourceError(f"{label or path}: {exc.strerror}", label or path)
         return
     kind = _archive_kind(path)
+    real = STDIN if label == STDIN else os.path.realpath(path)
     if kind is None:
-        yield Source(path, None, size, label)
+        yield Source(path, None, size, label, real)
         return
     try:
         if kind == "zip":
-            yield from _zip_members(path, max_member_size, label)
+            yield from _zip_members(path, max_member_size, label, real)
         else:
-            yield from _tar_members(path, max_member_size, label)
-    except (zipfile.BadZipFile, tarfile.TarError, OSError, EOFError) as exc:
+            yield from _tar_members(path, max_member_size, label, real)
+    except READ_ERRORS as exc:
         yield SourceError(f"{label or path}: not a readable {kind} archive ({exc})", label or path)
 
 
@@ -355,30 +438,53 @@ def _refuse_size(shown: str, name: str, size: int, packed: int | None, limit: in
     return None
 
 
-def _zip_members(path: str, limit: int, label: str | None) -> Iterator[Source | SourceError]:
+def _zip_members(path: str, limit: int, label: str | None, real: str
+                 ) -> Iterator[Source | SourceError]:
     # A compact listing, so the walk holds no archive index of its own (see _OpenArchives).
-    index = cast("dict[str, zipfile.ZipInfo]", _ARCHIVES.get(path)[1])
+    index = _ARCHIVES.get(path)[1]
     listing: list[tuple[str, int, int | None, str | None]] = [
-        (name, info.file_size,
-         info.compress_size if info.compress_type != zipfile.ZIP_STORED else None, None)
+        (name, info.file_size,  # type: ignore[union-attr]
+         info.compress_size if info.compress_type != zipfile.ZIP_STORED  # type: ignore[union-attr]
+         else None, None)
         for name, info in index.items()]
-    return _checked_members(path, limit, label, listing)
+    yield from _unlisted(path, label, index)
+    yield from _checked_members(path, limit, label, listing, real)
 
 
-def _tar_members(path: str, limit: int, label: str | None) -> Iterator[Source | SourceError]:
-    index = cast("dict[str, tarfile.TarInfo]", _ARCHIVES.get(path)[1])
+def _tar_members(path: str, limit: int, label: str | None, real: str
+                 ) -> Iterator[Source | SourceError]:
+    index = _ARCHIVES.get(path)[1]
     listing: list[tuple[str, int, int | None, str | None]] = [
-        (name, info.size, None, info.linkname if info.issym() or info.islnk() else None)
+        (name, info.size,  # type: ignore[union-attr]
+         None, info.linkname if info.issym() or info.islnk() else None)  # type: ignore[union-attr]
         for name, info in index.items()]
-    return _checked_members(path, limit, label, listing)
+    yield from _unlisted(path, label, index)
+    yield from _checked_members(path, limit, label, listing, real)
+    if index.damage is not None:
+        shown = label or path
+        yield SourceError(f"{shown}: damaged after {len(listing):,} members, the rest cannot be "
+                          f"listed ({index.damage})", shown)
+
+
+def _unlisted(path: str, label: str | None, index: _Index) -> Iterator[SourceError]:
+    """The members no source reads, each as a refusal saying why: a FIFO or device in a
+    tar, an earlier member with the name of a later one."""
+    shown = label or path
+    for name, why in index.unread:
+        yield SourceError(f"{shown}!{name}: not read, {why}", shown, name)
 
 
 def _checked_members(path: str, limit: int, label: str | None,
-                     listing: list[tuple[str, int, int | None, str | None]]
+                     listing: list[tuple[str, int, int | None, str | None]], real: str
                      ) -> Iterator[Source | SourceError]:
     """Sources for the listed ``(name, size, packed size, link target)`` members, and a
     refusal for each one that could escape the folder, is a link or would expand too far."""
     shown = label or path
+    try:
+        archive_size = os.path.getsize(path)
+    except OSError:
+        archive_size = 0
+    total = 0
     for name, size, packed, link in listing:
         why = _unsafe(name)
         if why is None and link is not None:
@@ -390,7 +496,15 @@ def _checked_members(path: str, limit: int, label: str | None,
         if refusal is not None:
             yield refusal
             continue
-        yield Source(path, name, size, label)
+        # Many members each small enough make a bomb too: the members read are bounded
+        # as a whole.
+        if total + size > RATIO_FLOOR and total + size > MAX_TOTAL_RATIO * max(archive_size, 1):
+            yield SourceError(f"{shown}!{name}: refused, the archive's members would expand "
+                              f"to more than {total + size:,} bytes from {archive_size:,}, "
+                              "like a zip bomb", shown, name)
+            continue
+        total += size
+        yield Source(path, name, size, label, real)
 
 
 class _OpenArchives(threading.local):
@@ -410,9 +524,9 @@ class _OpenArchives(threading.local):
     def __init__(self, limit: int = 1) -> None:
         self.limit = limit
         self._pid = os.getpid()
-        self._open: dict[str, tuple[zipfile.ZipFile | tarfile.TarFile, dict[str, object]]] = {}
+        self._open: dict[str, tuple[zipfile.ZipFile | tarfile.TarFile, _Index]] = {}
 
-    def get(self, path: str) -> tuple[zipfile.ZipFile | tarfile.TarFile, dict[str, object]]:
+    def get(self, path: str) -> tuple[zipfile.ZipFile | tarfile.TarFile, _Index]:
         if self._pid != os.getpid():
             self._pid, self._open = os.getpid(), {}
         entry = self._open.pop(path, None)
@@ -425,19 +539,73 @@ class _OpenArchives(threading.local):
         return entry
 
 
-def _load_archive(path: str) -> tuple[zipfile.ZipFile | tarfile.TarFile, dict[str, object]]:
+class _Index(dict[str, "zipfile.ZipInfo | tarfile.TarInfo"]):
+    """An archive's readable members by name, with what is in it but cannot be read."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.unread: list[tuple[str, str]] = []
+        """``(name, why)`` of members left unread: special files, names used twice."""
+        self.damage: str | None = None
+        """Why listing stopped early (a damaged tar), if it did."""
+
+    def put(self, name: str, info: zipfile.ZipInfo | tarfile.TarInfo) -> None:
+        if name in self:
+            # Extracting the archive keeps the last member of a name: so does reading it.
+            self.unread.append((name, "an earlier member of the same name (the last one "
+                                      "of that name is read)"))
+        self[name] = info
+
+
+def _tar_tail_damage(tar: tarfile.TarFile) -> str | None:
+    """Why a tar whose listing ended is damaged, or ``None``: tarfile ends a listing
+    quietly at a header it cannot parse, where a whole archive ends in zero blocks."""
+    fileobj = tar.fileobj
+    if fileobj is None:
+        return None
+    fileobj.seek(tar.offset)
+    tail = fileobj.read(tarfile.BLOCKSIZE)
+    if tail.strip(b"\0"):
+        return f"a damaged member header at byte {tar.offset:,}"
+    # A compressed tar checks its CRC at the end of the stream only: read on to it.
+    while fileobj.read(1 << 20):
+        pass
+    return None
+
+
+_TAR_KINDS = ((tarfile.TarInfo.isfifo, "a FIFO"), (tarfile.TarInfo.ischr, "a character device"),
+              (tarfile.TarInfo.isblk, "a block device"))
+
+
+def _load_archive(path: str) -> tuple[zipfile.ZipFile | tarfile.TarFile, _Index]:
+    index = _Index()
     if _archive_kind(path) == "zip":
         archive = zipfile.ZipFile(path)
         try:
-            return archive, {_zip_name(info): info for info in archive.infolist()
-                             if not info.is_dir()}
+            for info in archive.infolist():
+                if not info.is_dir():
+                    index.put(_zip_name(info), info)
+            return archive, index
         except BaseException:
             archive.close()
             raise
     tar = tarfile.open(path)
     try:
-        return tar, {info.name: info for info in tar.getmembers()
-                     if info.isfile() or info.issym() or info.islnk()}
+        try:
+            for member in tar:
+                if member.isfile() or member.issym() or member.islnk():
+                    index.put(member.name, member)
+                    continue
+                for test, kind in _TAR_KINDS:
+                    if test(member):
+                        index.unread.append((member.name, f"{kind}, not a regular file"))
+            index.damage = _tar_tail_damage(tar)
+        except READ_ERRORS as exc:
+            if not index and not index.unread:
+                raise
+            # The members listed before the damage are read; the rest is one error.
+            index.damage = str(exc) or type(exc).__name__
+        return tar, index
     except BaseException:
         tar.close()
         raise
@@ -451,7 +619,8 @@ _SPOOLED: list[str] = []
 
 def _stdin_sources(limit: int) -> Iterator[Source | SourceError]:
     """Spool standard input to a temporary file, so it can be re-opened like any file."""
-    fd, spool = tempfile.mkstemp(prefix="xqdb-stdin-")
+    _remove_stale_spools()
+    fd, spool = tempfile.mkstemp(prefix=f"{_SPOOL_PREFIX}{os.getpid()}-")
     if not _SPOOLED:
         atexit.register(_remove_spools)
     _SPOOLED.append(spool)
@@ -470,6 +639,38 @@ def _stdin_sources(limit: int) -> Iterator[Source | SourceError]:
         os.rename(spool, spool + suffix)
         _SPOOLED[-1] = spool = spool + suffix
     yield from _file_sources(spool, limit, label=STDIN)
+
+
+_SPOOL_PREFIX = "xqdb-stdin-"
+
+
+def _remove_stale_spools() -> None:
+    """Remove the spools of standard input that runs killed outright left behind (their
+    process is gone, so nothing else would)."""
+    folder = tempfile.gettempdir()
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return
+    for name in names:
+        if not name.startswith(_SPOOL_PREFIX):
+            continue
+        pid = name[len(_SPOOL_PREFIX):].split("-", 1)[0]
+        if pid.isdigit() and not _alive(int(pid)):
+            try:
+                os.remove(os.path.join(folder, name))
+            except OSError:
+                pass
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's: alive, and not ours to remove
+        return True
+    return True
 
 
 def _remove_spools() -> None:

@@ -38,6 +38,7 @@ from ..errors import BadArgumentError
 from ..db.evals import SIDES, StoredEval, read_evals, read_own_evals, write_evals
 from ..db.holder import WriterNote
 from ..db.schema import connect, require_database
+from ..db.where import ConditionError, game_condition
 from ..analysis.games import (
     Evaluation, Repetitions, Thresholds, curve_for, judge_moves, recheck_plies,
 )
@@ -366,7 +367,11 @@ def _games(con: duckdb.DuckDBPyConnection, where: str | None,
     """The chosen games with at least one move, in game order."""
     chosen = "TRUE"
     if where:
-        chosen = f"g.game_id IN (SELECT game_id FROM games WHERE {where})"
+        try:
+            chosen = f"g.game_id IN (SELECT game_id FROM games WHERE {game_condition(where)})"
+        except ConditionError as exc:
+            raise AnalysisError(f"{exc} (a condition on the columns of games, such as "
+                                "\"year >= 2000\")") from None
     if game_ids:
         known = {r[0] for r in con.execute("SELECT game_id FROM games WHERE game_id IN"
                                            " (SELECT unnest(?))", [list(game_ids)]).fetchall()}

@@ -31,6 +31,8 @@ import multiprocessing.pool
 import os
 import signal
 import sys
+import threading
+import time
 import uuid
 from abc import ABC, abstractmethod
 from collections import deque
@@ -42,6 +44,8 @@ from typing import Any, TypeVar
 from multiprocessing_logging import MultiProcessingHandler, install_mp_handler, uninstall_mp_handler
 
 from ..errors import ClusterError
+
+log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -68,6 +72,20 @@ class _Pool(multiprocessing.pool.Pool):
     def _get_sentinels(self) -> list[Any]:
         return [self._change_notifier._reader]  # type: ignore[attr-defined]
 
+    started: Any
+    """Where the workers say which task each starts (see :func:`_tracked`)."""
+
+    def renew(self) -> None:
+        """Stop every worker and start as many anew, with fresh queues: what a worker
+        that died held (a queue's lock) is let go. Tasks not finished are lost; the
+        caller sends them again (see :class:`_Tracker`)."""
+        processes, context = self._processes, self._ctx  # type: ignore[attr-defined]
+        self.terminate()
+        self.join()
+        self.started = context.SimpleQueue()
+        super().__init__(processes, initializer=_init_worker, initargs=(self.started,),
+                         context=context)
+
 
 #: How much lower the workers' scheduling priority is than the parent's. The parent is the
 #: one writer every result must pass through: when it has work it should get a core at
@@ -75,14 +93,42 @@ class _Pool(multiprocessing.pool.Pool):
 WORKER_NICENESS = 5
 
 
-def _init_worker() -> None:
+#: Seconds between a waiting parent's looks at its workers, and a worker's at its parent.
+WATCH_SECONDS = 0.5
+
+#: Where each worker says which task it starts: ``(task number, pid)``. Made before the
+#: pool forks, so every worker (those that replace a dead one too) inherits it.
+_STARTED: Any = None
+
+
+def _init_worker(started: Any = None) -> None:
+    global _STARTED
+    _STARTED = started
     # Ctrl-C goes to the whole process group; the parent decides what happens, so a
     # worker must not die with a traceback of its own.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the pool stops its workers with it
     try:
         os.nice(WORKER_NICENESS)
     except OSError:  # not allowed here: the workers simply keep the parent's priority
         pass
+    # A parent killed outright (kill -9) cannot stop its workers: each stops itself once
+    # its parent is gone, rather than work on for nobody and die on a broken pipe.
+    parent = os.getppid()
+    threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
+
+
+def _watch_parent(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(WATCH_SECONDS)
+    os._exit(0)
+
+
+def _tracked(number: int, fn: Callable[[T], R], item: T) -> R:
+    """``fn(item)`` in a worker, which first says it took task ``number``."""
+    if _STARTED is not None:
+        _STARTED.put((number, os.getpid()))
+    return fn(item)
 
 
 @contextmanager
@@ -100,7 +146,9 @@ def process_pool(jobs: int) -> Iterator[multiprocessing.pool.Pool | None]:
     wrapped = not any(isinstance(h, MultiProcessingHandler) for h in root.handlers)
     if wrapped:
         install_mp_handler(root)
-    pool = _Pool(jobs, initializer=_init_worker, context=context)
+    started = context.SimpleQueue()
+    pool = _Pool(jobs, initializer=_init_worker, initargs=(started,), context=context)
+    pool.started = started
     try:
         yield pool
         pool.close()
@@ -118,22 +166,107 @@ def process_pool(jobs: int) -> Iterator[multiprocessing.pool.Pool | None]:
 
 
 def ordered_map(pool: multiprocessing.pool.Pool | None, fn: Callable[[T], R],
-                items: Iterable[T], window: int) -> Iterator[R]:
+                items: Iterable[T], window: int,
+                lost: Callable[[T, str], R] | None = None) -> Iterator[R]:
     """``map(fn, items)`` on ``pool``, in input order, with at most ``window`` items in flight.
 
     The window bounds memory: results that finish early wait for their turn, and no more
     than ``window`` of them can pile up however long the input is.
+
+    A worker that dies (killed, out of memory) takes its task with it, and the pool would
+    wait for that task forever: the dead worker is noticed, its task run once more on the
+    worker that replaces it, and if that one dies too, ``lost(item, why)`` stands for its
+    result (without ``lost``, :class:`TaskLostError` is raised).
     """
     if pool is None:
         yield from map(fn, items)
         return
-    pending: deque[multiprocessing.pool.AsyncResult[R]] = deque()
+    tracker = _Tracker(pool, fn, lost)
     for item in items:
-        pending.append(pool.apply_async(fn, (item,)))
-        if len(pending) >= max(1, window):
-            yield pending.popleft().get()
-    while pending:
-        yield pending.popleft().get()
+        tracker.submit(item)
+        if len(tracker.pending) >= max(1, window):
+            yield tracker.next_result()
+    while tracker.pending:
+        yield tracker.next_result()
+
+
+#: Times a task may lose its worker: once it is run again, twice it is given up.
+TASK_RUNS = 2
+
+
+class _Tracker:
+    """The tasks in flight on a pool, which of its workers runs each, and what a dead
+    worker costs.
+
+    A worker of a ``multiprocessing`` pool that dies may take more than its task with
+    it: killed while waiting for work, it holds the lock on the queue of tasks, and no
+    other worker gets one again. So a death renews the whole pool (see
+    :meth:`_Pool.renew`) and every task not finished is sent again; the ones the dead
+    worker was running count one loss each.
+    """
+
+    def __init__(self, pool: multiprocessing.pool.Pool, fn: Callable[[Any], Any],
+                 lost: Callable[[Any, str], Any] | None) -> None:
+        self.pool, self.fn, self.lost = pool, fn, lost
+        self.pending: deque[list[Any]] = deque()
+        """``[number, item, async result or None when given up, losses]`` per task, in
+        input order."""
+        self.numbers = itertools.count()
+        self.running: dict[int, int] = {}
+        """Task number -> pid of the worker that took it."""
+        self.workers = list(getattr(pool, "_pool", []))
+
+    def submit(self, item: Any) -> None:
+        self.pending.append([0, item, None, 0])
+        self._send(self.pending[-1])
+
+    def _send(self, entry: list[Any]) -> None:
+        entry[0] = next(self.numbers)
+        entry[2] = self.pool.apply_async(_tracked, (entry[0], self.fn, entry[1]))
+
+    def next_result(self) -> Any:
+        entry = self.pending[0]
+        while entry[2] is not None:
+            try:
+                value = entry[2].get(timeout=WATCH_SECONDS)
+                break
+            except multiprocessing.TimeoutError:
+                pass
+            if hasattr(self.pool, "renew") and any(
+                    w.exitcode is not None for w in self.workers):
+                self._recover()
+        self.pending.popleft()
+        self.running.pop(entry[0], None)
+        if entry[2] is None:
+            why = f"the worker running it died, {TASK_RUNS} times (killed, or out of memory?)"
+            if self.lost is None:
+                raise TaskLostError(f"a task was lost: {why}",
+                                    "what was stored stays: run the command again")
+            return self.lost(entry[1], why)
+        return value
+
+    def _recover(self) -> None:
+        """A worker died: charge its task, renew the pool, send what is unfinished again."""
+        started = getattr(self.pool, "started")
+        while not started.empty():
+            number, pid = started.get()
+            self.running[number] = pid
+        dead = {w.pid for w in self.workers if w.exitcode is not None}
+        unfinished = [e for e in self.pending if e[2] is not None and not e[2].ready()]
+        for entry in unfinished:
+            if self.running.get(entry[0]) in dead:
+                entry[3] += 1
+                log.warning("a worker (pid %s) died while running a task: %s",
+                            self.running[entry[0]],
+                            "running it again" if entry[3] < TASK_RUNS else "giving it up")
+        self.pool.renew()  # type: ignore[attr-defined]
+        self.workers = list(self.pool._pool)  # type: ignore[attr-defined]
+        self.running.clear()
+        for entry in unfinished:
+            if entry[3] >= TASK_RUNS:
+                entry[2] = None
+            else:
+                self._send(entry)
 
 
 # --- executors: the local pool and a Dask cluster behind one interface -----------------
@@ -207,10 +340,11 @@ class Executor(ABC):
     cores left are for the one writer."""
 
     @abstractmethod
-    def map(self, fn: Callable[[T], R], items: Iterable[T], window: int | None = None
-            ) -> Iterator[R]:
+    def map(self, fn: Callable[[T], R], items: Iterable[T], window: int | None = None,
+            lost: Callable[[T, str], R] | None = None) -> Iterator[R]:
         """``map(fn, items)`` on the workers, in input order, with at most ``window``
-        items in flight (default: twice :attr:`jobs`).
+        items in flight (default: twice :attr:`jobs`). A task whose workers died each
+        time it ran gives ``lost(item, why)`` instead, or raises :class:`TaskLostError`.
 
         ``fn`` must be a module-level function, and the items and results picklable.
         """
@@ -249,9 +383,9 @@ class LocalExecutor(Executor):
     def in_this_process(self) -> bool:
         return self.pool is None
 
-    def map(self, fn: Callable[[T], R], items: Iterable[T], window: int | None = None
-            ) -> Iterator[R]:
-        return ordered_map(self.pool, fn, items, window or 2 * self.jobs)
+    def map(self, fn: Callable[[T], R], items: Iterable[T], window: int | None = None,
+            lost: Callable[[T, str], R] | None = None) -> Iterator[R]:
+        return ordered_map(self.pool, fn, items, window or 2 * self.jobs, lost)
 
 
 class DaskExecutor(Executor):
@@ -262,9 +396,11 @@ class DaskExecutor(Executor):
     a lost worker costs only the tasks it held; :attr:`retried` counts them.
     """
 
-    def __init__(self, client: Any, address: str) -> None:
+    def __init__(self, client: Any, address: str, worker_wait: float = 60.0) -> None:
         self.client = client
         self.address = address
+        self.worker_wait = worker_wait
+        """Seconds the run waits for a worker once every one has left."""
         self.jobs = max(1, sum(client.nthreads().values()))
         self.local_processes = 0
         # Task keys unique to this run, so the scheduler's record of lost workers can be
@@ -291,8 +427,8 @@ class DaskExecutor(Executor):
                 lost.update(event.get("lost-computed-tasks", ()))
         return len(lost & self._keys)
 
-    def map(self, fn: Callable[[T], R], items: Iterable[T], window: int | None = None
-            ) -> Iterator[R]:
+    def map(self, fn: Callable[[T], R], items: Iterable[T], window: int | None = None,
+            lost: Callable[[T, str], R] | None = None) -> Iterator[R]:
         window = max(1, window or 2 * self.jobs)
         name = getattr(fn, "__name__", "task")
         pending: deque[Any] = deque()
@@ -313,7 +449,7 @@ class DaskExecutor(Executor):
         from distributed import KilledWorker
 
         try:
-            return future.result()
+            return self._wait(future)
         except KilledWorker as exc:
             tries = exc.allowed_failures + 1
             died = ("the worker running it died" if tries == 1
@@ -330,6 +466,28 @@ class DaskExecutor(Executor):
                 from None
         finally:
             future.release()
+
+
+    def _wait(self, future: Any) -> Any:
+        """The future's result; raises :class:`ClusterUnavailableError` once the cluster
+        has had no worker for :attr:`worker_wait` seconds (tasks would wait forever)."""
+        alone_since: float | None = None
+        while True:
+            try:
+                return future.result(timeout=WATCH_SECONDS * 4)
+            except TimeoutError:
+                pass
+            if self.client.nthreads():
+                alone_since = None
+                continue
+            now = time.monotonic()
+            alone_since = alone_since or now
+            if now - alone_since >= self.worker_wait:
+                raise ClusterUnavailableError(
+                    f"every worker of the cluster {self.address} is gone, and none joined "
+                    f"in {self.worker_wait:.0f} s",
+                    f"what was stored stays: start workers with `dask worker {self.address}` "
+                    "and run the command again")
 
 
 @contextmanager
@@ -351,7 +509,7 @@ def open_executor(jobs: int | None = None, scheduler: str | None = None,
             yield LocalExecutor(pool, jobs)
         return
     with _dask_client(scheduler, worker_wait, connect_timeout) as client:
-        yield DaskExecutor(client, scheduler)
+        yield DaskExecutor(client, scheduler, worker_wait)
 
 
 @contextmanager

@@ -36,7 +36,8 @@ from ..errors import ErrorKind
 from ..db.schema import connect
 from ..db.writer import Staged, Writer
 from ..formats.hashing import open_hashed
-from ..formats.sources import STDIN, SentSource, Skipped, Source, SourceError, no_such_path, walk
+from ..formats.sources import (READ_ERRORS, STDIN, SentSource, Skipped, Source, SourceError,
+                               no_such_path, read_failure, readable, walk)
 from .executors import Executor, default_jobs, open_executor, require_paths
 
 log = logging.getLogger("xqdb.import")
@@ -61,8 +62,10 @@ DUCKDB_WORKING_MEMORY = 64 << 20
 #: this; at the default 16 MB that is every few commits, and costs both time and memory
 #: spikes that grow with the database. The log stays bounded, and the run ends with one.
 DUCKDB_CHECKPOINT = "256MB"
-#: The writer commits once it holds this many staged records (or a spilled unit).
+#: The writer commits once it holds this many staged records (or a spilled unit), or
+#: records read from this many bytes: a batch of big records stays a few of them.
 COMMIT_RECORDS = 4000
+COMMIT_BYTES = 32 << 20
 
 
 class InputError(CannotRunError):
@@ -240,7 +243,7 @@ def import_paths(paths: Sequence[str], db: str | os.PathLike[str], *, jobs: int 
             # Cluster workers cannot write to this machine's spool: their big units travel
             # back whole.
             units = plan_units(paths, writer.known_sources(), summary, format, encoding,
-                               spool if executor.is_local else None, follow_links)
+                               spool if executor.is_local else None, follow_links, db)
 
             def noted(unit: UnitResult, so_far: ImportSummary) -> None:
                 # Others refused the database read how far the import is (xqdb.db.holder).
@@ -277,7 +280,7 @@ def _read_units(executor: Executor, units: Iterable[WorkUnit], send_inputs: bool
     # number of units, so memory does not grow with the input.
     window = 8 * executor.jobs
     if executor.is_local:
-        return executor.map(read_unit, units, window)
+        return executor.map(read_unit, units, window, lost=lost_unit)
     return executor.map(read_unit_on_worker, (for_cluster(u, send_inputs) for u in units),
                         window)
 
@@ -348,24 +351,32 @@ def default_memory_limit() -> int:
 
 def plan_units(paths: Sequence[str], known: dict[tuple[str, str | None, int], str],
                summary: ImportSummary, format: str | None = None, encoding: str | None = None,
-               spool: str | None = None, follow_links: bool = False) -> Iterator[WorkUnit]:
+               spool: str | None = None, follow_links: bool = False,
+               db: str | os.PathLike[str] | None = None) -> Iterator[WorkUnit]:
     """Group the sources under ``paths`` into work units, lazily, in input order.
 
     What the walk refuses (unsafe archive members...) or passes over (a FIFO...) travels
-    in the units too, to be stored with its reason; notes are counted and left out.
+    in the units too, to be stored with its reason; notes, and the files of the database
+    ``db`` itself (its ``.wal``, its note, its spool), are counted and left out.
     """
+    own = None if db is None else os.path.realpath(db)
     batch: list[Source | Skipped | SourceError] = []
     size = 0
     number = 0
 
     def unit() -> WorkUnit:
-        hints = tuple(known.get((s.display_path, s.member, s.size)) if isinstance(s, Source)
-                      else None for s in batch)
+        hints = tuple(known.get((readable(s.real_path), s.shown_member, s.size))
+                      if isinstance(s, Source) else None for s in batch)
         return WorkUnit(number, tuple(batch), hints, format, encoding, spool)
 
     for item in walk(paths, follow_links=follow_links):
         if isinstance(item, Source) and item.is_note:
             log.info("%s: not a game file, ignored", item)
+            summary.ignored_sources += 1
+            continue
+        if isinstance(item, Source) and own is not None and _is_own(item.real_path, own):
+            # The database's own files change as it is written: never records.
+            log.info("%s: the database's own file, not read", item)
             summary.ignored_sources += 1
             continue
         item_size = item.size if isinstance(item, Source) else 0
@@ -379,14 +390,31 @@ def plan_units(paths: Sequence[str], known: dict[tuple[str, str | None, int], st
         yield unit()
 
 
+#: Files a database ``x.duckdb`` keeps beside itself while it is written.
+OWN_SUFFIXES = (".wal", ".import.json", ".tmp", ".upgrading", ".upgrading.wal")
+
+
+def _is_own(path: str, db: str) -> bool:
+    """Whether ``path`` (resolved) is the database ``db`` (resolved) or one of its files.
+
+    >>> _is_own("/d/x.duckdb.wal", "/d/x.duckdb"), _is_own("/d/x.duckdb.spool/1", "/d/x.duckdb")
+    (True, True)
+    >>> _is_own("/d/x.pgn", "/d/x.duckdb")
+    False
+    """
+    if path == db or path in {db + suffix for suffix in OWN_SUFFIXES}:
+        return True
+    return path.startswith(db + ".spool" + os.sep)
+
+
 def _write(writer: Writer, results: Iterable[UnitResult], summary: ImportSummary,
            progress: Callable[[UnitResult, ImportSummary], None] | None,
            commit_records: int) -> None:
     held: list[UnitResult] = []
-    held_records = 0
+    held_records = held_bytes = 0
 
     def flush() -> None:
-        nonlocal held, held_records
+        nonlocal held, held_records, held_bytes
         if not held:
             return
         counts = writer.commit([r.staged for r in held])
@@ -404,7 +432,7 @@ def _write(writer: Writer, results: Iterable[UnitResult], summary: ImportSummary
         for result in held:
             for name in (f for files in result.staged.files.values() for f in files):
                 Path(name).unlink(missing_ok=True)
-        held, held_records = [], 0
+        held, held_records, held_bytes = [], 0, 0
 
     for result in results:
         summary.bytes += result.bytes
@@ -412,7 +440,8 @@ def _write(writer: Writer, results: Iterable[UnitResult], summary: ImportSummary
         summary.passed_over.extend(result.passed_over)
         held.append(result)
         held_records += result.records
-        if held_records >= commit_records or result.staged.files:
+        held_bytes += result.bytes
+        if held_records >= commit_records or held_bytes >= COMMIT_BYTES or result.staged.files:
             flush()
         if progress is not None:
             progress(result, summary)
@@ -434,24 +463,18 @@ def read_unit(unit: WorkUnit) -> UnitResult:
     out = UnitBuilder(unit.number, unit.spool, SPILL_ROWS)
     result = UnitResult(unit.number, Staged())
     for seq, (source, known) in enumerate(zip(unit.sources, unit.known)):
-        if isinstance(source, Skipped):
-            result.passed_over.append(f"{source.path}: {source.reason}")
-            out.add_source(seq, source.path, None, "", 0, None, None, 0, source.error)
-            continue
-        if isinstance(source, SourceError):
-            log.error("%s", source)
-            result.failed_sources.append(str(source))
-            out.add_source(seq, source.path or "?", source.member, "", 0, None, None, 0,
-                           str(source))
+        if not isinstance(source, Source):
+            _add_unread(out, result, seq, source)
             continue
         result.bytes += source.size
         try:
             stream, digest = open_hashed(source, known)
-        except (OSError, SourceError) as exc:
-            log.error("%s: cannot read: %s", source, exc)
-            result.failed_sources.append(f"{source}: cannot read: {exc}")
-            out.add_source(seq, source.display_path, source.member, "", source.size, None, None,
-                           0, f"cannot read: {exc}")
+        except READ_ERRORS as exc:
+            why = f"cannot read: {read_failure(exc)}"
+            log.error("%s: %s", source, why)
+            result.failed_sources.append(f"{source}: {why}")
+            out.add_source(seq, source.given_path, source.member, "", source.size, None, None,
+                           0, why, source.real_path)
             continue
         if stream is None:
             result.skipped_sources += 1
@@ -483,9 +506,49 @@ def read_unit(unit: WorkUnit) -> UnitResult:
             result.failed_sources.append(f"{source}: {error}")
         result.records += records
         result.sources += 1
-        out.add_source(seq, source.display_path, source.member, digest.hexdigest(),
-                       source.size, fmt, enc, records, error)
+        out.add_source(seq, source.given_path, source.member, digest.hexdigest(),
+                       source.size, fmt, enc, records, error, source.real_path)
     log.debug("unit %d: %d sources, %d records", unit.number, result.sources, result.records)
+    result.staged = out.finish()
+    return result
+
+
+def _add_unread(out: UnitBuilder, result: UnitResult, seq: int,
+                source: Skipped | SourceError) -> None:
+    """Store a source the walk passed over or refused, with its reason, unread."""
+    if isinstance(source, Skipped):
+        result.passed_over.append(f"{source.path}: {source.reason}")
+        out.add_source(seq, source.path, None, "", 0, None, None, 0, source.error,
+                       os.path.realpath(source.path))
+        return
+    log.error("%s", source)
+    result.failed_sources.append(str(source))
+    out.add_source(seq, source.path or "?", source.member, "", 0, None, None, 0, str(source),
+                   _real(source.path))
+
+
+def _real(path: str | None) -> str | None:
+    """The resolved path a refused source is known by (``None`` when there is none)."""
+    if path is None or path == STDIN:
+        return path
+    return os.path.realpath(path)
+
+
+def lost_unit(unit: WorkUnit, why: str) -> UnitResult:
+    """The result of a unit no worker lived to read: every source stored as unreadable,
+    saying why, so the run goes on and the next one reads them again."""
+    out = UnitBuilder(unit.number, None, SPILL_ROWS)
+    result = UnitResult(unit.number, Staged())
+    for seq, source in enumerate(unit.sources):
+        if not isinstance(source, Source):
+            _add_unread(out, result, seq, source)
+            continue
+        error = f"not read: {why}"
+        log.error("%s: %s", source, error)
+        result.failed_sources.append(f"{source}: {error}")
+        result.sources += 1
+        out.add_source(seq, source.given_path, source.member, "", source.size, None, None, 0,
+                       error, source.real_path)
     result.staged = out.finish()
     return result
 

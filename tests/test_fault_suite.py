@@ -1,0 +1,133 @@
+"""The fault suite: real files of every format and archives of them, mutated with a fixed
+seed (bytes flipped, cut, inserted, dropped, repeated), imported and read. Nothing may
+crash, every file and member must be listed in ``sources``, and the accounting must hold:
+the records read are the games stored plus the duplicates linked plus the positions.
+
+``XQDB_FAULT_SEED`` picks another seed; the counts are printed (``-s`` shows them)."""
+
+from __future__ import annotations
+
+import io
+import os
+import random
+import tarfile
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from import_support import DATA, rows, run_xqdb
+
+SEED = int(os.environ.get("XQDB_FAULT_SEED", "24"))
+MUTANTS = 6
+
+#: One or more real files of every format the readers know.
+ORIGINALS = [
+    *sorted((DATA / "pgn-gbk").iterdir())[:2], DATA / "pgn-chinese-15.pgn",
+    DATA / "pgn-wxf-fullwidth-15.pgn", DATA / "binary" / "test.xqf",
+    DATA / "binary" / "game_varations.xqf", DATA / "binary" / "test.cbr",
+    DATA / "binary" / "test.cbf", DATA / "binary" / "1956年全国象棋锦标赛93局.CBL",
+    DATA / "binary" / "test1_move.txt", DATA / "endgames" / "FUNNY.EPD",
+]
+
+
+def _mutate(data: bytes, rng: random.Random) -> bytes:
+    """``data`` with one fault: bytes flipped, a cut, junk inserted, a range dropped or
+    repeated."""
+    out = bytearray(data)
+    at = rng.randrange(max(1, len(out)))
+    kind = rng.randrange(6)
+    if kind == 0:
+        out[at] ^= 1 << rng.randrange(8)
+    elif kind == 1:
+        for _ in range(8):
+            out[rng.randrange(len(out))] ^= rng.randrange(1, 256)
+    elif kind == 2:
+        del out[at:]
+    elif kind == 3:
+        out[at:at] = rng.randbytes(16)
+    elif kind == 4:
+        del out[at:at + rng.randrange(1, 200)]
+    else:
+        out[at:at] = out[at:at + rng.randrange(1, 200)]
+    return bytes(out)
+
+
+def _dhtmlxq(tmp_path: Path) -> Path:
+    """A DhtmlXQ file of real games: the 15 games exported."""
+    db = tmp_path / "for-dhtmlxq.duckdb"
+    assert run_xqdb("import", str(DATA / "pgn-chinese-15.pgn"), "--db", str(db)).returncode == 0
+    out = tmp_path / "games.dhtmlxq"
+    assert run_xqdb("export", "--db", str(db), "--format", "dhtmlxq", "--out",
+                    str(out)).returncode == 0
+    return out
+
+
+def _archives(originals: list[Path]) -> dict[str, bytes]:
+    zipped, tarred = io.BytesIO(), io.BytesIO()
+    with zipfile.ZipFile(zipped, "w", zipfile.ZIP_DEFLATED) as z:
+        for path in originals:
+            z.write(path, path.name)
+    with tarfile.open(fileobj=tarred, mode="w:gz") as tar:
+        for path in originals:
+            tar.add(path, path.name)
+    return {"all.zip": zipped.getvalue(), "all.tar.gz": tarred.getvalue()}
+
+
+@pytest.fixture(scope="module")
+def mutated(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[Path]]:
+    """A folder of mutants of every original, and of archives holding them all."""
+    tmp = tmp_path_factory.mktemp("faults")
+    originals = [*ORIGINALS, _dhtmlxq(tmp)]
+    rng = random.Random(SEED)
+    folder = tmp / "mutants"
+    folder.mkdir()
+    made = []
+    for path in originals:
+        data = path.read_bytes()
+        for n in range(MUTANTS):
+            mutant = folder / f"{n}-{path.name}"
+            mutant.write_bytes(_mutate(data, rng))
+            made.append(mutant)
+    for name, data in _archives(originals).items():
+        for n in range(MUTANTS):
+            # Flips only: a cut archive is refused whole, which is tested elsewhere.
+            mutant = folder / f"{n}-{name}"
+            damaged = bytearray(data)
+            for _ in range(n + 1):
+                damaged[rng.randrange(len(damaged))] ^= 1 << rng.randrange(8)
+            mutant.write_bytes(bytes(damaged))
+            made.append(mutant)
+    return folder, made
+
+
+def test_mutated_files_and_archives_import_with_the_accounting_kept(
+        tmp_path: Path, mutated: tuple[Path, list[Path]]) -> None:
+    folder, made = mutated
+    db = tmp_path / "x.duckdb"
+    done = run_xqdb("import", str(folder), "--db", str(db), "--jobs", "2")
+    crashes = int("Traceback" in done.stderr)
+    print(f"fault suite (seed {SEED}): {len(made)} files tried, {crashes} crashes")
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert crashes == 0
+    listed = {Path(p).name for p, in rows(db, "SELECT DISTINCT path FROM sources")}
+    assert listed == {p.name for p in made}
+    stored, = rows(db, "SELECT (SELECT coalesce(sum(records), 0) FROM sources),"
+                       " (SELECT count(*) FROM game_records),"
+                       " (SELECT count(*) FROM positions),"
+                       " (SELECT count(*) FROM games),"
+                       " (SELECT count(*) FROM game_records WHERE NOT is_primary)")
+    read, records, positions, games, duplicates = stored
+    assert read == records + positions
+    assert records == games + duplicates
+    again = run_xqdb("import", str(folder), "--db", str(db), "--jobs", "2")
+    assert again.returncode == 0 and "Traceback" not in again.stderr
+    assert rows(db, "SELECT count(*) FROM game_records")[0][0] == records
+
+
+def test_mutated_files_and_archives_read_without_a_crash(
+        mutated: tuple[Path, list[Path]]) -> None:
+    folder, made = mutated
+    done = run_xqdb("read", str(folder))
+    assert "Traceback" not in done.stderr, done.stderr[-3000:]
+    assert done.returncode in (0, 1), done.stderr
