@@ -14,10 +14,12 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from xqdb.db.analysed import mark_analysed
 from xqdb.db.schema import connect
 from xqdb.analysis.games import Thresholds, WinCurve
-from xqdb.analysis.calibration import database_samples, fit_win_curve
-from xqdb.analysis.judgement import (
+from xqdb.analysis.calibration import fit_win_curve
+from xqdb.db.judgements import database_samples
+from xqdb.db.judgements import (
     Selection, StoredCurve, game_report, player_report, store_curves, store_thresholds,
     worst_moves,
 )
@@ -86,6 +88,8 @@ def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
                     "origin) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'ok', 'search')",
                     [key, side, engine, limit, game, ply, cp, mate, *(wdl or (None,) * 3),
                      best, nodes])
+    for engine, limit in {(r[2], r[3]) for r in rows}:  # as each pass records its games
+        mark_analysed(con, [1], engine, limit, [6])
     con.close()
     return path
 

@@ -27,12 +27,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from .analysis.calibration import CalibrationError, CurveFit, database_samples, fit_win_curve
-from .analysis.games import JUDGEMENTS, Thresholds
-from .analysis.judgement import (
-    LOSS_CLASSES, MOVE_COLUMNS, JudgedMove, Selection, StoredCurve, analysed_engines,
-    check_thresholds, game_report, player_report, store_curves, store_thresholds,
-    stored_curve, stored_thresholds, worst_moves,
+from .analysis.calibration import CalibrationError, CurveFit, fit_win_curve
+from .analysis.judgement import JUDGEMENTS, LOSS_CLASSES, JudgedMove, Thresholds, check_thresholds
+from .db.judgements import (
+    MOVE_COLUMNS, Selection, StoredCurve, analysed_engines, database_samples, game_report,
+    player_report, store_curves, store_thresholds, stored_curve, stored_thresholds,
+    worst_moves,
 )
 from .analysis.puzzles import Puzzle, find_puzzles, puzzle_pgn
 from .browse.export import ExportSummary, export_games

@@ -18,8 +18,6 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import duckdb
-
 from ..errors import CannotRunError
 from ..engine.score import WinCurve
 
@@ -92,23 +90,3 @@ def fit_win_curve(samples: Sequence[Sample], *, iterations: int = 50) -> CurveFi
     curve = WinCurve(scale=100 / b, offset=-100 * a / b)
     baseline = WinCurve(scale=1e12)
     return CurveFit(curve, len(samples), log_loss(samples, curve), log_loss(samples, baseline))
-
-
-def database_samples(con: duckdb.DuckDBPyConnection, engine: str,
-                     min_ply: int = 20) -> list[Sample]:
-    """Samples from a database: the evaluations by ``engine`` (an ``evals.engine``) of the
-    positions before each move from ply ``min_ply`` on of the games with a recorded
-    result (one per position of a game: its own history-bound evaluation if it has one,
-    else the deepest shared one). Mates are left out: they say nothing about the curve."""
-    rows = con.execute("""
-        SELECT first(e.score_cp ORDER BY e.game_id IS NULL, e.nodes DESC),
-               any_value(CASE WHEN m.side = 'red' THEN r.points ELSE 1 - r.points END)
-        FROM games g
-        JOIN (VALUES ('1-0', 1.0), ('0-1', 0.0), ('1/2-1/2', 0.5)) r(result, points)
-             ON r.result = g.result
-        JOIN moves m ON m.game_id = g.game_id AND m.ply >= ?
-        JOIN evals e ON e.key = m.key_before AND e.side = m.side AND e.engine = ?
-             AND (e.game_id IS NULL OR (e.game_id = m.game_id AND e.ply = m.ply - 1))
-        WHERE e.status = 'ok' AND e.score_cp IS NOT NULL AND e.mate IS NULL
-        GROUP BY m.game_id, m.ply""", [min_ply, engine]).fetchall()
-    return [(float(cp), float(y)) for cp, y in rows]

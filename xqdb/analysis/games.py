@@ -9,20 +9,11 @@ the cache.
 
 A move is judged by the drop in the mover's expected score (0 lost .. 1 won), from the
 evaluation before it and the one after it. The expected score is the engine's WDL when it
-gives one, otherwise a :class:`WinCurve` over centipawns fitted for that engine. The classes, worst first:
-
-``allowed_mate``
-    the mover was not being mated, and after the move the opponent has a forced mate;
-``missed_mate``
-    the mover had a forced mate and no longer has one;
-``blunder``, ``mistake``, ``inaccuracy``
-    the expected score dropped by at least :class:`Thresholds` ``blunder`` (0.20),
-    ``mistake`` (0.10) or ``inaccuracy`` (0.05): the cut-offs chess.com publishes, on a
-    curve that is Xiangqi's own.
-
-A move that returns to a position already seen in the game is never flagged: repeating is
-how a side claims a draw or forces the opponent, under the repetition rules, to deviate,
-and the engine's score there depends on rules it may not model.
+gives one, otherwise a :class:`WinCurve` over centipawns fitted for that engine. The class
+is :func:`xqdb.analysis.judgement.judge`'s, the one rule the database's views run too:
+``blunder``, ``mistake``, ``inaccuracy`` by the drop against :class:`Thresholds`, a
+blunder that lets a mate in or throws one away named ``allowed_mate`` or ``missed_mate``,
+and never a move that repeats a position or is the engine's own best move.
 
 >>> from xqdb.engine import EngineSpec, SupervisedEngine, Limit
 >>> with SupervisedEngine(EngineSpec.builtin()) as engine:  # the red king walks away from
@@ -44,27 +35,12 @@ from ..rules.position import STARTING_FEN
 from ..engine.client import Info
 from ..engine.runner import PositionFailedError, SupervisedEngine
 from ..engine.score import Cp, Limit, Mate, Score, Wdl, WinCurve, curve_for
+from .judgement import JUDGEMENTS, Thresholds, judge
 
-#: The judgements, worst first.
-JUDGEMENTS = ("allowed_mate", "missed_mate", "blunder", "mistake", "inaccuracy")
-
-
-@dataclass(frozen=True)
-class Thresholds:
-    """Least drop in expected score for each class (change them to taste)."""
-
-    inaccuracy: float = 0.05
-    mistake: float = 0.10
-    blunder: float = 0.20
-
-    def judge(self, loss: float) -> str | None:
-        if loss >= self.blunder:
-            return "blunder"
-        if loss >= self.mistake:
-            return "mistake"
-        if loss >= self.inaccuracy:
-            return "inaccuracy"
-        return None
+__all__ = ["JUDGEMENTS", "Thresholds", "Evaluation", "EvalCache", "MoveJudgement",
+           "GameAnalysis", "GameAnalyser", "judge_moves", "recheck_plies", "analyse_two_pass",
+           "game_positions", "Repetitions", "analyse_game", "Cp", "Mate", "WinCurve",
+           "curve_for"]
 
 
 @dataclass(frozen=True)
@@ -245,18 +221,9 @@ def _judge(ply: int, side: int, move: Move, before: Evaluation, after: Evaluatio
     expected_before = before.expectation(curve)
     expected_after = 1.0 - after.expectation(curve)
     loss = max(0.0, expected_before - expected_after)
-    judgement: str | None = None
-    if not repeats:
-        mate_before = before.score.mate()
-        mate_against = after.score.mate()  # the opponent's view: > 0 means it mates
-        if mate_against is not None and mate_against > 0 and not (
-                mate_before is not None and mate_before <= 0):
-            judgement = "allowed_mate"
-        elif mate_before is not None and mate_before > 0 and not (
-                mate_against is not None and mate_against <= 0):
-            judgement = "missed_mate"
-        else:
-            judgement = thresholds.judge(loss)
+    # after.score is the opponent's view: a mate > 0 there means the opponent mates.
+    judgement = judge(loss, before.score.mate(), after.score.mate(), repeats=repeats,
+                      best=before.best_move == move, thresholds=thresholds)
     return MoveJudgement(ply, side, move, before.best_move, expected_before, expected_after,
                          loss, judgement)
 

@@ -12,8 +12,7 @@ from typing import Any
 
 import click
 
-from ..analysis.games import JUDGEMENTS, Thresholds
-from ..analysis.judgement import LOSS_CLASSES
+from ..analysis.judgement import JUDGEMENTS, LOSS_CLASSES, Thresholds
 from ..engine import Limit, choose_engine, parse_options
 from ..errors import CannotRunError
 from ..engine.dialects import DIALECTS

@@ -15,12 +15,12 @@ from pathlib import Path
 import duckdb
 
 from ..errors import DatabaseError
-from ..analysis.judgement import create_defaults
+from .judgements import create_defaults
 from .columns import ddl
 from .holder import explain_lock
 
 #: Bumped whenever a table changes shape; stored in ``meta``.
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 
 #: The SQL creating every missing table and view (see :mod:`xqdb.db.columns`).
 SCHEMA = ddl()
