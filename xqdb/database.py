@@ -30,7 +30,7 @@ from typing import Any
 from .analysis.calibration import CalibrationError, CurveFit, fit_win_curve
 from .analysis.judgement import JUDGEMENTS, LOSS_CLASSES, JudgedMove, Thresholds, check_thresholds
 from .db.judgements import (
-    MOVE_COLUMNS, Selection, StoredCurve, analysed_engines, database_samples, game_report,
+    MOVE_COLUMNS, Counted, Selection, StoredCurve, analysed_engines, counted, database_samples, game_report,
     player_report, store_curves, store_thresholds, stored_curve, stored_thresholds,
     worst_moves,
 )
@@ -272,10 +272,15 @@ class Database:
 
     def selection(self, engine: str | None = None, player: str | None = None,
                   game: int | None = None, classes: Sequence[str] = (),
-                  thresholds: Thresholds | None = None, **given: float | None) -> Selection:
+                  thresholds: Thresholds | None = None, min_coverage: float = 0.0,
+                  **given: float | None) -> Selection:
         """The judged moves to report: by engine (the start of its identity, or an engine
         to run whose name is taken), player, game and class, judged with ``thresholds``
-        (or those stored, changed by ``inaccuracy``/``mistake``/``blunder`` given)."""
+        (or those stored, changed by ``inaccuracy``/``mistake``/``blunder`` given), of the
+        games whose moves were judged at least ``min_coverage`` (0..1) of."""
+        if not 0 <= min_coverage <= 1:
+            raise BadArgumentError(f"a coverage of {min_coverage:g} is not a share of moves",
+                                   "give 0..1, such as 1 for games analysed to the end")
         with self._open() as con:
             if player is not None:
                 require_player(con, player)
@@ -284,7 +289,7 @@ class Database:
             if thresholds is None:
                 thresholds = _thresholds(con, **given)
             return Selection(engine_prefix(con, engine), game, player, tuple(classes),
-                             thresholds)
+                             thresholds, min_coverage)
 
     def blunders(self, selection: Selection, by: str = "move", limit: int | None = 20
                  ) -> Result:
@@ -298,6 +303,11 @@ class Database:
                 report = game_report(con, selection)
                 return Result(report.columns, report.rows)
             return Result(list(MOVE_COLUMNS), [m.row() for m in self.worst(selection, limit)])
+
+    def counted(self, selection: Selection) -> list[Counted]:
+        """What the reports of ``selection`` count, per engine: games, moves, classes."""
+        with self._open() as con:
+            return counted(con, selection)
 
     def worst(self, selection: Selection, limit: int | None = None) -> list[JudgedMove]:
         """The judged moves of ``selection``, worst first."""

@@ -175,6 +175,9 @@ def _with_thresholds(command: Callable[..., Any]) -> Callable[..., Any]:
               "(games.game_id).")
 @click.option("--class", "classes", multiple=True, type=click.Choice(JUDGEMENTS),
               help="Only moves of this class (repeatable).")
+@click.option("--min-coverage", type=click.FloatRange(0, 1), default=0.0, metavar="SHARE",
+              help="Only games whose moves were judged at least this share of (1: games "
+                   "analysed to the end).")
 @_with_thresholds
 @click.option("--by", type=click.Choice(["move", "game", "player"]), default="move",
               show_default=True, help="The worst moves, each with the engine's move and the "
@@ -188,15 +191,17 @@ def _with_thresholds(command: Callable[..., Any]) -> Callable[..., Any]:
               help="Nodes per puzzle check.")
 @output_options
 def blunders_command(db: str, engine: str | None, player: str | None, game: int | None,
-                     classes: tuple[str, ...], inaccuracy: float | None,
+                     classes: tuple[str, ...], min_coverage: float, inaccuracy: float | None,
                      mistake: float | None, blunder: float | None, by: str, limit: int,
                      puzzles: str | None, puzzle_nodes: int, format_: str | None,
                      output: str | None) -> None:
     """The moves the engine analysis judges worst: per move, per game or per player.
 
     A move is classed by how much of the mover's expected score it lost (from the engine's
-    WDL, or the engine's win curve: see xqdb calibrate): inaccuracy, mistake, blunder, and
-    missed_mate or allowed_mate on their own.
+    WDL, or the engine's win curve: see xqdb calibrate): inaccuracy, mistake, blunder; a
+    blunder that lets a mate in or throws one away is allowed_mate or missed_mate. The
+    serious errors are the blunders and both mate classes. Only games an analysis covered
+    count, and a line on stderr says what was counted.
 
     \b
     xqdb blunders --db games.duckdb
@@ -205,8 +210,10 @@ def blunders_command(db: str, engine: str | None, player: str | None, game: int 
     """
     games_db = database(db)
     selection = games_db.selection(engine, player, game, classes, inaccuracy=inaccuracy,
-                                   mistake=mistake, blunder=blunder)
+                                   mistake=mistake, blunder=blunder, min_coverage=min_coverage)
     result = games_db.blunders(selection, by, limit)
+    for line in games_db.counted(selection):  # what the figures are, before the figures
+        click.echo(str(line), err=True)
     if puzzles is not None:
         found = games_db.puzzles(selection, engine, puzzle_nodes)
         click.echo(found.engine, err=True)

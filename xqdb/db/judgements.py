@@ -23,7 +23,8 @@ from dataclasses import dataclass
 import duckdb
 
 from ..analysis.judgement import (
-    LOSS_CLASSES, JudgedMove, Thresholds, accuracy_sql, check_thresholds, judgement_sql,
+    LOSS_CLASSES, SERIOUS, JudgedMove, Thresholds, accuracy_sql, check_thresholds,
+    judgement_sql,
 )
 from ..engine.score import DEFAULT_CURVES, WinCurve
 from ..position import Position
@@ -426,3 +427,74 @@ def database_samples(con: duckdb.DuckDBPyConnection, engine: str,
         WHERE e.status = 'ok' AND e.score_cp IS NOT NULL AND e.mate IS NULL
         GROUP BY m.game_id, m.ply""", [min_ply, engine]).fetchall()
     return [(float(cp), float(y)) for cp, y in rows]
+
+
+@dataclass(frozen=True)
+class Counted:
+    """What a report over judged moves counted, per engine: ``str()`` is its summary line."""
+
+    engine: str
+    games: int
+    """Analysed games with a judged move selected."""
+    moves: int
+    """Judged moves selected."""
+    played: int
+    """Moves played in those games (by the selected player, when one is)."""
+    limits: tuple[str, ...]
+    by_class: dict[str, int]
+
+    @property
+    def serious(self) -> int:
+        """Blunders and the mate classes: the serious errors."""
+        return sum(self.by_class.get(name, 0) for name in SERIOUS)
+
+    @property
+    def weak(self) -> bool:
+        """Whether the figures come from the built-in engine, too weak to judge masters."""
+        return self.engine.startswith(BUILTIN_PREFIX)
+
+    def __str__(self) -> str:
+        share = f" ({100 * self.moves / self.played:.0f} % of their {self.played:,} moves)" \
+            if self.played else ""
+        classes = ", ".join(f"{self.by_class.get(name, 0):,} {name}" for name in SERIOUS)
+        text = (f"counted {self.moves:,} judged moves{share} of {self.games:,} analysed "
+                f"games by {self.engine} at {' + '.join(self.limits)}: "
+                f"{self.serious:,} serious errors ({classes}), "
+                f"{self.by_class.get('mistake', 0):,} mistakes, "
+                f"{self.by_class.get('inaccuracy', 0):,} inaccuracies")
+        if self.weak:
+            text += ("; these figures come from the built-in engine, which is weak (its "
+                     "blunders are mostly not blunders): analyse with Fairy-Stockfish")
+        return text
+
+
+#: The start of the built-in engine's identity.
+BUILTIN_PREFIX = "xqdb built-in"
+
+
+def counted(con: duckdb.DuckDBPyConnection, selection: Selection) -> list[Counted]:
+    """What the judged moves of ``selection`` hold, per engine (first by name first)."""
+    judged, params = selection.judged()
+    player = ""
+    if selection.player is not None:
+        player = ("JOIN games g USING (game_id) JOIN players p ON p.player_id = CASE "
+                  "WHEN j.side = 'red' THEN g.red_player_id ELSE g.black_player_id END "
+                  "AND p.name = ?")
+        params.append(selection.player)
+    rows = con.execute(f"""
+        WITH j AS (SELECT j.* FROM ({judged}) j {player}),
+        per_engine AS (
+            SELECT engine, count(DISTINCT game_id) AS games, count(*) AS moves,
+                   list(DISTINCT search_limit ORDER BY search_limit) AS limits,
+                   histogram(class) FILTER (class IS NOT NULL) AS by_class
+            FROM j GROUP BY engine),
+        played AS (
+            SELECT e.engine, count(*) AS played
+            FROM (SELECT DISTINCT engine, game_id, side FROM j) e
+            JOIN moves m ON m.game_id = e.game_id AND m.side = e.side
+            GROUP BY e.engine)
+        SELECT engine, games, moves, coalesce(played, 0), limits, by_class
+        FROM per_engine LEFT JOIN played USING (engine) ORDER BY {ACROSS_ENGINES}""",
+                       params).fetchall()
+    return [Counted(engine, games, moves, played, tuple(limits), dict(by_class or {}))
+            for engine, games, moves, played, limits, by_class in rows]

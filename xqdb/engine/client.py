@@ -34,7 +34,7 @@ from typing import Mapping, Sequence, overload
 from ..errors import CannotRunError
 from ..rules.board import Move
 from ..position import Position
-from .dialects import DIALECTS, Dialect, detect_dialect
+from .dialects import DIALECTS, Dialect, detect_dialect, mate_from_centipawns
 from .score import Cp, Limit, Mate, PovScore, PovWdl, Score, Wdl
 
 #: Seconds an engine may take to greet and list its options, and to answer ``isready``.
@@ -59,6 +59,20 @@ class EngineTerminatedError(EngineError):
 
 class EngineTimeoutError(EngineError):
     """The engine did not answer in time; it has been killed."""
+
+
+class EngineRefusedError(EngineError):
+    """The engine answered a position with an ``Error``, ``Illegal`` or ``Unknown`` line (its
+    words are the message): it will not search that position."""
+
+
+class EngineProtocolError(EngineError):
+    """The engine answered with a move that is illegal in the position: it speaks another
+    protocol or dialect, or plays another game; nothing it says can be trusted."""
+
+
+#: The starts of the lines with which engines refuse a command or a position.
+_REFUSALS = ("Error", "Illegal", "Unknown", "Bad move", "error", "illegal", "unknown")
 
 
 @dataclass
@@ -120,8 +134,10 @@ class Engine:
         if protocol is not None and protocol not in DIALECTS:
             raise EngineError(f"unknown protocol {protocol!r}: use one of {', '.join(DIALECTS)}")
         try:
+            # Its error output joins the answers: Sjaak II writes there why it will not
+            # search a position, and then stays silent.
             process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                       stderr=subprocess.DEVNULL, text=True, bufsize=1,
+                                       stderr=subprocess.STDOUT, text=True, bufsize=1,
                                        errors="replace")
         except OSError as exc:
             raise EngineError(f"cannot start engine {argv[0]}: {exc.strerror or exc}") from None
@@ -277,7 +293,7 @@ class Engine:
         root = position.copy()
         for _ in history:
             root.pop()
-        words = ["position", "fen", root.fen()]
+        words = ["position", "fen", self.dialect.fen_text(root.fen())]
         if history:
             words.append("moves")
             for ply, move in enumerate(history, 1):
@@ -315,10 +331,32 @@ class Engine:
                 (bounds if _BOUND.search(line) else exact)[slot] = line
             elif line.startswith("bestmove"):
                 break
+            elif line.startswith(_REFUSALS):
+                # It will not search (Sjaak II then ignores ``go``): fail now, not after
+                # the timeout. Its state is unknown, so the caller starts it afresh.
+                self.kill()
+                raise EngineRefusedError(f"engine {self.name} said: {line.strip()}")
+        if position.has_legal_moves():  # else "(none)" or "0000": nothing to play
+            self._check_move(line.split()[1] if len(line.split()) > 1 else "", position,
+                             "bestmove")
         kept = {**bounds, **exact}
         if not kept:
             raise EngineError(f"engine {self.name} gave a best move but no score")
         return [self._parse_info(kept[slot], position) for slot in sorted(kept)]
+
+    def _check_move(self, text: str, position: Position, what: str) -> Move:
+        """The move ``text`` if it is legal in ``position``, else :class:`EngineProtocolError`."""
+        try:
+            move = self.dialect.parse_move(text)
+        except ValueError:
+            move = None
+        if move is None or not position.is_legal(move):
+            self.kill()
+            raise EngineProtocolError(
+                f"engine {self.name} answered {what} {text!r}, not a legal move in "
+                f"{position.fen()}: it speaks another protocol or dialect than "
+                f"{self.dialect.name} (choose one with --protocol)")
+        return move
 
     def _parse_info(self, line: str, position: Position) -> Info:
         tokens = line.split()
@@ -330,7 +368,8 @@ class Engine:
             token = tokens[i]
             if token == "score" and i + 2 < len(tokens):
                 kind, value = tokens[i + 1], int(tokens[i + 2])
-                score = Mate(value) if kind == "mate" else Cp(value)
+                mate = value if kind == "mate" else mate_from_centipawns(self.name, value)
+                score = Mate(mate) if mate is not None else Cp(value)
                 i += 3
                 if i < len(tokens) and tokens[i] in ("lowerbound", "upperbound"):
                     info.bound = tokens[i]
@@ -361,16 +400,11 @@ class Engine:
         return info
 
     def _parse_pv(self, texts: list[str], position: Position) -> list[Move]:
-        """The moves of a PV, up to the first the engine got wrong (kept out, not guessed)."""
+        """The moves of a PV, each checked legal (:class:`EngineProtocolError` if not)."""
         board = position.copy()
         pv = []
         for text in texts:
-            try:
-                move = self.dialect.parse_move(text)
-            except ValueError:
-                break
-            if not board.is_legal(move):
-                break
+            move = self._check_move(text, board, "in its PV")
             board.push(move)
             pv.append(move)
         return pv

@@ -32,6 +32,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from ..errors import CannotRunError
 from ..db.analysed import AnalysisError, evaluated, game_lines, mark_analysed
 from ..db.evals import SIDES, StoredEval, read_evals, read_own_evals, write_evals
 from ..db.holder import WriterNote
@@ -52,8 +53,15 @@ TASK_POSITIONS = 16
 #: a killed run can lose.
 COMMIT_POSITIONS = 200
 COMMIT_SECONDS = 5.0
+#: Refusals of the first positions (with no answer yet) that stop a run: an engine that
+#: refuses them all will refuse every position.
+REFUSALS_TO_STOP = 3
 #: Endings after which the last position has no legal move: nothing to search.
 _OVER = (Termination.CHECKMATE, Termination.STALEMATE)
+
+
+class EngineRefusedRunError(CannotRunError):
+    """The engine refused the first positions of the run (its words are in the message)."""
 
 
 @dataclass
@@ -228,6 +236,10 @@ class _PassRunner:
         self.spec, self.identity = spec, identity
         self.commit_positions = commit_positions
         self.progress, self.started = progress, started
+        self.answered = 0
+        """Positions the engine answered so far."""
+        self.refusals: list[str] = []
+        """What the engine said refusing positions, while it has answered none."""
 
     def run(self, limit: Limit, games: list[_Game],
             wanted: dict[int, tuple[set[int], set[int]]] | None) -> PassSummary:
@@ -312,6 +324,16 @@ class _PassRunner:
                 continue
             summary.searched += 1
             summary.failed += searched.evaluation is None
+            if searched.evaluation is not None:
+                self.answered += 1
+            elif searched.refused is not None and not self.answered:
+                self.refusals.append(searched.refused)
+                if len(self.refusals) >= REFUSALS_TO_STOP:
+                    raise EngineRefusedRunError(
+                        f"the engine refused the first {len(self.refusals)} positions, "
+                        f"saying: {self.refusals[0]}",
+                        "check that the engine plays Xiangqi in this protocol (--protocol, "
+                        "--option)")
             own = searched.with_history
             rows.append(StoredEval((searched.key, searched.turn, self.identity, limit.key()),
                                    searched.evaluation,
