@@ -37,7 +37,8 @@ from ..engine.runner import PositionFailedError, SupervisedEngine
 from ..engine.score import Cp, Limit, Mate, Score, Wdl, WinCurve, curve_for
 from .judgement import JUDGEMENTS, Thresholds, judge
 
-__all__ = ["JUDGEMENTS", "Thresholds", "Evaluation", "EvalCache", "MoveJudgement",
+__all__ = ["JUDGEMENTS", "Thresholds", "DEFAULT_FAST", "DEFAULT_DEEP", "BUILTIN_FAST",
+           "BUILTIN_DEEP", "too_shallow", "Evaluation", "EvalCache", "MoveJudgement",
            "GameAnalysis", "GameAnalyser", "judge_moves", "recheck_plies", "analyse_two_pass",
            "game_positions", "Repetitions", "analyse_game", "Cp", "Mate", "WinCurve",
            "curve_for"]
@@ -226,6 +227,35 @@ def _judge(ply: int, side: int, move: Move, before: Evaluation, after: Evaluatio
                       best=before.best_move == move, thresholds=thresholds)
     return MoveJudgement(ply, side, move, before.best_move, expected_before, expected_after,
                          loss, judgement)
+
+
+#: The default analysis is two passes: every position at :data:`DEFAULT_FAST`, then at
+#: :data:`DEFAULT_DEEP` the moves the fast pass flags and their neighbours. Chosen with
+#: ``bench/bench_defaults.py`` (Fairy-Stockfish, real master games): one pass at 20,000
+#: nodes classes mostly the wrong moves (blunder precision 0.14 against a deep search),
+#: while the deep pass, at the reference's own limit, settles every move it rechecks.
+DEFAULT_FAST = Limit(nodes=20_000)
+DEFAULT_DEEP = Limit(nodes=1_000_000)
+#: The same for the built-in engine, which searches about a sixth as many nodes a second
+#: and is weak at any limit.
+BUILTIN_FAST = Limit(depth=3)
+BUILTIN_DEEP = Limit(depth=5)
+
+
+def too_shallow(limit: Limit) -> str | None:
+    """Why a single pass at ``limit`` cannot be trusted to judge moves, or ``None``.
+
+    >>> print(too_shallow(Limit(nodes=20_000)))
+    one pass at nodes=20000 is too shallow to judge moves: at 20,000 nodes most of the moves it classes blunders are fine moves for a search of 1,000,000 nodes (bench/bench_defaults.py); leave out the limit for the default two passes, or give --recheck
+    >>> too_shallow(DEFAULT_DEEP) is None
+    True
+    """
+    if limit.nodes is None or DEFAULT_DEEP.nodes is None or limit.nodes >= DEFAULT_DEEP.nodes:
+        return None
+    return (f"one pass at {limit.key()} is too shallow to judge moves: at 20,000 nodes most "
+            f"of the moves it classes blunders are fine moves for a search of "
+            f"{DEFAULT_DEEP.nodes:,} nodes (bench/bench_defaults.py); leave out the limit for "
+            "the default two passes, or give --recheck")
 
 
 def recheck_plies(judged: Iterable[MoveJudgement], plies: int) -> set[int]:

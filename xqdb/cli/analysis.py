@@ -12,6 +12,9 @@ from typing import Any
 
 import click
 
+from ..analysis.games import (
+    BUILTIN_DEEP, BUILTIN_FAST, DEFAULT_DEEP, DEFAULT_FAST, too_shallow,
+)
 from ..analysis.judgement import JUDGEMENTS, LOSS_CLASSES, Thresholds
 from ..engine import Limit, choose_engine, parse_options
 from ..errors import CannotRunError
@@ -21,13 +24,25 @@ from .common import Interrupted, database, db_option, emit, output_options, sche
 from .common import write_text
 
 
-def _limit(nodes: int | None, depth: int | None, movetime: int | None) -> Limit:
+def _limit(nodes: int | None, depth: int | None, movetime: int | None) -> Limit | None:
+    """The limit given, or ``None`` for the default."""
     given = [v for v in (nodes, depth, movetime) if v is not None]
     if len(given) > 1:
         raise click.UsageError("give one of --nodes, --depth and --movetime")
     if not given:
-        nodes = 20_000
+        return None
     return Limit(depth=depth, nodes=nodes, time=movetime / 1000 if movetime else None)
+
+
+def _passes(limit: Limit | None, fast: Limit | None, builtin: bool
+            ) -> tuple[Limit, Limit | None]:
+    """The deep (or only) limit and the fast one: the default two passes unless a limit
+    is given (one pass at it, or two with --recheck)."""
+    deep_default, fast_default = ((BUILTIN_DEEP, BUILTIN_FAST) if builtin
+                                  else (DEFAULT_DEEP, DEFAULT_FAST))
+    if limit is None:
+        return deep_default, fast or fast_default
+    return limit, fast
 
 
 def _recheck(text: str | None) -> Limit | None:
@@ -81,7 +96,10 @@ class _Bar:
 @click.option("--option", "options", multiple=True, metavar="NAME=VALUE",
               help="Engine option, as many as needed (--option Hash=64).")
 @click.option("--nodes", type=click.IntRange(1), default=None,
-              help="Nodes per position (the default: 20000).")
+              help="Nodes per position: one pass at this limit (by default two passes: "
+                   f"every position at {DEFAULT_FAST.key()}, then {DEFAULT_DEEP.key()} around "
+                   "the moves it flags; the built-in engine "
+                   f"{BUILTIN_FAST.key()}, then {BUILTIN_DEEP.key()}).")
 @click.option("--depth", type=click.IntRange(1), default=None, help="Depth per position.")
 @click.option("--movetime", type=click.IntRange(1), default=None, metavar="MS",
               help="Milliseconds per position (not reproducible: prefer --nodes).")
@@ -94,7 +112,8 @@ class _Bar:
               help="Only this game (games.game_id), as many as needed.")
 @click.option("--recheck", default=None, metavar="LIMIT",
               help="Two passes: every position at LIMIT (nodes=2000, depth=6), then at the "
-                   "main limit only the moves that pass flags and their neighbours.")
+                   "main limit (given, or the default deep one) only the moves that pass "
+                   "flags and their neighbours.")
 @click.option("--keep-hash", is_flag=True,
               help="Let the engine's hash table carry from one search to the next: a few "
                    "percent faster, but an evaluation then depends on the searches before "
@@ -114,7 +133,7 @@ def analyze_command(db: str, engine: str | None, protocol: str | None,
     """Evaluate every position of the games with an engine, into the evals table.
 
     \b
-    xqdb analyze --db games.duckdb --nodes 20000 --jobs 2
+    xqdb analyze --db games.duckdb --jobs 2
     xqdb analyze --db games.duckdb --engine builtin --depth 3 --game 12
     xqdb analyze --db games.duckdb --where "year >= 2000" --recheck nodes=2000 --nodes 100000
     xqdb analyze --db games.duckdb --scheduler tcp://10.0.0.1:8786 --nodes 100000
@@ -125,13 +144,17 @@ def analyze_command(db: str, engine: str | None, protocol: str | None,
     """
     if where and games:
         raise click.UsageError("give --where or --game, not both")
-    limit = _limit(nodes, depth, movetime)
-    fast = _recheck(recheck)
+    given = _limit(nodes, depth, movetime)
+    fast_given = _recheck(recheck)
     games_db = database(db)
     games_db.require()  # before an engine is named or started
     choice = choose_engine(engine, protocol=protocol, options=parse_options(options))
+    limit, fast = _passes(given, fast_given, choice.spec.is_builtin())
     if not quiet:
         click.echo(choice.message, err=True)
+        warning = too_shallow(limit) if fast is None else None
+        if warning is not None:
+            click.echo(f"warning: {warning}", err=True)
     logging.basicConfig(level=logging.ERROR if quiet else logging.WARNING,
                         format="%(levelname)s: %(message)s")
     bar = _Bar(not quiet)
