@@ -28,13 +28,15 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .analysis.calibration import CalibrationError, CurveFit, fit_win_curve
-from .analysis.judgement import JUDGEMENTS, LOSS_CLASSES, JudgedMove, Thresholds, check_thresholds
+from .analysis.judgement import (
+    JUDGEMENTS, LOSS_CLASSES, SERIOUS, JudgedMove, Thresholds, check_thresholds,
+)
 from .db.judgements import (
-    MOVE_COLUMNS, Counted, Selection, StoredCurve, analysed_engines, counted, database_samples, game_report,
+    MOVE_COLUMNS, Counted, Selection, StoredCurve, analysed_engines, counted, game_tags, database_samples, game_report,
     player_report, store_curves, store_thresholds, stored_curve, stored_thresholds,
     worst_moves,
 )
-from .analysis.puzzles import Puzzle, find_puzzles, puzzle_pgn
+from .analysis.puzzles import Puzzle, PuzzleCount, find_puzzles, puzzle_pgn
 from .browse.export import ExportSummary, export_games
 from .browse.search import Found, MaterialPattern, search_material, search_position
 from .browse.show import GameView, load_game
@@ -87,10 +89,15 @@ class PuzzleReport:
     puzzles: list[Puzzle]
     candidates: int
     engine: str
+    count: PuzzleCount = field(default_factory=PuzzleCount)
+    """How many blunders were tried, and why the others are no puzzles."""
+    tags: dict[int, dict[str, str]] = field(default_factory=dict)
+    """The tags of the games the puzzles come from, by game id."""
 
     def pgn(self) -> str:
-        """The puzzles as PGN, numbered from 1."""
-        return "\n".join(puzzle_pgn(p, n) for n, p in enumerate(self.puzzles, 1))
+        """The puzzles as PGN, numbered from 1, each with its game's tags."""
+        return "\n".join(puzzle_pgn(p, n, self.tags.get(p.blunder.game_id))
+                         for n, p in enumerate(self.puzzles, 1))
 
 
 class Database:
@@ -315,11 +322,12 @@ class Database:
             return worst_moves(con, selection, limit)
 
     def puzzles(self, selection: Selection, engine: str | None = None,
-                nodes: int = 100_000) -> PuzzleReport:
-        """Puzzles from the blunders of ``selection``: the positions after them where only
-        one move wins, checked by ``engine`` (the one installed when it cannot run)."""
+                nodes: int = 200_000) -> PuzzleReport:
+        """Puzzles from the serious errors of ``selection``: the positions after them where
+        only one move keeps the win, checked again at ``nodes`` by ``engine`` (the one
+        installed when it cannot run)."""
         if not selection.classes:
-            selection = replace(selection, classes=("blunder", "allowed_mate"))
+            selection = replace(selection, classes=SERIOUS)
         with self._open() as con:
             candidates = worst_moves(con, selection, None)
             try:
@@ -328,8 +336,11 @@ class Database:
                 choice = choose_engine(None)
             with SupervisedEngine(choice.spec) as running:
                 curve = stored_curve(con, running.identity)
-                found = list(find_puzzles(running, Limit(nodes=nodes), candidates, curve))
-        return PuzzleReport(found, len(candidates), choice.message)
+                count = PuzzleCount()
+                found = list(find_puzzles(running, Limit(nodes=nodes), candidates, curve,
+                                          count=count))
+            tags = game_tags(con, [p.blunder.game_id for p in found])
+        return PuzzleReport(found, len(candidates), choice.message, count, tags)
 
     def calibrate(self, engine: str | None = None, min_ply: int = 20,
                   min_positions: int = 200, **given: float | None) -> CalibrationReport:

@@ -208,10 +208,11 @@ def _with_thresholds(command: Callable[..., Any]) -> Callable[..., Any]:
 @click.option("--limit", type=click.IntRange(1), default=20, show_default=True,
               help="Moves listed (--by move).")
 @click.option("--puzzles", type=click.Path(dir_okay=False), default=None, metavar="FILE.pgn",
-              help="Also write the positions after the blunders selected where only one "
-                   "move wins (checked with MultiPV 2) as PGN.")
-@click.option("--puzzle-nodes", type=click.IntRange(1), default=100_000, show_default=True,
-              help="Nodes per puzzle check.")
+              help="Also write the positions after the serious errors selected where only "
+                   "one move keeps the win (checked again with MultiPV 2) as PGN, and say "
+                   "why the others are not puzzles.")
+@click.option("--puzzle-nodes", type=click.IntRange(1), default=200_000, show_default=True,
+              help="Nodes per puzzle check (deeper than the analysis's fast pass).")
 @output_options
 def blunders_command(db: str, engine: str | None, player: str | None, game: int | None,
                      classes: tuple[str, ...], min_coverage: float, inaccuracy: float | None,
@@ -242,7 +243,7 @@ def blunders_command(db: str, engine: str | None, player: str | None, game: int 
         click.echo(found.engine, err=True)
         write_text(puzzles, found.pgn())
         click.echo(f"wrote {len(found.puzzles)} puzzles from {found.candidates} blunders to "
-                   f"{puzzles}", err=True)
+                   f"{puzzles}: {found.count}", err=True)
     emit(result, format_, output)
 
 

@@ -498,3 +498,14 @@ def counted(con: duckdb.DuckDBPyConnection, selection: Selection) -> list[Counte
                        params).fetchall()
     return [Counted(engine, games, moves, played, tuple(limits), dict(by_class or {}))
             for engine, games, moves, played, limits, by_class in rows]
+
+
+def game_tags(con: duckdb.DuckDBPyConnection, game_ids: Iterable[int]) -> dict[int, dict[str, str]]:
+    """The tags of the games (Event, Date, Red, Black, Result...), by game id, as PGN names."""
+    names = {"event": "Event", "site": "GameSite", "round": "Round", "date_raw": "Date",
+             "red": "Red", "black": "Black", "result": "GameResult", "ecco": "ECCO",
+             "opening": "Opening"}
+    rows = con.execute(f"SELECT game_id, {', '.join(names)} FROM games "
+                       "WHERE game_id IN (SELECT unnest(?))", [list(set(game_ids))]).fetchall()
+    return {row[0]: {tag: str(value) for tag, value in zip(names.values(), row[1:])
+                     if value is not None} for row in rows}
