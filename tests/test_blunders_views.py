@@ -225,6 +225,7 @@ def test_a_curve_is_fitted_from_the_database(db: Path) -> None:
     # Red won: Red to move at plies 1, 3 and 5 (cp 60, 300, and -500 bound to the game's
     # history) scores 1; Black at ply 2 (the deeper search's 200, not -40) scores 0, and
     # at ply 4 it has a mate, which is left out.
-    assert sorted(samples) == sorted([(60.0, 1.0), (200.0, 0.0), (300.0, 1.0), (-500.0, 1.0)])
+    assert sorted(samples) == sorted([(60.0, 1.0, 1, 1), (200.0, 0.0, 1, 2), (300.0, 1.0, 1, 3),
+                                      (-500.0, 1.0, 1, 5)])
     with pytest.raises(ValueError, match="too few"):
-        fit_win_curve(samples)
+        fit_win_curve([(cp, y) for cp, y, _, _ in samples])

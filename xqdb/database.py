@@ -27,7 +27,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from .analysis.calibration import CalibrationError, CurveFit, fit_win_curve
+from .analysis.calibration import (
+    MIN_GAMES, MIN_POSITIONS, CalibrationError, CheckedFit, CurveFit, checked_fit,
+)
 from .analysis.judgement import (
     JUDGEMENTS, LOSS_CLASSES, SERIOUS, JudgedMove, Thresholds, check_thresholds,
 )
@@ -64,21 +66,26 @@ class CalibrationReport:
 
     thresholds: Thresholds | None = None
     engines: dict[str, CurveFit | str] = field(default_factory=dict)
-    """Each engine analysed, in order, with its fit or why it was not fitted."""
+    """Each engine analysed, in order, with the fit stored or why none was."""
+    checks: dict[str, CheckedFit] = field(default_factory=dict)
+    """Each engine fitted, with its check on the games it did not see."""
 
     @property
     def fitted(self) -> dict[str, CurveFit]:
-        """The engines fitted, with their fits."""
+        """The engines whose fit was stored, with their fits."""
         return {name: fit for name, fit in self.engines.items() if not isinstance(fit, str)}
 
     def lines(self) -> list[str]:
-        """The report in words, a line per setting or engine."""
+        """The report in words, a line per setting or engine, each fit with its checks."""
         out = []
         if self.thresholds is not None:
             out.append("thresholds: " + ", ".join(
                 f"{name} {getattr(self.thresholds, name):g}" for name in LOSS_CLASSES))
-        out += [f"{name}: {fit}: not fitted" if isinstance(fit, str) else f"{name}: {fit}"
-                for name, fit in self.engines.items()]
+        for name, fit in self.engines.items():
+            out.append(f"{name}: {fit}: not stored" if isinstance(fit, str)
+                       else f"{name}: {fit}: stored")
+            if name in self.checks:
+                out += ["  " + line for line in self.checks[name].lines()]
         return out
 
 
@@ -343,9 +350,12 @@ class Database:
         return PuzzleReport(found, len(candidates), choice.message, count, tags)
 
     def calibrate(self, engine: str | None = None, min_ply: int = 20,
-                  min_positions: int = 200, **given: float | None) -> CalibrationReport:
+                  min_positions: int = MIN_POSITIONS, min_games: int = MIN_GAMES,
+                  **given: float | None) -> CalibrationReport:
         """Fit each analysed engine's win curve (those whose identity starts with
-        ``engine``) on games with known results, and store it with any thresholds given."""
+        ``engine``) on games with known results, holding one game in four out; store it
+        (with any thresholds given) only if it predicts those unseen games better than the
+        curve in use."""
         report = CalibrationReport()
         with self._open(write=True) as con:
             report.thresholds = _thresholds(con, **given)
@@ -360,17 +370,24 @@ class Database:
                     "to fit", "run 'xqdb analyze --db FILE' first, on games with results")
             for name in engines:
                 samples = database_samples(con, name, min_ply)
-                if len(samples) < min_positions:
-                    report.engines[name] = (f"{len(samples):,} positions with a known result "
-                                            f"from ply {min_ply} on, fewer than {min_positions}")
-                    continue
                 try:
-                    fit = fit_win_curve(samples)
+                    check = checked_fit(samples, stored_curve(con, name), min_games=min_games,
+                                        min_positions=min_positions)
                 except CalibrationError as exc:
-                    report.engines[name] = str(exc)
+                    report.engines[name] = (f"{exc} (with a known result, from ply "
+                                            f"{min_ply} on)")
                     continue
+                report.checks[name] = check
+                if not check.better:
+                    report.engines[name] = (
+                        f"{check.fit}: predicts the {check.held_out_games} games it did not "
+                        f"see no better than the curve in use (log loss "
+                        f"{check.held_out_log_loss:.4f} against {check.current_log_loss:.4f})")
+                    continue
+                fit = check.fit
                 store_curves(con, [StoredCurve(name, fit.curve, fit.positions, fit.log_loss,
-                                               f"{self.path}, positions from ply {min_ply}")])
+                                               f"{self.path}, positions from ply {min_ply}, "
+                                               f"{check.games} games")])
                 report.engines[name] = fit
         return report
 

@@ -410,14 +410,16 @@ def analysed_engines(con: duckdb.DuckDBPyConnection) -> list[str]:
 
 
 def database_samples(con: duckdb.DuckDBPyConnection, engine: str,
-                     min_ply: int = 20) -> list[tuple[float, float]]:
+                     min_ply: int = 20) -> list[tuple[float, float, int, int]]:
     """Samples from a database: the evaluations by ``engine`` (an ``evals.engine``) of the
     positions before each move from ply ``min_ply`` on of the games with a recorded
     result (one per position of a game: its own history-bound evaluation if it has one,
-    else the deepest shared one). Mates are left out: they say nothing about the curve."""
+    else the deepest shared one), as ``(cp, score, game_id, ply)``. Mates are left out:
+    they say nothing about the curve."""
     rows = con.execute("""
         SELECT first(e.score_cp ORDER BY e.game_id IS NULL, e.nodes DESC),
-               any_value(CASE WHEN m.side = 'red' THEN r.points ELSE 1 - r.points END)
+               any_value(CASE WHEN m.side = 'red' THEN r.points ELSE 1 - r.points END),
+               m.game_id, m.ply
         FROM games g
         JOIN (VALUES ('1-0', 1.0), ('0-1', 0.0), ('1/2-1/2', 0.5)) r(result, points)
              ON r.result = g.result
@@ -425,8 +427,8 @@ def database_samples(con: duckdb.DuckDBPyConnection, engine: str,
         JOIN evals e ON e.key = m.key_before AND e.side = m.side AND e.engine = ?
              AND (e.game_id IS NULL OR (e.game_id = m.game_id AND e.ply = m.ply - 1))
         WHERE e.status = 'ok' AND e.score_cp IS NOT NULL AND e.mate IS NULL
-        GROUP BY m.game_id, m.ply""", [min_ply, engine]).fetchall()
-    return [(float(cp), float(y)) for cp, y in rows]
+        GROUP BY m.game_id, m.ply ORDER BY m.game_id, m.ply""", [min_ply, engine]).fetchall()
+    return [(float(cp), float(y), int(g), int(ply)) for cp, y, g, ply in rows]
 
 
 @dataclass(frozen=True)
