@@ -25,6 +25,7 @@ import json
 import shutil
 import time
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 import duckdb
@@ -112,7 +113,7 @@ def score(name: str, predicted: dict, reference: dict) -> list[str]:
         hit = len(pred & ref)
         precision = hit / len(pred) if pred else float("nan")
         recall = hit / len(ref) if ref else float("nan")
-        lines.append(f"  {name:<22} {group:<26} predicted {len(pred):>4}  reference "
+        lines.append(f"  {name[:22]:<22} {group:<26} predicted {len(pred):>4}  reference "
                      f"{len(ref):>4}  agree {hit:>4}  precision {precision:5.2f}  "
                      f"recall {recall:5.2f}")
     return lines
@@ -126,7 +127,7 @@ def report(out: Path, reference_nodes: int, fast_nodes: int) -> None:
                             "FROM games g JOIN moves m USING (game_id) GROUP BY ALL "
                             "ORDER BY 1").fetchall()
     classes: dict[str, dict] = {"reference": {}, "fast single pass": {}}
-    recheck_rules = {"two passes (any flag)": None, "two passes (mistake+)": "mistake"}
+    recheck_rules = {"two passes (any flag)": None, "two passes (mistake+, the default)": "mistake"}
     for name in recheck_rules:
         classes[name] = {}
     nodes = Counter()
@@ -156,8 +157,10 @@ def report(out: Path, reference_nodes: int, fast_nodes: int) -> None:
         for key, j in fast_j.items():
             classes["fast single pass"][game_id, key] = j.judgement
         for name, least in recheck_rules.items():
-            flagged = [j for j in fast_j.values() if j.judgement is not None and (
-                least is None or j.judgement in GROUPS["mistake or worse"])]
+            # recheck_plies takes the mistakes or worse (the default); for "any flag" the
+            # inaccuracies are passed as mistakes.
+            flagged = [replace(j, judgement="mistake") if least is None and j.judgement
+                       else j for j in fast_j.values()]
             again = recheck_plies(flagged, len(moves))
             searched = {p - d for p in again for d in (0, 1)}
             nodes[name] += fast.nodes(quick, positions) + ref.nodes(deep, searched)
