@@ -40,6 +40,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cases", type=int, default=40)
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--score", type=int, default=None,
+                        help="Analyse and score only the first N cases (their games come "
+                             "first in the database)")
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "planted-data")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
@@ -51,8 +54,10 @@ def main() -> None:
         (args.out / "planted.pgn").write_text(text, encoding="utf-8")
         import_paths([str(args.out / "planted.pgn")], db, jobs=1)
     began = time.perf_counter()
+    if args.score is not None:
+        cases = cases[:args.score]
     summary = analyse_database(db, EngineSpec((FAIRY,)), DEFAULT_DEEP, recheck=DEFAULT_FAST,
-                               jobs=args.jobs)
+                               jobs=args.jobs, where=f"game_id <= {2 * len(cases)}")
     print(summary)
     con = duckdb.connect(str(db), read_only=True)
     ids = dict(con.execute("SELECT event, game_id FROM games").fetchall())
