@@ -166,7 +166,7 @@ class CheckedFit:
 def reliability(samples: Sequence[Sample], curve: WinCurve, buckets: int = 10) -> list[Bucket]:
     """Predicted against actual score of ``samples``, by bucket of the prediction.
 
-    >>> [b.positions for b in reliability([(0, 1.0), (1000, 1.0)], WinCurve(), 2)]
+    >>> [b.positions for b in reliability([(-1000, 0.0), (1000, 1.0)], WinCurve(), 2)]
     [1, 1]
     """
     rows: list[list[tuple[float, float]]] = [[] for _ in range(buckets)]
