@@ -14,10 +14,12 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from xqdb.db.analysed import mark_analysed
 from xqdb.db.schema import connect
 from xqdb.analysis.games import Thresholds, WinCurve
-from xqdb.analysis.calibration import database_samples, fit_win_curve
-from xqdb.analysis.judgement import (
+from xqdb.analysis.calibration import fit_win_curve
+from xqdb.db.judgements import database_samples
+from xqdb.db.judgements import (
     Selection, StoredCurve, game_report, player_report, store_curves, store_thresholds,
     worst_moves,
 )
@@ -86,6 +88,8 @@ def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
                     "origin) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'ok', 'search')",
                     [key, side, engine, limit, game, ply, cp, mate, *(wdl or (None,) * 3),
                      best, nodes])
+    for engine, limit in {(r[2], r[3]) for r in rows}:  # as each pass records its games
+        mark_analysed(con, [1], engine, limit, [6])
     con.close()
     return path
 
@@ -221,6 +225,7 @@ def test_a_curve_is_fitted_from_the_database(db: Path) -> None:
     # Red won: Red to move at plies 1, 3 and 5 (cp 60, 300, and -500 bound to the game's
     # history) scores 1; Black at ply 2 (the deeper search's 200, not -40) scores 0, and
     # at ply 4 it has a mate, which is left out.
-    assert sorted(samples) == sorted([(60.0, 1.0), (200.0, 0.0), (300.0, 1.0), (-500.0, 1.0)])
+    assert sorted(samples) == sorted([(60.0, 1.0, 1, 1), (200.0, 0.0, 1, 2), (300.0, 1.0, 1, 3),
+                                      (-500.0, 1.0, 1, 5)])
     with pytest.raises(ValueError, match="too few"):
-        fit_win_curve(samples)
+        fit_win_curve([(cp, y) for cp, y, _, _ in samples])

@@ -3,6 +3,7 @@ results, and thresholds stored, both changing what ``xqdb blunders`` reports."""
 
 from __future__ import annotations
 
+import re
 import shutil
 import zipfile
 from pathlib import Path
@@ -37,10 +38,19 @@ def test_a_curve_is_fitted_per_engine_from_games_with_results(shared_data: Path,
         done = run_xqdb(*command, "--db", str(db))
         assert done.returncode == 0, done.stderr
     before = blunder_rows(db)
-    done = run_xqdb("calibrate", "--db", str(db), "--engine", "Fairy", "--min-ply", "10")
+    # Only a fit that beats the curve in use on unseen games is stored: here the curve in
+    # use is a poor one named for this version, so the fit replaces it.
+    (identity,), = fetch(db, "SELECT DISTINCT engine FROM evals")
+    con = duckdb.connect(str(db))
+    con.execute("INSERT INTO win_curves VALUES (?, 400, 40, NULL, NULL, 'a poor curve')",
+                [identity])
+    con.close()
+    done = run_xqdb("calibrate", "--db", str(db), "--engine", "Fairy", "--min-ply", "10",
+                    "--min-games", "10", "--min-positions", "200")
     assert done.returncode == 0, done.stderr
     print(done.stdout)
     fitted = {name: row for name, row in curves(db).items() if row[2] is not None}
+    assert re.search(r"on \d+ games it did not see", done.stdout)
     assert len(fitted) == 1
     (name, (offset, scale, positions, log_loss, fitted_on)), = fitted.items()
     assert name.startswith("Fairy-Stockfish") and positions >= 200

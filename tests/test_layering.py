@@ -194,3 +194,20 @@ def test_an_upward_import_is_found(tmp_path: Path) -> None:
         " -> xqdb.rules.check -> xqdb.rules.board",
     ]
     assert checked == 8
+
+
+#: Modules that hold no SQL and never talk to DuckDB themselves: the SQL they need lives in
+#: xqdb.db (the goal is every module outside xqdb.db; these have got there).
+WITHOUT_DUCKDB = ("xqdb.analysis", "xqdb.pipeline.analyze", "xqdb.engine")
+
+
+def test_the_analysis_leaves_sql_to_the_database_layer() -> None:
+    root = Path(xqdb.__file__).parent
+    offenders = [module_name(path, root) for path in sorted(root.rglob("*.py"))
+                 if any(module_name(path, root) == m or module_name(path, root).startswith(m + ".")
+                        for m in WITHOUT_DUCKDB)
+                 and "duckdb" in third_party_imports(path)]
+    assert offenders == []
+    seen = [module_name(path, root) for path in root.rglob("*.py")
+            if module_name(path, root).startswith("xqdb.analysis.")]
+    assert len(seen) >= 5

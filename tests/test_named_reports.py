@@ -14,6 +14,7 @@ import pytest
 from xqdb.errors import NotFoundError
 
 from import_support import run_xqdb
+from xqdb.db.analysed import mark_analysed
 from xqdb.db.queries import QueryError, list_queries, run_query
 from xqdb.db.schema import connect
 
@@ -153,6 +154,10 @@ def analysed(db: Path, folder: Path) -> Path:
                     wdl_win, wdl_draw, wdl_loss, best_move, status, origin)
                     VALUES (?, ?, ?, 'nodes=1', 0, ?, 0, ?, ?, 'ok', 'search')""",
                             [key, side, engine, wins, 1000 - wins, best])
+        # As each analysis records the games it covered (games 1, 2, 3, 6; the second
+        # engine games 1 and 2, which share its positions).
+        mark_analysed(con, [1, 2, 3, 6], "test-engine", "nodes=1", [0, 0, 0, 0])
+        mark_analysed(con, [1, 2], "zz-other", "nodes=1", [0, 0])
     finally:
         con.close()
     return copy

@@ -14,6 +14,7 @@ from click.testing import CliRunner
 
 from import_support import run_xqdb, xqdb_command
 from xqdb.cli import cli
+from xqdb.db.analysed import mark_analysed
 from xqdb.db.schema import connect
 from xqdb.browse.show import load_game
 
@@ -125,6 +126,7 @@ def test_evaluations_and_judgements_where_the_game_was_analysed(db: Path,
          (keys[2], "red", "depth=1", 900, None, 1),
          (keys[2], "red", "depth=12", 120, None, 12),
          (keys[3], "black", "depth=12", None, 2, 12)])
+    mark_analysed(con, [3], "e", "depth=12", [4])  # as the analysis of game 3 records
     con.close()
     with connect(copy, read_only=True) as ro:
         view = load_game(ro, 3, notation="iccs")

@@ -27,14 +27,18 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from .analysis.calibration import CalibrationError, CurveFit, database_samples, fit_win_curve
-from .analysis.games import JUDGEMENTS, Thresholds
-from .analysis.judgement import (
-    LOSS_CLASSES, MOVE_COLUMNS, JudgedMove, Selection, StoredCurve, analysed_engines,
-    check_thresholds, game_report, player_report, store_curves, store_thresholds,
-    stored_curve, stored_thresholds, worst_moves,
+from .analysis.calibration import (
+    MIN_GAMES, MIN_POSITIONS, CalibrationError, CheckedFit, CurveFit, checked_fit,
 )
-from .analysis.puzzles import Puzzle, find_puzzles, puzzle_pgn
+from .analysis.judgement import (
+    JUDGEMENTS, LOSS_CLASSES, SERIOUS, JudgedMove, Thresholds, check_thresholds,
+)
+from .db.judgements import (
+    MOVE_COLUMNS, Counted, Selection, StoredCurve, analysed_engines, counted, game_tags, database_samples, game_report,
+    player_report, store_curves, store_thresholds, stored_curve, stored_thresholds,
+    worst_moves,
+)
+from .analysis.puzzles import Puzzle, PuzzleCount, find_puzzles, puzzle_pgn
 from .browse.export import ExportSummary, export_games
 from .browse.search import Found, MaterialPattern, search_material, search_position
 from .browse.show import GameView, load_game
@@ -62,21 +66,26 @@ class CalibrationReport:
 
     thresholds: Thresholds | None = None
     engines: dict[str, CurveFit | str] = field(default_factory=dict)
-    """Each engine analysed, in order, with its fit or why it was not fitted."""
+    """Each engine analysed, in order, with the fit stored or why none was."""
+    checks: dict[str, CheckedFit] = field(default_factory=dict)
+    """Each engine fitted, with its check on the games it did not see."""
 
     @property
     def fitted(self) -> dict[str, CurveFit]:
-        """The engines fitted, with their fits."""
+        """The engines whose fit was stored, with their fits."""
         return {name: fit for name, fit in self.engines.items() if not isinstance(fit, str)}
 
     def lines(self) -> list[str]:
-        """The report in words, a line per setting or engine."""
+        """The report in words, a line per setting or engine, each fit with its checks."""
         out = []
         if self.thresholds is not None:
             out.append("thresholds: " + ", ".join(
                 f"{name} {getattr(self.thresholds, name):g}" for name in LOSS_CLASSES))
-        out += [f"{name}: {fit}: not fitted" if isinstance(fit, str) else f"{name}: {fit}"
-                for name, fit in self.engines.items()]
+        for name, fit in self.engines.items():
+            out.append(f"{name}: {fit}: not stored" if isinstance(fit, str)
+                       else f"{name}: {fit}: stored")
+            if name in self.checks:
+                out += ["  " + line for line in self.checks[name].lines()]
         return out
 
 
@@ -87,10 +96,15 @@ class PuzzleReport:
     puzzles: list[Puzzle]
     candidates: int
     engine: str
+    count: PuzzleCount = field(default_factory=PuzzleCount)
+    """How many blunders were tried, and why the others are no puzzles."""
+    tags: dict[int, dict[str, str]] = field(default_factory=dict)
+    """The tags of the games the puzzles come from, by game id."""
 
     def pgn(self) -> str:
-        """The puzzles as PGN, numbered from 1."""
-        return "\n".join(puzzle_pgn(p, n) for n, p in enumerate(self.puzzles, 1))
+        """The puzzles as PGN, numbered from 1, each with its game's tags."""
+        return "\n".join(puzzle_pgn(p, n, self.tags.get(p.blunder.game_id))
+                         for n, p in enumerate(self.puzzles, 1))
 
 
 class Database:
@@ -274,10 +288,15 @@ class Database:
 
     def selection(self, engine: str | None = None, player: str | None = None,
                   game: int | None = None, classes: Sequence[str] = (),
-                  thresholds: Thresholds | None = None, **given: float | None) -> Selection:
+                  thresholds: Thresholds | None = None, min_coverage: float = 0.0,
+                  **given: float | None) -> Selection:
         """The judged moves to report: by engine (the start of its identity, or an engine
         to run whose name is taken), player, game and class, judged with ``thresholds``
-        (or those stored, changed by ``inaccuracy``/``mistake``/``blunder`` given)."""
+        (or those stored, changed by ``inaccuracy``/``mistake``/``blunder`` given), of the
+        games whose moves were judged at least ``min_coverage`` (0..1) of."""
+        if not 0 <= min_coverage <= 1:
+            raise BadArgumentError(f"a coverage of {min_coverage:g} is not a share of moves",
+                                   "give 0..1, such as 1 for games analysed to the end")
         with self._open() as con:
             if player is not None:
                 require_player(con, player)
@@ -286,7 +305,7 @@ class Database:
             if thresholds is None:
                 thresholds = _thresholds(con, **given)
             return Selection(engine_prefix(con, engine), game, player, tuple(classes),
-                             thresholds)
+                             thresholds, min_coverage)
 
     def blunders(self, selection: Selection, by: str = "move", limit: int | None = 20
                  ) -> Result:
@@ -301,17 +320,23 @@ class Database:
                 return Result(report.columns, report.rows)
             return Result(list(MOVE_COLUMNS), [m.row() for m in self.worst(selection, limit)])
 
+    def counted(self, selection: Selection) -> list[Counted]:
+        """What the reports of ``selection`` count, per engine: games, moves, classes."""
+        with self._open() as con:
+            return counted(con, selection)
+
     def worst(self, selection: Selection, limit: int | None = None) -> list[JudgedMove]:
         """The judged moves of ``selection``, worst first."""
         with self._open() as con:
             return worst_moves(con, selection, limit)
 
     def puzzles(self, selection: Selection, engine: str | None = None,
-                nodes: int = 100_000) -> PuzzleReport:
-        """Puzzles from the blunders of ``selection``: the positions after them where only
-        one move wins, checked by ``engine`` (the one installed when it cannot run)."""
+                nodes: int = 200_000) -> PuzzleReport:
+        """Puzzles from the serious errors of ``selection``: the positions after them where
+        only one move keeps the win, checked again at ``nodes`` by ``engine`` (the one
+        installed when it cannot run)."""
         if not selection.classes:
-            selection = replace(selection, classes=("blunder", "allowed_mate"))
+            selection = replace(selection, classes=SERIOUS)
         with self._open() as con:
             candidates = worst_moves(con, selection, None)
             try:
@@ -320,13 +345,19 @@ class Database:
                 choice = choose_engine(None)
             with SupervisedEngine(choice.spec) as running:
                 curve = stored_curve(con, running.identity)
-                found = list(find_puzzles(running, Limit(nodes=nodes), candidates, curve))
-        return PuzzleReport(found, len(candidates), choice.message)
+                count = PuzzleCount()
+                found = list(find_puzzles(running, Limit(nodes=nodes), candidates, curve,
+                                          count=count))
+            tags = game_tags(con, [p.blunder.game_id for p in found])
+        return PuzzleReport(found, len(candidates), choice.message, count, tags)
 
     def calibrate(self, engine: str | None = None, min_ply: int = 20,
-                  min_positions: int = 200, **given: float | None) -> CalibrationReport:
+                  min_positions: int = MIN_POSITIONS, min_games: int = MIN_GAMES,
+                  **given: float | None) -> CalibrationReport:
         """Fit each analysed engine's win curve (those whose identity starts with
-        ``engine``) on games with known results, and store it with any thresholds given."""
+        ``engine``) on games with known results, holding one game in four out; store it
+        (with any thresholds given) only if it predicts those unseen games better than the
+        curve in use."""
         report = CalibrationReport()
         with self._open(write=True) as con:
             report.thresholds = _thresholds(con, **given)
@@ -341,17 +372,24 @@ class Database:
                     "to fit", "run 'xqdb analyze --db FILE' first, on games with results")
             for name in engines:
                 samples = database_samples(con, name, min_ply)
-                if len(samples) < min_positions:
-                    report.engines[name] = (f"{len(samples):,} positions with a known result "
-                                            f"from ply {min_ply} on, fewer than {min_positions}")
-                    continue
                 try:
-                    fit = fit_win_curve(samples)
+                    check = checked_fit(samples, stored_curve(con, name), min_games=min_games,
+                                        min_positions=min_positions)
                 except CalibrationError as exc:
-                    report.engines[name] = str(exc)
+                    report.engines[name] = (f"{exc} (with a known result, from ply "
+                                            f"{min_ply} on)")
                     continue
+                report.checks[name] = check
+                if not check.better:
+                    report.engines[name] = (
+                        f"{check.fit}: predicts the {check.held_out_games} games it did not "
+                        f"see no better than the curve in use (log loss "
+                        f"{check.held_out_log_loss:.4f} against {check.current_log_loss:.4f})")
+                    continue
+                fit = check.fit
                 store_curves(con, [StoredCurve(name, fit.curve, fit.positions, fit.log_loss,
-                                               f"{self.path}, positions from ply {min_ply}")])
+                                               f"{self.path}, positions from ply {min_ply}, "
+                                               f"{check.games} games")])
                 report.engines[name] = fit
         return report
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from ..position import Position
 from ..rules.board import Move
 from .games import Evaluation
-from ..engine.client import EngineError
+from ..engine.client import EngineError, EngineProtocolError
 from ..engine.runner import EngineGaveUpError, EngineSpec, PositionFailedError, SupervisedEngine
 from ..engine.score import Limit
 
@@ -55,6 +55,8 @@ class Searched:
     evaluation: Evaluation | None
     """``None`` when the search failed twice (``error``) or the game is over (``ended``)."""
     error: str | None = None
+    refused: str | None = None
+    """The engine's own words when it refused the position (an ``Error`` line)."""
     ended: bool = False
     """The side to move has no legal move: mated or stalemated, nothing to search."""
 
@@ -131,9 +133,12 @@ def run_task(task: SearchTask) -> TaskResult:
             info = engine.analyse(searched, task.limit)
         except EngineGaveUpError:
             raise  # the run stops: every position left would fail the same way
-        except EngineError as exc:  # failed twice, or an answer that makes no sense
+        except EngineProtocolError:
+            raise  # every answer of this engine is suspect: the run stops, storing nothing
+        except EngineError as exc:  # failed twice, refused, or an answer that makes no sense
+            refused = exc.refused if isinstance(exc, PositionFailedError) else None
             result.searched.append(Searched(index, key, pos.turn, with_history, None,
-                                            error=str(exc)))
+                                            error=str(exc), refused=refused))
             if not isinstance(exc, PositionFailedError):
                 engine.close()  # its state is unknown: the next position gets a fresh one
         else:

@@ -15,13 +15,12 @@ solved by Newton's method (two parameters, a convex problem: a few steps suffice
 from __future__ import annotations
 
 import math
+import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import duckdb
-
 from ..errors import CannotRunError
-from ..engine.score import WinCurve
+from ..engine.score import Cp, WinCurve
 
 #: ``(centipawns for the side to move, that side's score in the game)``.
 Sample = tuple[float, float]
@@ -60,13 +59,18 @@ def log_loss(samples: Sequence[Sample], curve: WinCurve) -> float:
     return total / len(samples)
 
 
-def fit_win_curve(samples: Sequence[Sample], *, iterations: int = 50) -> CurveFit:
-    """The maximum-likelihood curve for ``samples``; :class:`CalibrationError` when they
-    cannot give one (fewer than 10, or scores that never vary with the centipawns)."""
+def fit_win_curve(samples: Sequence[Sample], *, iterations: int = 50,
+                  start: WinCurve | None = None) -> CurveFit:
+    """The maximum-likelihood curve for ``samples`` (Newton's method from ``start``, or
+    from a flat guess); :class:`CalibrationError` when they cannot give one (fewer than
+    10, or scores that never vary with the centipawns)."""
     if len(samples) < 10:
         raise CalibrationError(f"{len(samples)} positions are too few to fit a curve")
     # Fit p = sigmoid(a + b * x) with x in hundreds of centipawns (keeps Newton well scaled).
     a, b = 0.0, 0.5
+    if start is not None:
+        b = 100 / start.scale
+        a = -start.offset * b / 100
     for _ in range(iterations):
         ga = gb = haa = hab = hbb = 0.0
         for cp, y in samples:
@@ -94,21 +98,142 @@ def fit_win_curve(samples: Sequence[Sample], *, iterations: int = 50) -> CurveFi
     return CurveFit(curve, len(samples), log_loss(samples, curve), log_loss(samples, baseline))
 
 
-def database_samples(con: duckdb.DuckDBPyConnection, engine: str,
-                     min_ply: int = 20) -> list[Sample]:
-    """Samples from a database: the evaluations by ``engine`` (an ``evals.engine``) of the
-    positions before each move from ply ``min_ply`` on of the games with a recorded
-    result (one per position of a game: its own history-bound evaluation if it has one,
-    else the deepest shared one). Mates are left out: they say nothing about the curve."""
-    rows = con.execute("""
-        SELECT first(e.score_cp ORDER BY e.game_id IS NULL, e.nodes DESC),
-               any_value(CASE WHEN m.side = 'red' THEN r.points ELSE 1 - r.points END)
-        FROM games g
-        JOIN (VALUES ('1-0', 1.0), ('0-1', 0.0), ('1/2-1/2', 0.5)) r(result, points)
-             ON r.result = g.result
-        JOIN moves m ON m.game_id = g.game_id AND m.ply >= ?
-        JOIN evals e ON e.key = m.key_before AND e.side = m.side AND e.engine = ?
-             AND (e.game_id IS NULL OR (e.game_id = m.game_id AND e.ply = m.ply - 1))
-        WHERE e.status = 'ok' AND e.score_cp IS NOT NULL AND e.mate IS NULL
-        GROUP BY m.game_id, m.ply""", [min_ply, engine]).fetchall()
-    return [(float(cp), float(y)) for cp, y in rows]
+#: A sample with where it comes from: ``(cp, score, game_id, ply)``.
+GameSample = tuple[float, float, int, int]
+#: The fewest games and positions a curve is fitted from.
+MIN_GAMES = 20
+MIN_POSITIONS = 500
+#: One game in this many is held out of the fit, to judge it on games it did not see.
+HOLD_OUT_EVERY = 4
+#: The phases the curve is checked in, by ply.
+PHASES = ((0, 20), (20, 40), (40, 60), (60, 80), (80, 10_000))
+
+
+@dataclass(frozen=True)
+class Bucket:
+    """One row of a reliability table: predicted against actual score."""
+
+    low: float
+    high: float
+    positions: int
+    predicted: float
+    actual: float
+
+
+@dataclass(frozen=True)
+class CheckedFit:
+    """A fit on some games, judged on the games held out: its confidence interval, its
+    reliability table, and whether it beats the curve in use there."""
+
+    fit: CurveFit
+    games: int
+    offset_interval: tuple[float, float]
+    scale_interval: tuple[float, float]
+    """90 % intervals, from refits on games drawn again with replacement (bootstrap)."""
+    held_out_games: int
+    held_out_positions: int
+    held_out_log_loss: float
+    current_log_loss: float
+    """The curve in use, on the same held-out positions."""
+    reliability: list[Bucket]
+    """On the held-out positions."""
+    phases: list[tuple[str, int, float]]
+    """``(plies, positions, scale)``: the scale of a curve refitted on each phase alone."""
+
+    @property
+    def better(self) -> bool:
+        """Whether the fit predicts the unseen games better than the curve in use."""
+        return self.held_out_log_loss < self.current_log_loss
+
+    def lines(self) -> list[str]:
+        """The fit, its intervals, the check on unseen games and the table, in words."""
+        lo, hi = self.offset_interval
+        slo, shi = self.scale_interval
+        out = [f"fitted on {self.games:,} games: {self.fit}",
+               f"  90 % interval: offset {lo:+.0f} .. {hi:+.0f} cp, scale {slo:.0f} .. "
+               f"{shi:.0f} cp",
+               f"  on {self.held_out_games:,} games it did not see ({self.held_out_positions:,} "
+               f"positions): log loss {self.held_out_log_loss:.4f}, the curve in use "
+               f"{self.current_log_loss:.4f}",
+               "  reliability on those games (predicted / actual score, positions):"]
+        out += [f"    {b.low:.1f}-{b.high:.1f}: {b.predicted:.3f} / {b.actual:.3f} "
+                f"({b.positions:,})" for b in self.reliability if b.positions]
+        out.append("  scale by phase: " + ", ".join(
+            f"plies {name}: {scale:.0f} cp ({n:,})" for name, n, scale in self.phases))
+        return out
+
+
+def reliability(samples: Sequence[Sample], curve: WinCurve, buckets: int = 10) -> list[Bucket]:
+    """Predicted against actual score of ``samples``, by bucket of the prediction.
+
+    >>> [b.positions for b in reliability([(-1000, 0.0), (1000, 1.0)], WinCurve(), 2)]
+    [1, 1]
+    """
+    rows: list[list[tuple[float, float]]] = [[] for _ in range(buckets)]
+    for cp, y in samples:
+        p = curve.expectation(Cp(int(cp)))
+        rows[min(buckets - 1, int(p * buckets))].append((p, y))
+    return [Bucket(i / buckets, (i + 1) / buckets, len(r),
+                   sum(p for p, _ in r) / len(r) if r else 0.0,
+                   sum(y for _, y in r) / len(r) if r else 0.0) for i, r in enumerate(rows)]
+
+
+def _bootstrap(by_game: dict[int, list[Sample]], start: WinCurve, draws: int,
+               seed: int = 1) -> tuple[tuple[float, float], tuple[float, float]]:
+    rng = random.Random(seed)
+    games = sorted(by_game)
+    offsets, scales = [], []
+    for _ in range(draws):
+        picked = [s for g in rng.choices(games, k=len(games)) for s in by_game[g]]
+        try:
+            curve = fit_win_curve(picked, iterations=8, start=start).curve
+        except CalibrationError:
+            continue
+        offsets.append(curve.offset)
+        scales.append(curve.scale)
+    if not offsets:
+        raise CalibrationError("no refit of the drawn games gives a curve")
+    return _interval(offsets), _interval(scales)
+
+
+def _interval(values: list[float]) -> tuple[float, float]:
+    ordered = sorted(values)
+    return (ordered[int(0.05 * (len(ordered) - 1))], ordered[int(0.95 * (len(ordered) - 1))])
+
+
+def checked_fit(samples: Sequence[GameSample], current: WinCurve, *,
+                min_games: int = MIN_GAMES, min_positions: int = MIN_POSITIONS,
+                draws: int = 60) -> CheckedFit:
+    """Fit a curve on all but one game in :data:`HOLD_OUT_EVERY` of ``samples``, and judge
+    it on those it did not see against ``current`` (the curve in use).
+
+    Raises :class:`CalibrationError` with fewer than ``min_games`` games or
+    ``min_positions`` positions, or samples no curve fits.
+    """
+    games = {g for _, _, g, _ in samples}
+    if len(games) < min_games or len(samples) < min_positions:
+        raise CalibrationError(f"{len(samples):,} positions of {len(games):,} games are too few "
+                               f"to fit a curve (at least {min_positions:,} positions of "
+                               f"{min_games:,} games)")
+    held = {g for i, g in enumerate(sorted(games)) if i % HOLD_OUT_EVERY == HOLD_OUT_EVERY - 1}
+    train = [(cp, y) for cp, y, g, _ in samples if g not in held]
+    test = [(cp, y) for cp, y, g, _ in samples if g in held]
+    fit = fit_win_curve(train)
+    by_game: dict[int, list[Sample]] = {}
+    for cp, y, g, _ in samples:
+        if g not in held:
+            by_game.setdefault(g, []).append((cp, y))
+    offsets, scales = _bootstrap(by_game, fit.curve, draws)
+    phases = []
+    for low, high in PHASES:
+        part = [(cp, y) for cp, y, g, ply in samples if low <= ply < high]
+        if len(part) >= 100:
+            try:
+                scale = fit_win_curve(part, start=fit.curve).curve.scale
+            except CalibrationError:
+                continue
+            name = f"{low}-{high}" if high < 10_000 else f"{low}+"
+            phases.append((name, len(part), scale))
+    return CheckedFit(fit, len(games) - len(held), offsets, scales, len(held), len(test),
+                      log_loss(test, fit.curve), log_loss(test, current),
+                      reliability(test, fit.curve), phases)

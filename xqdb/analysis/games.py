@@ -9,20 +9,11 @@ the cache.
 
 A move is judged by the drop in the mover's expected score (0 lost .. 1 won), from the
 evaluation before it and the one after it. The expected score is the engine's WDL when it
-gives one, otherwise a :class:`WinCurve` over centipawns fitted for that engine. The classes, worst first:
-
-``allowed_mate``
-    the mover was not being mated, and after the move the opponent has a forced mate;
-``missed_mate``
-    the mover had a forced mate and no longer has one;
-``blunder``, ``mistake``, ``inaccuracy``
-    the expected score dropped by at least :class:`Thresholds` ``blunder`` (0.20),
-    ``mistake`` (0.10) or ``inaccuracy`` (0.05): the cut-offs chess.com publishes, on a
-    curve that is Xiangqi's own.
-
-A move that returns to a position already seen in the game is never flagged: repeating is
-how a side claims a draw or forces the opponent, under the repetition rules, to deviate,
-and the engine's score there depends on rules it may not model.
+gives one, otherwise a :class:`WinCurve` over centipawns fitted for that engine. The class
+is :func:`xqdb.analysis.judgement.judge`'s, the one rule the database's views run too:
+``blunder``, ``mistake``, ``inaccuracy`` by the drop against :class:`Thresholds`, a
+blunder that lets a mate in or throws one away named ``allowed_mate`` or ``missed_mate``,
+and never a move that repeats a position or is the engine's own best move.
 
 >>> from xqdb.engine import EngineSpec, SupervisedEngine, Limit
 >>> with SupervisedEngine(EngineSpec.builtin()) as engine:  # the red king walks away from
@@ -44,27 +35,13 @@ from ..rules.position import STARTING_FEN
 from ..engine.client import Info
 from ..engine.runner import PositionFailedError, SupervisedEngine
 from ..engine.score import Cp, Limit, Mate, Score, Wdl, WinCurve, curve_for
+from .judgement import JUDGEMENTS, Thresholds, judge
 
-#: The judgements, worst first.
-JUDGEMENTS = ("allowed_mate", "missed_mate", "blunder", "mistake", "inaccuracy")
-
-
-@dataclass(frozen=True)
-class Thresholds:
-    """Least drop in expected score for each class (change them to taste)."""
-
-    inaccuracy: float = 0.05
-    mistake: float = 0.10
-    blunder: float = 0.20
-
-    def judge(self, loss: float) -> str | None:
-        if loss >= self.blunder:
-            return "blunder"
-        if loss >= self.mistake:
-            return "mistake"
-        if loss >= self.inaccuracy:
-            return "inaccuracy"
-        return None
+__all__ = ["JUDGEMENTS", "Thresholds", "DEFAULT_FAST", "DEFAULT_DEEP", "BUILTIN_FAST",
+           "BUILTIN_DEEP", "too_shallow", "Evaluation", "EvalCache", "MoveJudgement",
+           "GameAnalysis", "GameAnalyser", "judge_moves", "recheck_plies", "analyse_two_pass",
+           "game_positions", "Repetitions", "analyse_game", "Cp", "Mate", "WinCurve",
+           "curve_for"]
 
 
 @dataclass(frozen=True)
@@ -245,25 +222,51 @@ def _judge(ply: int, side: int, move: Move, before: Evaluation, after: Evaluatio
     expected_before = before.expectation(curve)
     expected_after = 1.0 - after.expectation(curve)
     loss = max(0.0, expected_before - expected_after)
-    judgement: str | None = None
-    if not repeats:
-        mate_before = before.score.mate()
-        mate_against = after.score.mate()  # the opponent's view: > 0 means it mates
-        if mate_against is not None and mate_against > 0 and not (
-                mate_before is not None and mate_before <= 0):
-            judgement = "allowed_mate"
-        elif mate_before is not None and mate_before > 0 and not (
-                mate_against is not None and mate_against <= 0):
-            judgement = "missed_mate"
-        else:
-            judgement = thresholds.judge(loss)
+    # after.score is the opponent's view: a mate > 0 there means the opponent mates.
+    judgement = judge(loss, before.score.mate(), after.score.mate(), repeats=repeats,
+                      best=before.best_move == move, thresholds=thresholds)
     return MoveJudgement(ply, side, move, before.best_move, expected_before, expected_after,
                          loss, judgement)
 
 
+#: The default analysis is two passes: every position at :data:`DEFAULT_FAST`, then at
+#: :data:`DEFAULT_DEEP` the moves the fast pass flags and their neighbours. Chosen with
+#: ``bench/bench_defaults.py`` (Fairy-Stockfish, real master games): one pass at 20,000
+#: nodes classes mostly the wrong moves (blunder precision 0.14 against a deep search),
+#: while the deep pass, at the reference's own limit, settles every move it rechecks.
+DEFAULT_FAST = Limit(nodes=20_000)
+DEFAULT_DEEP = Limit(nodes=1_000_000)
+#: The same for the built-in engine, which searches about a sixth as many nodes a second
+#: and is weak at any limit.
+BUILTIN_FAST = Limit(depth=3)
+BUILTIN_DEEP = Limit(depth=5)
+
+
+def too_shallow(limit: Limit) -> str | None:
+    """Why a single pass at ``limit`` cannot be trusted to judge moves, or ``None``.
+
+    >>> print(too_shallow(Limit(nodes=20_000)))
+    one pass at nodes=20000 is too shallow to judge moves: at 20,000 nodes most of the moves it classes blunders are fine moves for a search of 1,000,000 nodes (bench/bench_defaults.py); leave out the limit for the default two passes, or give --recheck
+    >>> too_shallow(DEFAULT_DEEP) is None
+    True
+    """
+    if limit.nodes is None or DEFAULT_DEEP.nodes is None or limit.nodes >= DEFAULT_DEEP.nodes:
+        return None
+    return (f"one pass at {limit.key()} is too shallow to judge moves: at 20,000 nodes most "
+            f"of the moves it classes blunders are fine moves for a search of "
+            f"{DEFAULT_DEEP.nodes:,} nodes (bench/bench_defaults.py); leave out the limit for "
+            "the default two passes, or give --recheck")
+
+
+#: The classes of the fast pass that the deep pass checks again: rechecking inaccuracies
+#: too costs 45 % of a deep single pass instead of 28 % and finds no more blunders
+#: (bench/bench_defaults.py).
+RECHECKED = ("allowed_mate", "missed_mate", "blunder", "mistake")
+
+
 def recheck_plies(judged: Iterable[MoveJudgement], plies: int) -> set[int]:
-    """The plies a deep pass searches again after a fast one: each flagged move (any class)
-    and the moves next to it, within a game of ``plies`` moves.
+    """The plies a deep pass searches again after a fast one: each move flagged a mistake
+    or worse (:data:`RECHECKED`) and the moves next to it, within a game of ``plies`` moves.
 
     A swing the fast pass puts on one move often belongs to its neighbour: a shallow
     search sees the punishment a ply late, or the threat a ply early.
@@ -274,14 +277,14 @@ def recheck_plies(judged: Iterable[MoveJudgement], plies: int) -> set[int]:
     >>> sorted(recheck_plies(fast, 3))
     [1, 2, 3]
     """
-    flagged = {m.ply for m in judged if m.judgement is not None}
+    flagged = {m.ply for m in judged if m.judgement in RECHECKED}
     return {p + d for p in flagged for d in (-1, 0, 1)} & set(range(1, plies + 1))
 
 
 def analyse_two_pass(engine: SupervisedEngine, fast: Limit, deep: Limit, start_fen: str,
                      moves: Sequence[Move], *, cache: EvalCache | None = None) -> GameAnalysis:
     """Judge a game at the ``fast`` limit, then again at the ``deep`` limit only the moves the
-    fast pass flagged (any class) and the moves next to them.
+    fast pass flagged a mistake or worse and the moves next to them.
 
     A cheap pass finds the swings; the deep search confirms or clears them, as puzzle
     miners do. The result holds the deep judgement where there is one, the fast one

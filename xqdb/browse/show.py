@@ -10,6 +10,7 @@ from typing import Any
 
 import duckdb
 
+from ..db.judgements import one_per_move
 from ..errors import FenError, NotFoundError
 from ..position import Position
 from ..pipeline.reading import NO_RULES_ENDING, episode_notes, numbered_moves, played_on_line
@@ -123,29 +124,23 @@ def _format_score(score_cp: int | None, mate: int | None, side: str) -> str | No
     return f"{score_cp * sign / 100:+.2f}"
 
 
+_JUDGED = "SELECT * FROM judgements WHERE game_id = ?"
+
+
 def _analysis(con: duckdb.DuckDBPyConnection, game_id: int
               ) -> tuple[dict[int, str], dict[int, str]]:
     """Per ply: the evaluation after the move, and the analysis's class of the move."""
     scores: dict[int, str] = {}
-    # The game's own evaluation (searched with its history) before one shared by every
-    # game; then the deepest search.
-    for ply, score_cp, mate, side in con.execute("""
-            SELECT m.ply, arg_max(e.score_cp, e.rank), arg_max(e.mate, e.rank),
-                   arg_max(e.side, e.rank)
-            FROM moves m
-            JOIN (SELECT *, (game_id IS NOT NULL)::INTEGER * 1e12
-                            + coalesce(depth, 0) * 1e6 + coalesce(nodes, 0) / 1e6 AS rank
-                  FROM evals WHERE status = 'ok') e
-              ON e.key = m.key_after AND (e.game_id IS NULL
-                                          OR (e.game_id = m.game_id AND e.ply = m.ply))
-            WHERE m.game_id = ?
-            GROUP BY m.ply""", [game_id]).fetchall():
-        text = _format_score(score_cp, mate, side)
+    judged: dict[int, str] = {}
+    # The judgement that counts for each move, by the rule every report uses.
+    for ply, cp_after, mate_after, side, judgement in con.execute(
+            f"SELECT ply, cp_after, mate_after, side, class FROM ({one_per_move(_JUDGED)})",
+            [game_id]).fetchall():
+        text = _format_score(cp_after, mate_after, "black" if side == "red" else "red")
         if text is not None:
             scores[ply] = text
-    # With several engines, the first by name has the word, as in the named reports.
-    judged = dict(con.execute("SELECT ply, class FROM blunders WHERE game_id = ?"
-                              " ORDER BY engine DESC", [game_id]).fetchall())
+        if judgement is not None:
+            judged[ply] = judgement
     return scores, judged
 
 

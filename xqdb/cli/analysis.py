@@ -12,8 +12,11 @@ from typing import Any
 
 import click
 
-from ..analysis.games import JUDGEMENTS, Thresholds
-from ..analysis.judgement import LOSS_CLASSES
+from ..analysis.games import (
+    BUILTIN_DEEP, BUILTIN_FAST, DEFAULT_DEEP, DEFAULT_FAST, too_shallow,
+)
+from ..analysis.calibration import MIN_GAMES, MIN_POSITIONS
+from ..analysis.judgement import JUDGEMENTS, LOSS_CLASSES, Thresholds
 from ..engine import Limit, choose_engine, parse_options
 from ..errors import CannotRunError
 from ..engine.dialects import DIALECTS
@@ -22,13 +25,25 @@ from .common import Interrupted, database, db_option, emit, output_options, sche
 from .common import write_text
 
 
-def _limit(nodes: int | None, depth: int | None, movetime: int | None) -> Limit:
+def _limit(nodes: int | None, depth: int | None, movetime: int | None) -> Limit | None:
+    """The limit given, or ``None`` for the default."""
     given = [v for v in (nodes, depth, movetime) if v is not None]
     if len(given) > 1:
         raise click.UsageError("give one of --nodes, --depth and --movetime")
     if not given:
-        nodes = 20_000
+        return None
     return Limit(depth=depth, nodes=nodes, time=movetime / 1000 if movetime else None)
+
+
+def _passes(limit: Limit | None, fast: Limit | None, builtin: bool
+            ) -> tuple[Limit, Limit | None]:
+    """The deep (or only) limit and the fast one: the default two passes unless a limit
+    is given (one pass at it, or two with --recheck)."""
+    deep_default, fast_default = ((BUILTIN_DEEP, BUILTIN_FAST) if builtin
+                                  else (DEFAULT_DEEP, DEFAULT_FAST))
+    if limit is None:
+        return deep_default, fast or fast_default
+    return limit, fast
 
 
 def _recheck(text: str | None) -> Limit | None:
@@ -82,7 +97,10 @@ class _Bar:
 @click.option("--option", "options", multiple=True, metavar="NAME=VALUE",
               help="Engine option, as many as needed (--option Hash=64).")
 @click.option("--nodes", type=click.IntRange(1), default=None,
-              help="Nodes per position (the default: 20000).")
+              help="Nodes per position: one pass at this limit (by default two passes: "
+                   f"every position at {DEFAULT_FAST.key()}, then {DEFAULT_DEEP.key()} around "
+                   "the moves it flags; the built-in engine "
+                   f"{BUILTIN_FAST.key()}, then {BUILTIN_DEEP.key()}).")
 @click.option("--depth", type=click.IntRange(1), default=None, help="Depth per position.")
 @click.option("--movetime", type=click.IntRange(1), default=None, metavar="MS",
               help="Milliseconds per position (not reproducible: prefer --nodes).")
@@ -95,7 +113,8 @@ class _Bar:
               help="Only this game (games.game_id), as many as needed.")
 @click.option("--recheck", default=None, metavar="LIMIT",
               help="Two passes: every position at LIMIT (nodes=2000, depth=6), then at the "
-                   "main limit only the moves that pass flags and their neighbours.")
+                   "main limit (given, or the default deep one) only the moves that pass "
+                   "flags and their neighbours.")
 @click.option("--keep-hash", is_flag=True,
               help="Let the engine's hash table carry from one search to the next: a few "
                    "percent faster, but an evaluation then depends on the searches before "
@@ -115,7 +134,7 @@ def analyze_command(db: str, engine: str | None, protocol: str | None,
     """Evaluate every position of the games with an engine, into the evals table.
 
     \b
-    xqdb analyze --db games.duckdb --nodes 20000 --jobs 2
+    xqdb analyze --db games.duckdb --jobs 2
     xqdb analyze --db games.duckdb --engine builtin --depth 3 --game 12
     xqdb analyze --db games.duckdb --where "year >= 2000" --recheck nodes=2000 --nodes 100000
     xqdb analyze --db games.duckdb --scheduler tcp://10.0.0.1:8786 --nodes 100000
@@ -126,13 +145,17 @@ def analyze_command(db: str, engine: str | None, protocol: str | None,
     """
     if where and games:
         raise click.UsageError("give --where or --game, not both")
-    limit = _limit(nodes, depth, movetime)
-    fast = _recheck(recheck)
+    given = _limit(nodes, depth, movetime)
+    fast_given = _recheck(recheck)
     games_db = database(db)
     games_db.require()  # before an engine is named or started
     choice = choose_engine(engine, protocol=protocol, options=parse_options(options))
+    limit, fast = _passes(given, fast_given, choice.spec.is_builtin())
     if not quiet:
         click.echo(choice.message, err=True)
+        warning = too_shallow(limit) if fast is None else None
+        if warning is not None:
+            click.echo(f"warning: {warning}", err=True)
     logging.basicConfig(level=logging.ERROR if quiet else logging.WARNING,
                         format="%(levelname)s: %(message)s")
     bar = _Bar(not quiet)
@@ -176,6 +199,9 @@ def _with_thresholds(command: Callable[..., Any]) -> Callable[..., Any]:
               "(games.game_id).")
 @click.option("--class", "classes", multiple=True, type=click.Choice(JUDGEMENTS),
               help="Only moves of this class (repeatable).")
+@click.option("--min-coverage", type=click.FloatRange(0, 1), default=0.0, metavar="SHARE",
+              help="Only games whose moves were judged at least this share of (1: games "
+                   "analysed to the end).")
 @_with_thresholds
 @click.option("--by", type=click.Choice(["move", "game", "player"]), default="move",
               show_default=True, help="The worst moves, each with the engine's move and the "
@@ -183,21 +209,24 @@ def _with_thresholds(command: Callable[..., Any]) -> Callable[..., Any]:
 @click.option("--limit", type=click.IntRange(1), default=20, show_default=True,
               help="Moves listed (--by move).")
 @click.option("--puzzles", type=click.Path(dir_okay=False), default=None, metavar="FILE.pgn",
-              help="Also write the positions after the blunders selected where only one "
-                   "move wins (checked with MultiPV 2) as PGN.")
-@click.option("--puzzle-nodes", type=click.IntRange(1), default=100_000, show_default=True,
-              help="Nodes per puzzle check.")
+              help="Also write the positions after the serious errors selected where only "
+                   "one move keeps the win (checked again with MultiPV 2) as PGN, and say "
+                   "why the others are not puzzles.")
+@click.option("--puzzle-nodes", type=click.IntRange(1), default=200_000, show_default=True,
+              help="Nodes per puzzle check (deeper than the analysis's fast pass).")
 @output_options
 def blunders_command(db: str, engine: str | None, player: str | None, game: int | None,
-                     classes: tuple[str, ...], inaccuracy: float | None,
+                     classes: tuple[str, ...], min_coverage: float, inaccuracy: float | None,
                      mistake: float | None, blunder: float | None, by: str, limit: int,
                      puzzles: str | None, puzzle_nodes: int, format_: str | None,
                      output: str | None) -> None:
     """The moves the engine analysis judges worst: per move, per game or per player.
 
     A move is classed by how much of the mover's expected score it lost (from the engine's
-    WDL, or the engine's win curve: see xqdb calibrate): inaccuracy, mistake, blunder, and
-    missed_mate or allowed_mate on their own.
+    WDL, or the engine's win curve: see xqdb calibrate): inaccuracy, mistake, blunder; a
+    blunder that lets a mate in or throws one away is allowed_mate or missed_mate. The
+    serious errors are the blunders and both mate classes. Only games an analysis covered
+    count, and a line on stderr says what was counted.
 
     \b
     xqdb blunders --db games.duckdb
@@ -206,14 +235,16 @@ def blunders_command(db: str, engine: str | None, player: str | None, game: int 
     """
     games_db = database(db)
     selection = games_db.selection(engine, player, game, classes, inaccuracy=inaccuracy,
-                                   mistake=mistake, blunder=blunder)
+                                   mistake=mistake, blunder=blunder, min_coverage=min_coverage)
     result = games_db.blunders(selection, by, limit)
+    for line in games_db.counted(selection):  # what the figures are, before the figures
+        click.echo(str(line), err=True)
     if puzzles is not None:
         found = games_db.puzzles(selection, engine, puzzle_nodes)
         click.echo(found.engine, err=True)
         write_text(puzzles, found.pgn())
         click.echo(f"wrote {len(found.puzzles)} puzzles from {found.candidates} blunders to "
-                   f"{puzzles}", err=True)
+                   f"{puzzles}: {found.count}", err=True)
     emit(result, format_, output)
 
 
@@ -224,16 +255,20 @@ def blunders_command(db: str, engine: str | None, player: str | None, game: int 
                    "engine analysed).")
 @click.option("--min-ply", type=click.IntRange(1), default=20, show_default=True,
               help="Use the positions from this ply on (the opening is book, not play).")
-@click.option("--min-positions", type=click.IntRange(10), default=200, show_default=True,
-              help="Fit no curve from fewer positions.")
+@click.option("--min-positions", type=click.IntRange(10), default=MIN_POSITIONS,
+              show_default=True, help="Fit no curve from fewer positions.")
+@click.option("--min-games", type=click.IntRange(2), default=MIN_GAMES, show_default=True,
+              help="Fit no curve from fewer games.")
 @_with_thresholds
 def calibrate_command(db: str, engine: str | None, min_ply: int, min_positions: int,
-                      inaccuracy: float | None, mistake: float | None,
+                      min_games: int, inaccuracy: float | None, mistake: float | None,
                       blunder: float | None) -> None:
     """Fit each engine's win curve from its analysis of games with known results.
 
-    The curve is stored (with the thresholds given) for xqdb blunders and the database's
-    views.
+    One game in four is held out: the curve is stored (with the thresholds given) for
+    xqdb blunders and the database's views only if it predicts those unseen games better
+    than the curve in use. The report gives 90 % intervals for the offset and scale, the
+    reliability table on the unseen games and the scale of each phase.
 
     \b
     xqdb calibrate --db games.duckdb --engine Fairy-Stockfish
@@ -243,12 +278,12 @@ def calibrate_command(db: str, engine: str | None, min_ply: int, min_positions: 
     move, fitted by maximum likelihood. Until an engine is fitted, the shipped curve is
     used (Fairy-Stockfish: offset 52, scale 145).
     """
-    report = database(db).calibrate(engine, min_ply, min_positions, inaccuracy=inaccuracy,
-                                    mistake=mistake, blunder=blunder)
+    report = database(db).calibrate(engine, min_ply, min_positions, min_games,
+                                    inaccuracy=inaccuracy, mistake=mistake, blunder=blunder)
     for line in report.lines():
         click.echo(line)
     if not report.fitted and report.thresholds is None:
-        raise CannotRunError("no curve fitted",
+        raise CannotRunError("no curve stored",
                              "analyse more games with results, or lower --min-positions")
 
 

@@ -32,7 +32,7 @@ from ..openings.store import classify_game, stored_values
 from ..replay import ReplayedGame
 from ..rules.adjudication import END_SLACK, ENDING_NAMES, settling
 from ..rules.board import PAWN, piece_symbol
-from ..analysis.judgement import BLUNDERS_QUERY, JUDGEMENTS_QUERY, PLAYER_BLUNDERS_QUERY
+from .judgements import BLUNDERS_QUERY, JUDGEMENTS_QUERY, PLAYER_BLUNDERS_QUERY
 from .dedupe import content_hash
 
 #: Takes a column's value from a replayed game (run once per record, in the workers).
@@ -554,6 +554,15 @@ _THRESHOLDS = (
            not_null=True),
 )
 
+_ANALYSED_GAMES = (
+    Column("game_id", "BIGINT", "the game (`games.game_id`)", not_null=True),
+    Column("engine", "VARCHAR", "the engine of the pass (`evals.engine`)", not_null=True),
+    Column("search_limit", "VARCHAR", "the limit of the pass (`evals.search_limit`)",
+           not_null=True),
+    Column("positions", "INTEGER", "positions of the game the pass covered"),
+    Column("analysed_at", "TIMESTAMP", "when the pass covered it"),
+)
+
 _J_GAME = Column("game_id", "BIGINT", "the game (`games.game_id`)")
 _J_PLY = Column("ply", "SMALLINT", "1-based ply of the move")
 _J_SIDE = Column("side", "VARCHAR", "`red` or `black`: who moved")
@@ -575,6 +584,15 @@ _JUDGEMENTS = (
     Column("accuracy", "DOUBLE", "lichess's accuracy of the move, 0..100"),
     Column("repeats", "BOOLEAN", "the move returns to a position met since the last capture "
            "(never classed)"),
+    Column("mate_before", "INTEGER", "the forced mate before the move, for the mover (> 0: "
+           "the mover mates)"),
+    Column("mate_after", "INTEGER", "the forced mate after the move, for the opponent (> 0: "
+           "the opponent mates)"),
+    Column("cp_after", "INTEGER", "centipawns after the move, for the opponent"),
+    Column("bound", "INTEGER", "how many of the two evaluations were searched with the "
+           "game's history (0..2)"),
+    Column("nodes", "BIGINT", "nodes of both searches"),
+    Column("depth", "BIGINT", "depths of both searches, added"),
 )
 
 _PLAYER_BLUNDERS = (
@@ -582,14 +600,18 @@ _PLAYER_BLUNDERS = (
     Column("player_id", "BIGINT", "the player (`players.player_id`); NULL for games without the "
            "tag"),
     _J_ENGINE,
-    Column("games", "BIGINT", "games with a judged move of the player"),
+    Column("games", "BIGINT", "analysed games of the player (with a judged move)"),
     Column("moves", "BIGINT", "the player's judged moves"),
+    Column("coverage", "DOUBLE", "`moves` over the player's moves in those games (1: every "
+           "move judged)"),
     Column("avg_loss", "DOUBLE", "average `loss` per move"),
     Column("inaccuracies", "BIGINT", "moves classed `inaccuracy`"),
     Column("mistakes", "BIGINT", "moves classed `mistake`"),
     Column("blunders", "BIGINT", "moves classed `blunder`"),
     Column("mate_errors", "BIGINT", "moves classed `allowed_mate` or `missed_mate`"),
     Column("blunders_per_100", "DOUBLE", "`blunders` per 100 judged moves"),
+    Column("serious", "BIGINT", "serious errors: moves classed `blunder`, `allowed_mate` or "
+           "`missed_mate`"),
     Column("accuracy", "DOUBLE", "lichess's game accuracy (0..100), averaged over the games"),
 )
 
@@ -612,6 +634,7 @@ TABLES: dict[str, Table] = {t.name: t for t in (
     Table("evals", EVAL_COLUMNS),
     Table("win_curves", _WIN_CURVES),
     Table("judgement_thresholds", _THRESHOLDS),
+    Table("analysed_games", _ANALYSED_GAMES),
     Table("judgements", _JUDGEMENTS, query=JUDGEMENTS_QUERY),
     Table("blunders", _JUDGEMENTS[:11], query=BLUNDERS_QUERY),
     Table("player_blunders", _PLAYER_BLUNDERS, query=PLAYER_BLUNDERS_QUERY),

@@ -4,7 +4,7 @@
 >>> con = duckdb.connect()
 >>> create_schema(con)
 >>> sorted(r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall())
-['blunders', 'evals', 'game_records', 'games', 'judgement_thresholds', 'judgements', 'meta', 'moves', 'player_blunders', 'player_names', 'players', 'positions', 'raw_records', 'rule_events', 'sources', 'stored_moves', 'variation_moves', 'win_curves']
+['analysed_games', 'blunders', 'evals', 'game_records', 'games', 'judgement_thresholds', 'judgements', 'meta', 'moves', 'player_blunders', 'player_names', 'players', 'positions', 'raw_records', 'rule_events', 'sources', 'stored_moves', 'variation_moves', 'win_curves']
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from pathlib import Path
 import duckdb
 
 from ..errors import DatabaseError
-from ..analysis.judgement import create_defaults
+from .judgements import create_defaults
 from .columns import ddl
 from .holder import explain_lock
 

@@ -26,6 +26,7 @@ import pyarrow as pa
 
 from ..formats import cbr, reader_for
 from ..formats.record import GameRecord, Origin
+from .analysed import mark_fully_evaluated
 from .players import PlayerError, link_players, merge
 from .rows import UnitBuilder, replay_record
 from .schema import SCHEMA_VERSION, DatabaseError, connect, schema_version
@@ -86,6 +87,7 @@ def upgrade(path: str | os.PathLike[str]) -> UpgradeSummary:
             _carry_aliases(old, new)
             _carry_evals(old, new)
             _carry_judgement_settings(old, new)
+            _carry_analysed_games(old, new)
             link_players(new)
             new.execute("CHECKPOINT")
         finally:
@@ -213,6 +215,19 @@ def _carry_evals(old: duckdb.DuckDBPyConnection, new: duckdb.DuckDBPyConnection)
         new.register("old_evals", pa.Table.from_batches([batch]))
         new.execute(f"INSERT INTO evals ({names}) SELECT {names} FROM old_evals")
         new.unregister("old_evals")
+
+
+def _carry_analysed_games(old: duckdb.DuckDBPyConnection,
+                          new: duckdb.DuckDBPyConnection) -> None:
+    """Bring over which games each pass covered; a database older than that record counts
+    the games whose positions all have an evaluation as analysed."""
+    tables = {r[0] for r in old.execute(
+        "SELECT table_name FROM information_schema.tables").fetchall()}
+    if "analysed_games" in tables:
+        rows = old.execute("SELECT * FROM analysed_games").fetchall()
+        if rows:
+            new.executemany("INSERT INTO analysed_games VALUES (?, ?, ?, ?, ?)", rows)
+    mark_fully_evaluated(new)
 
 
 def _carry_judgement_settings(old: duckdb.DuckDBPyConnection,

@@ -35,7 +35,7 @@ from typing import Mapping, Sequence, overload
 from ..errors import CannotRunError
 from ..rules.board import Move
 from ..position import Position
-from .dialects import DIALECTS, Dialect, detect_dialect
+from .dialects import DIALECTS, Dialect, detect_dialect, mate_from_centipawns
 from .score import Cp, Limit, Mate, PovScore, PovWdl, Score, Wdl
 
 log = logging.getLogger(__name__)
@@ -135,6 +135,20 @@ class EngineTimeoutError(EngineError):
     """The engine did not answer in time; it has been killed."""
 
 
+class EngineRefusedError(EngineError):
+    """The engine answered a position with an ``Error``, ``Illegal`` or ``Unknown`` line (its
+    words are the message): it will not search that position."""
+
+
+class EngineProtocolError(EngineError):
+    """The engine answered with a move that is illegal in the position: it speaks another
+    protocol or dialect, or plays another game; nothing it says can be trusted."""
+
+
+#: The starts of the lines with which engines refuse a command or a position.
+_REFUSALS = ("Error", "Illegal", "Unknown", "Bad move", "error", "illegal", "unknown")
+
+
 @dataclass
 class Info:
     """What the engine reported about one line of play (one MultiPV slot) of a search."""
@@ -194,8 +208,10 @@ class Engine:
         if protocol is not None and protocol not in DIALECTS:
             raise EngineError(f"unknown protocol {protocol!r}: use one of {', '.join(DIALECTS)}")
         try:
+            # Its error output joins the answers: Sjaak II writes there why it will not
+            # search a position, and then stays silent.
             process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                       stderr=subprocess.DEVNULL, text=True, bufsize=1,
+                                       stderr=subprocess.STDOUT, text=True, bufsize=1,
                                        errors="replace")
         except OSError as exc:
             raise EngineError(f"cannot start engine {argv[0]}: {exc.strerror or exc}") from None
@@ -351,7 +367,7 @@ class Engine:
         root = position.copy()
         for _ in history:
             root.pop()
-        words = ["position", "fen", root.fen()]
+        words = ["position", "fen", self.dialect.fen_text(root.fen())]
         if history:
             words.append("moves")
             for ply, move in enumerate(history, 1):
@@ -395,14 +411,40 @@ class Engine:
                 (bounds if _BOUND.search(line) else exact)[slot] = line
             elif line.startswith("bestmove"):
                 break
+            elif line.startswith(_REFUSALS):
+                # It will not search (Sjaak II then ignores ``go``): fail now, not after
+                # the timeout. Its state is unknown, so the caller starts it afresh.
+                self.kill()
+                raise EngineRefusedError(f"engine {self.name} said: {line.strip()}")
+        if position.has_legal_moves():  # else "(none)" or "0000": nothing to play
+            self._check_move(line.split()[1] if len(line.split()) > 1 else "", position,
+                             "bestmove")
         kept = {**bounds, **exact}
         if not kept:
             raise EngineError(f"engine {self.name} gave a best move but no score")
         return [self._parse_info(kept[slot], position) for slot in sorted(kept)]
 
+    def _check_move(self, text: str, position: Position, what: str) -> Move:
+        """The move ``text`` if it is legal in ``position``, else :class:`EngineProtocolError`."""
+        try:
+            move = self.dialect.parse_move(text)
+        except ValueError:
+            move = None
+        if move is None or not position.is_legal(move):
+            self.kill()
+            raise EngineProtocolError(
+                f"engine {self.name} answered {what} {text!r}, not a legal move in "
+                f"{position.fen()}: it speaks another protocol or dialect than "
+                f"{self.dialect.name} (choose one with --protocol)")
+        return move
+
     def _parse_info(self, line: str, position: Position) -> Info:
         tokens = line.split()
         score, bound, wdl, values, pv_at = _numbers(tokens)
+        if isinstance(score, Cp):
+            # Engines that report a mate as centipawns (Sjaak II): the mate it stands for.
+            mate = mate_from_centipawns(self.name, score.cp)
+            score = Mate(mate) if mate is not None else score
         info = Info(PovScore(score, position.turn))
         info.bound = bound
         if wdl is not None:
@@ -420,16 +462,11 @@ class Engine:
         return info
 
     def _parse_pv(self, texts: list[str], position: Position) -> list[Move]:
-        """The moves of a PV, up to the first the engine got wrong (kept out, not guessed)."""
+        """The moves of a PV, each checked legal (:class:`EngineProtocolError` if not)."""
         board = position.copy()
         pv = []
         for text in texts:
-            try:
-                move = self.dialect.parse_move(text)
-            except ValueError:
-                break
-            if not board.is_legal(move):
-                break
+            move = self._check_move(text, board, "in its PV")
             board.push(move)
             pv.append(move)
         return pv

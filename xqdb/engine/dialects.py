@@ -7,7 +7,9 @@ converts at the engine boundary:
     UCI with ranks 0-9: Pikafish, and xqdb's own ``xqdb engine``.
 ``uci-variant``
     UCI with ranks 1-10 and ``setoption name UCI_Variant value xiangqi``: Fairy-Stockfish
-    in its default protocol. Moves are 4 to 6 characters (``h3e3``, ``b3b10``).
+    in its default protocol, and Debian's Sjaak II (``sjaakii``). Moves are 4 to 6
+    characters (``h3e3``, ``b3b10``). Positions are sent with ``h``/``e`` for the horse
+    and elephant: Sjaak II takes no other letters, Fairy-Stockfish takes both.
 ``ucci``
     UCCI: the ``ucci`` greeting, ranks 0-9, ``setoption NAME VALUE`` with option names
     written with underscores. Fairy-Stockfish speaks it after ``ucci``.
@@ -47,6 +49,8 @@ class Dialect:
     new_game: str | None = None
     """The command that makes the engine forget earlier searches (hash table, move
     histories), if the protocol has one."""
+    fen_letters: str = ""
+    """Piece letters to write otherwise in a FEN, as pairs (``"NHBEnhbe"``: N as H...)."""
 
     @property
     def greeting_ok(self) -> str:
@@ -54,6 +58,18 @@ class Dialect:
 
     def square_text(self, sq: int) -> str:
         return FILE_NAMES[sq % 9] + str(sq // 9 + self.first_rank)
+
+    def fen_text(self, fen: str) -> str:
+        """``fen`` with the piece letters this dialect's engines take.
+
+        >>> UCI_VARIANT.fen_text("rnbakabnr/9/9/9/9/9/9/9/9/RNBAKABNR w - - 0 1")
+        'rheakaehr/9/9/9/9/9/9/9/9/RHEAKAEHR w - - 0 1'
+        """
+        if not self.fen_letters:
+            return fen
+        board, _, rest = fen.partition(" ")
+        table = str.maketrans(self.fen_letters[0::2], self.fen_letters[1::2])
+        return board.translate(table) + (" " + rest if rest else "")
 
     def move_text(self, move: Move) -> str:
         """``move`` as this dialect writes it."""
@@ -95,7 +111,8 @@ class Dialect:
 
 
 UCI: Final = Dialect("uci", "uci", 0, new_game="ucinewgame")
-UCI_VARIANT: Final = Dialect("uci-variant", "uci", 1, variant="xiangqi", new_game="ucinewgame")
+UCI_VARIANT: Final = Dialect("uci-variant", "uci", 1, variant="xiangqi", new_game="ucinewgame",
+                             fen_letters="NHBEnhbe")
 #: UCCI has no new-game command: engines offer a ``Clear Hash`` button instead.
 UCCI: Final = Dialect("ucci", "ucci", 0)
 
@@ -117,3 +134,27 @@ def detect_dialect(engine_name: str, options: dict[str, list[str]]) -> Dialect:
     if "xiangqi" in options.get("UCI_Variant", ()) or "fairy-stockfish" in engine_name.lower():
         return UCI_VARIANT
     return UCI
+
+
+#: Engines that report a forced mate as centipawns: the start of their name, and the
+#: score of a mate on the board (a mate in ``n`` plies is reported as that less ``n``).
+MATE_CENTIPAWNS: Final = {"Sjaak": 16000}
+#: Scores this close to an engine's mate score are mates.
+_MATE_RANGE: Final = 1000
+
+
+def mate_from_centipawns(engine_name: str, cp: int) -> int | None:
+    """The mate in moves (> 0: the side to move mates) that ``cp`` stands for with an engine
+    reporting mates as centipawns, else ``None``.
+
+    >>> mate_from_centipawns("Sjaak II 1.4.1", 15999), mate_from_centipawns("Sjaak II", -15998)
+    (1, -1)
+    >>> mate_from_centipawns("Sjaak II", 420), mate_from_centipawns("Fairy-Stockfish", 15999)
+    (None, None)
+    """
+    for prefix, mate in MATE_CENTIPAWNS.items():
+        if engine_name.startswith(prefix) and mate - _MATE_RANGE < abs(cp) <= mate:
+            plies = mate - abs(cp)
+            moves = max(1, (plies + 1) // 2)
+            return moves if cp > 0 else -moves
+    return None

@@ -24,7 +24,10 @@ from typing import Mapping, Sequence, overload
 
 from ..errors import BadArgumentError
 from ..position import Position
-from .client import Engine, EngineError, EngineTerminatedError, EngineTimeoutError, Info
+from .client import (
+    Engine, EngineError, EngineProtocolError, EngineRefusedError, EngineTerminatedError,
+    EngineTimeoutError, Info,
+)
 from .score import Limit
 
 logger = logging.getLogger(__name__)
@@ -118,7 +121,19 @@ def choose_engine(name: str | None = None, *, protocol: str | None = None,
 
 
 class PositionFailedError(EngineError):
-    """A position could not be analysed, even after the engine was restarted."""
+    """A position could not be analysed, even after the engine was restarted, or because
+    the engine refused it (:attr:`refused`: the engine's own words)."""
+
+    def __init__(self, message: str = "", hint: str = "", *, refused: str | None = None) -> None:
+        super().__init__(message, hint)
+        self.refused = refused
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (_position_failed, (self.message, self.hint, self.refused))
+
+
+def _position_failed(message: str, hint: str, refused: str | None) -> "PositionFailedError":
+    return PositionFailedError(message, hint, refused=refused)
 
 
 class EngineGaveUpError(EngineError):
@@ -195,6 +210,12 @@ class SupervisedEngine:
                                            timeout=self.timeout)
                 self._failing = ("", 0)
                 return found
+            except (EngineRefusedError, EngineProtocolError) as exc:
+                self.engine = None  # killed by the client: the next search starts afresh
+                if isinstance(exc, EngineProtocolError):
+                    raise
+                # Refused: it would refuse again, so the position fails at once.
+                raise PositionFailedError(f"{position.fen()}: {exc}", refused=str(exc)) from None
             except (EngineTerminatedError, EngineTimeoutError) as exc:
                 failure = exc
                 if self.engine is not None:

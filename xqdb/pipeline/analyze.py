@@ -32,13 +32,11 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-import duckdb
-
-from ..errors import BadArgumentError
+from ..errors import CannotRunError
+from ..db.analysed import AnalysisError, evaluated, game_lines, mark_analysed
 from ..db.evals import SIDES, StoredEval, read_evals, read_own_evals, write_evals
 from ..db.holder import WriterNote
-from ..db.schema import connect, require_database
-from ..db.where import ConditionError, game_condition
+from ..db.schema import Connection, connect, require_database
 from ..analysis.games import (
     Evaluation, Repetitions, Thresholds, curve_for, judge_moves, recheck_plies,
 )
@@ -55,13 +53,15 @@ TASK_POSITIONS = 16
 #: a killed run can lose.
 COMMIT_POSITIONS = 200
 COMMIT_SECONDS = 5.0
+#: Refusals of the first positions (with no answer yet) that stop a run: an engine that
+#: refuses them all will refuse every position.
+REFUSALS_TO_STOP = 3
 #: Endings after which the last position has no legal move: nothing to search.
 _OVER = (Termination.CHECKMATE, Termination.STALEMATE)
 
 
-class AnalysisError(BadArgumentError, ValueError):
-    """The run cannot start: a ``--where`` that is not SQL over ``games``, a game that is
-    not in the database, no game to analyse."""
+class EngineRefusedRunError(CannotRunError):
+    """The engine refused the first positions of the run (its words are in the message)."""
 
 
 @dataclass
@@ -226,7 +226,7 @@ def analyse_database(path: str | os.PathLike[str], spec: EngineSpec, limit: Limi
 class _PassRunner:
     """Runs passes over games: plans the searches, farms them out, writes the results."""
 
-    def __init__(self, con: duckdb.DuckDBPyConnection, note: WriterNote, executor: Executor,
+    def __init__(self, con: Connection, note: WriterNote, executor: Executor,
                  spec: EngineSpec, identity: str, commit_positions: int,
                  progress: Progress | None, started: Progress | None, dry_run: bool) -> None:
         self.con, self.note, self.executor = con, note, executor
@@ -236,6 +236,10 @@ class _PassRunner:
         self.spec, self.identity = spec, identity
         self.commit_positions = commit_positions
         self.progress, self.started = progress, started
+        self.answered = 0
+        """Positions the engine answered so far."""
+        self.refusals: list[str] = []
+        """What the engine said refusing positions, while it has answered none."""
 
     def run(self, limit: Limit, games: list[_Game],
             wanted: dict[int, tuple[set[int], set[int]]] | None) -> PassSummary:
@@ -264,6 +268,12 @@ class _PassRunner:
                     self.progress(summary)
         finally:
             self._store(pending)  # what was searched stays, even when interrupted
+        # Only now do the games' judgements at this limit count for them (a killed run
+        # leaves them uncounted until it is run again to the end).
+        covered = [g for g in games if wanted is None or g.game_id in wanted]
+        mark_analysed(self.con, [g.game_id for g in covered], self.identity, limit.key(),
+                      [len(g.keys) if wanted is None else len(wanted[g.game_id][1])
+                       for g in covered])
         summary.seconds = time.perf_counter() - began
         return summary
 
@@ -275,7 +285,7 @@ class _PassRunner:
     def _plan(self, limit: Limit, games: list[_Game],
               wanted: dict[int, tuple[set[int], set[int]]] | None,
               summary: PassSummary) -> Iterator[SearchTask]:
-        done_shared, done_own = _evaluated(self.con, self.identity, limit.key())
+        done_shared, done_own = evaluated(self.con, self.identity, limit.key())
         for game in games:
             indices: Iterable[int] = range(len(game.keys))
             if wanted is not None:
@@ -314,6 +324,16 @@ class _PassRunner:
                 continue
             summary.searched += 1
             summary.failed += searched.evaluation is None
+            if searched.evaluation is not None:
+                self.answered += 1
+            elif searched.refused is not None and not self.answered:
+                self.refusals.append(searched.refused)
+                if len(self.refusals) >= REFUSALS_TO_STOP:
+                    raise EngineRefusedRunError(
+                        f"the engine refused the first {len(self.refusals)} positions, "
+                        f"saying: {self.refusals[0]}",
+                        "check that the engine plays Xiangqi in this protocol (--protocol, "
+                        "--option)")
             own = searched.with_history
             rows.append(StoredEval((searched.key, searched.turn, self.identity, limit.key()),
                                    searched.evaluation,
@@ -351,60 +371,20 @@ def worker_spec(spec: EngineSpec) -> EngineSpec:
     return spec
 
 
-def _evaluated(con: duckdb.DuckDBPyConnection, identity: str, limit: str
-               ) -> tuple[set[tuple[int, int]], set[tuple[int, int]]]:
-    """The positions evaluated without failure with this engine and limit: shared ones by
-    ``(key, turn)``, a game's own by ``(game_id, ply)``."""
-    rows = con.execute("SELECT key, side, game_id, ply FROM evals WHERE engine = ?"
-                       " AND search_limit = ? AND status = 'ok'", [identity, limit]).fetchall()
-    shared = {(key, SIDES[side]) for key, side, game_id, _ in rows if game_id is None}
-    own = {(game_id, ply) for _, _, game_id, ply in rows if game_id is not None}
-    return shared, own
-
-
-def _games(con: duckdb.DuckDBPyConnection, where: str | None,
-           game_ids: Sequence[int]) -> list[_Game]:
+def _games(con: Connection, where: str | None, game_ids: Sequence[int]) -> list[_Game]:
     """The chosen games with at least one move, in game order."""
-    chosen = "TRUE"
-    if where:
-        try:
-            chosen = f"g.game_id IN (SELECT game_id FROM games WHERE {game_condition(where)})"
-        except ConditionError as exc:
-            raise AnalysisError(f"{exc} (a condition on the columns of games, such as "
-                                "\"year >= 2000\")") from None
-    if game_ids:
-        known = {r[0] for r in con.execute("SELECT game_id FROM games WHERE game_id IN"
-                                           " (SELECT unnest(?))", [list(game_ids)]).fetchall()}
-        missing = sorted(set(game_ids) - known)
-        if missing:
-            raise AnalysisError(f"no game {', '.join(map(str, missing))} in the database "
-                                "(game ids are games.game_id)")
-        chosen += f" AND g.game_id IN ({', '.join(str(int(i)) for i in game_ids)})"
-    try:
-        rows = con.execute(f"""
-            SELECT g.game_id, g.start_fen, g.termination, list(m.uci ORDER BY m.ply),
-                   first(m.key_before ORDER BY m.ply), list(m.key_after ORDER BY m.ply),
-                   list(m.capture IS NOT NULL ORDER BY m.ply), first(m.side ORDER BY m.ply)
-            FROM games g JOIN moves m USING (game_id)
-            WHERE {chosen}
-            GROUP BY ALL ORDER BY g.game_id""").fetchall()
-    except duckdb.Error as exc:
-        raise AnalysisError(f"--where {where!r}: {str(exc).splitlines()[0]} (a condition "
-                            "on the columns of games, such as \"year >= 2000\")") from None
     games = []
-    for game_id, fen, termination, moves, start_key, keys, captures, side in rows:
+    for game_id, fen, termination, moves, start_key, keys, captures, side in game_lines(
+            con, where, game_ids):
         repetitions = Repetitions(start_key)
         repeats = frozenset(i for i, (key, captured) in enumerate(zip(keys, captures), 1)
                             if repetitions.reached(key, captured))
         games.append(_Game(game_id, fen, tuple(moves), (start_key, *keys), SIDES[side],
                            repeats, termination in _OVER))
-    if not games:
-        raise AnalysisError("no game with moves to analyse"
-                            + (f" where {where}" if where else ""))
     return games
 
 
-def _to_recheck(con: duckdb.DuckDBPyConnection, games: list[_Game], identity: str,
+def _to_recheck(con: Connection, games: list[_Game], identity: str,
                 fast: Limit, thresholds: Thresholds) -> dict[int, tuple[set[int], set[int]]]:
     """By game id: the plies the fast pass flags with their neighbours, and the positions
     a deep pass must search to judge them again."""

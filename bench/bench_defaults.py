@@ -1,0 +1,205 @@
+"""How far to trust the default analysis: precision and recall per class, and engine cost,
+of the default two passes and of one pass at 20,000 nodes, against a deep single pass
+(the reference), with Fairy-Stockfish on real games of ``../shared/data``.
+
+Run: ``python bench/bench_defaults.py [--out DIR] [--games 15] [--reference 1000000]
+[--fast 20000] [--jobs 2] [--report-only]``. Prints figures; asserts nothing.
+
+Each limit is one single pass over every position of the games (``pgn-chinese-15.pgn``)
+into its own database under ``--out``, so the passes share no cache; a run that was
+stopped resumes where it was. The two-pass figures are then those of ``xqdb analyze``'s
+default: the fast pass everywhere, and the deep limit (the reference's: searches start
+from an empty hash table with one thread, so a search at a limit gives the same answer
+whenever it runs) on the moves the fast pass flags and their neighbours. Its cost is the
+fast pass's nodes and the deep nodes of the positions rechecked, against the reference's
+nodes; the engine seconds of each single pass are printed beside.
+
+Only the games whose every position has a reference evaluation are scored (a reference
+run that could not finish scores fewer games, and says so).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import time
+from collections import Counter
+from dataclasses import replace
+from pathlib import Path
+
+import duckdb
+
+from xqdb.analysis.games import (
+    MoveJudgement, Thresholds, curve_for, game_positions, judge_moves, recheck_plies,
+)
+from xqdb.analysis.judgement import SERIOUS
+from xqdb.db.evals import game_evals
+from xqdb.engine import EngineSpec, Limit
+from xqdb.position import Position
+from xqdb.rules.board import Move
+
+ROOT = Path(__file__).resolve().parents[1]
+GAMES = ROOT.parent / "shared" / "data" / "pgn-chinese-15.pgn"
+FAIRY = "/usr/games/fairy-stockfish"
+#: The groups scored: each class alone, and "at least" groups.
+GROUPS = {
+    "serious (blunder or mate)": set(SERIOUS),
+    "mistake or worse": {*SERIOUS, "mistake"},
+    "inaccuracy or worse": {*SERIOUS, "mistake", "inaccuracy"},
+    "blunder": {"blunder"},
+    "mistake": {"mistake"},
+    "inaccuracy": {"inaccuracy"},
+}
+
+
+def run_pass(out: Path, nodes: int, jobs: int) -> None:
+    """One single pass at ``nodes`` into ``out/nodes-N.duckdb`` (resumed if stopped)."""
+    from xqdb.pipeline.analyze import analyse_database
+    from xqdb.pipeline.importer import import_paths
+    base = out / "base.duckdb"
+    if not base.exists():
+        import_paths([str(GAMES)], base, jobs=1)
+    db = out / f"nodes-{nodes}.duckdb"
+    if not db.exists():
+        shutil.copy(base, db)
+    began = time.perf_counter()
+    summary = analyse_database(db, EngineSpec((FAIRY,)), Limit(nodes=nodes), jobs=jobs)
+    record = {"nodes": nodes, "wall": time.perf_counter() - began,
+              "engine_seconds": summary.passes[0].engine_seconds,
+              "searched": summary.searched, "failed": summary.failed}
+    with open(out / "costs.jsonl", "a") as costs:
+        costs.write(json.dumps(record) + "\n")
+    print(json.dumps(record), flush=True)
+
+
+def open_copy(db: Path, scratch: Path) -> duckdb.DuckDBPyConnection:
+    """A read-only connection to a copy of ``db`` (readable while a run still writes it)."""
+    scratch.mkdir(parents=True, exist_ok=True)
+    for path in db.parent.glob(db.name + "*"):
+        if not path.name.endswith(".json"):
+            shutil.copy(path, scratch / path.name)
+    return duckdb.connect(str(scratch / db.name), read_only=True)
+
+
+class Analysed:
+    """The evaluations of one single pass, by game."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
+        self.con = con
+        self.engine, self.limit = con.execute(
+            "SELECT engine, search_limit FROM evals GROUP BY ALL ORDER BY count(*) DESC"
+        ).fetchone()
+        self.curve = curve_for(self.engine)
+
+    def evaluations(self, game_id: int) -> dict:
+        return game_evals(self.con, game_id, self.engine, self.limit)
+
+    def nodes(self, evaluations: dict, indices: set[int]) -> int:
+        return sum(evaluations[i].nodes or 0 for i in indices if i in evaluations)
+
+
+def judged(first: int, moves: list[Move], evaluations: dict, plies: set[int], repeats: set[int],
+           analysed: Analysed) -> dict[int, MoveJudgement]:
+    return {m.ply: m for m in judge_moves(first, moves, evaluations, plies, repeats,
+                                          analysed.curve, Thresholds())}
+
+
+def score(name: str, predicted: dict, reference: dict) -> list[str]:
+    lines = []
+    for group, classes in GROUPS.items():
+        pred = {k for k, c in predicted.items() if c in classes}
+        ref = {k for k, c in reference.items() if c in classes}
+        hit = len(pred & ref)
+        precision = hit / len(pred) if pred else float("nan")
+        recall = hit / len(ref) if ref else float("nan")
+        lines.append(f"  {name[:22]:<22} {group:<26} predicted {len(pred):>4}  reference "
+                     f"{len(ref):>4}  agree {hit:>4}  precision {precision:5.2f}  "
+                     f"recall {recall:5.2f}")
+    return lines
+
+
+def report(out: Path, reference_nodes: int, fast_nodes: int) -> None:
+    scratch = out / "scratch"
+    ref = Analysed(open_copy(out / f"nodes-{reference_nodes}.duckdb", scratch))
+    fast = Analysed(open_copy(out / f"nodes-{fast_nodes}.duckdb", scratch))
+    games = ref.con.execute("SELECT g.game_id, g.start_fen, list(m.uci ORDER BY m.ply) "
+                            "FROM games g JOIN moves m USING (game_id) GROUP BY ALL "
+                            "ORDER BY 1").fetchall()
+    classes: dict[str, dict] = {"reference": {}, "fast single pass": {}}
+    recheck_rules = {"two passes (any flag)": None, "two passes (mistake+, the default)": "mistake"}
+    for name in recheck_rules:
+        classes[name] = {}
+    nodes = Counter()
+    scored = []
+    for game_id, fen, texts in games:
+        moves = [Move.from_uci(t) for t in texts]
+        repeats = {i for i, _, r in game_positions(fen, moves) if r}
+        deep = ref.evaluations(game_id)
+        over = not Position.from_fen(fen).has_legal_moves()
+        positions = set(range(len(moves) + 1))
+        last = Position.from_fen(fen)
+        for m in moves:
+            last.push(m)
+        needed = positions - ({len(moves)} if not last.has_legal_moves() else set())
+        if not needed <= set(deep):
+            continue  # the reference has not reached this game (yet)
+        scored.append(game_id)
+        quick = fast.evaluations(game_id)
+        first = Position.from_fen(fen).turn
+        plies = set(range(1, len(moves) + 1))
+        ref_j = judged(first, moves, deep, plies, repeats, ref)
+        fast_j = judged(first, moves, quick, plies, repeats, fast)
+        nodes["reference"] += ref.nodes(deep, positions)
+        nodes["fast single pass"] += fast.nodes(quick, positions)
+        for key, j in ref_j.items():
+            classes["reference"][game_id, key] = j.judgement
+        for key, j in fast_j.items():
+            classes["fast single pass"][game_id, key] = j.judgement
+        for name, least in recheck_rules.items():
+            # recheck_plies takes the mistakes or worse (the default); for "any flag" the
+            # inaccuracies are passed as mistakes.
+            flagged = [replace(j, judgement="mistake") if least is None and j.judgement
+                       else j for j in fast_j.values()]
+            again = recheck_plies(flagged, len(moves))
+            searched = {p - d for p in again for d in (0, 1)}
+            nodes[name] += fast.nodes(quick, positions) + ref.nodes(deep, searched)
+            merged = {p: j.judgement for p, j in fast_j.items()}
+            merged.update({p: ref_j[p].judgement for p in again if p in ref_j})
+            for key, c in merged.items():
+                classes[name][game_id, key] = c
+    print(f"scored {len(scored)} of {len(games)} games ({', '.join(map(str, scored))}); "
+          f"{len(classes['reference']):,} judged moves; reference nodes={reference_nodes:,}, "
+          f"fast nodes={fast_nodes:,}, deep pass at the reference's limit")
+    for name, found in classes.items():
+        if name == "reference":
+            continue
+        share = nodes[name] / nodes["reference"] if nodes["reference"] else float("nan")
+        print(f"{name}: {nodes[name]:,} nodes, {share:.1%} of the reference's")
+        for line in score(name, found, classes["reference"]):
+            print(line)
+    costs = out / "costs.jsonl"
+    if costs.exists():
+        print("engine seconds of each single pass run (all 15 games; a resumed run counts "
+              "only what it searched):")
+        for line in costs.read_text().splitlines():
+            print("  " + line)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=ROOT / "bench" / "defaults-data")
+    parser.add_argument("--reference", type=int, default=1_000_000)
+    parser.add_argument("--fast", type=int, default=20_000)
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--report-only", action="store_true")
+    args = parser.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+    if not args.report_only:
+        for nodes in (args.fast, args.reference):
+            run_pass(args.out, nodes, args.jobs)
+    report(args.out, args.reference, args.fast)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,111 @@
+"""What an analysis reads and records besides the evaluations: the games it covers, the
+positions already evaluated, and ``analysed_games``, which says which games each pass
+covered so that a game's judgements are those of its own analysis.
+
+>>> import duckdb
+>>> from xqdb.db.schema import create_schema
+>>> con = duckdb.connect()
+>>> create_schema(con)
+>>> mark_analysed(con, [1, 2], "xqdb built-in 1", "depth=2", [90, 60])
+>>> con.execute("SELECT game_id, positions FROM analysed_games ORDER BY 1").fetchall()
+[(1, 90), (2, 60)]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import duckdb
+
+from ..errors import BadArgumentError
+from .evals import SIDES
+from .where import ConditionError, game_condition
+
+
+class AnalysisError(BadArgumentError, ValueError):
+    """The run cannot start: a ``--where`` that is not SQL over ``games``, a game that is
+    not in the database, no game to analyse."""
+
+
+#: A game as an analysis plans it: id, start FEN, termination, moves (coordinates), the
+#: key of the start, the keys after each ply, which plies captured, the first mover.
+GameLine = tuple[int, str, str | None, list[str], int, list[int], list[bool], str]
+
+
+def game_lines(con: duckdb.DuckDBPyConnection, where: str | None,
+               game_ids: Sequence[int]) -> list[GameLine]:
+    """The chosen games with at least one move, in game order: those ``where`` (SQL over
+    ``games``) selects, or ``game_ids``; all by default. Raises :class:`AnalysisError`."""
+    chosen = "TRUE"
+    params: list[object] = []
+    if where:
+        try:
+            chosen = f"g.game_id IN (SELECT game_id FROM games WHERE {game_condition(where)})"
+        except ConditionError as exc:
+            raise AnalysisError(f"{exc} (a condition on the columns of games, such as "
+                                "\"year >= 2000\")") from None
+    if game_ids:
+        known = {r[0] for r in con.execute("SELECT game_id FROM games WHERE game_id IN"
+                                           " (SELECT unnest(?))", [list(game_ids)]).fetchall()}
+        missing = sorted(set(game_ids) - known)
+        if missing:
+            raise AnalysisError(f"no game {', '.join(map(str, missing))} in the database "
+                                "(game ids are games.game_id)")
+        chosen += " AND g.game_id IN (SELECT unnest(?))"
+        params.append([int(i) for i in game_ids])
+    try:
+        rows = con.execute(f"""
+            SELECT g.game_id, g.start_fen, g.termination, list(m.uci ORDER BY m.ply),
+                   first(m.key_before ORDER BY m.ply), list(m.key_after ORDER BY m.ply),
+                   list(m.capture IS NOT NULL ORDER BY m.ply), first(m.side ORDER BY m.ply)
+            FROM games g JOIN moves m USING (game_id)
+            WHERE {chosen}
+            GROUP BY ALL ORDER BY g.game_id""", params).fetchall()
+    except duckdb.Error as exc:
+        raise AnalysisError(f"--where {where!r}: {str(exc).splitlines()[0]} (a condition "
+                            "on the columns of games, such as \"year >= 2000\")") from None
+    if not rows:
+        raise AnalysisError("no game with moves to analyse"
+                            + (f" where {where}" if where else ""))
+    return rows
+
+
+def evaluated(con: duckdb.DuckDBPyConnection, identity: str, limit: str
+              ) -> tuple[set[tuple[int, int]], set[tuple[int, int]]]:
+    """The positions evaluated without failure with this engine and limit: shared ones by
+    ``(key, turn)``, a game's own by ``(game_id, ply)``."""
+    rows = con.execute("SELECT key, side, game_id, ply FROM evals WHERE engine = ?"
+                       " AND search_limit = ? AND status = 'ok'", [identity, limit]).fetchall()
+    shared = {(key, SIDES[side]) for key, side, game_id, _ in rows if game_id is None}
+    own = {(game_id, ply) for _, _, game_id, ply in rows if game_id is not None}
+    return shared, own
+
+
+def mark_analysed(con: duckdb.DuckDBPyConnection, game_ids: Sequence[int], engine: str,
+                  limit: str, positions: Sequence[int]) -> None:
+    """Record that a pass with ``engine`` at ``limit`` covered ``game_ids`` (``positions``
+    of each): from now on their moves judged by that engine and limit count for them."""
+    rows = [(g, engine, limit, p) for g, p in zip(game_ids, positions)]
+    con.executemany("DELETE FROM analysed_games WHERE game_id = ? AND engine = ? "
+                    "AND search_limit = ?", [r[:3] for r in rows])
+    con.executemany("INSERT INTO analysed_games VALUES (?, ?, ?, ?, now())", rows)
+
+
+def mark_fully_evaluated(con: duckdb.DuckDBPyConnection) -> int:
+    """Record as analysed every game, engine and limit whose positions all have an
+    evaluation (what a database of an older version, which kept no record of the games
+    each pass covered, can be sure of); returns the rows added."""
+    before = con.execute("SELECT count(*) FROM analysed_games").fetchone()
+    con.execute("""
+        INSERT INTO analysed_games
+        SELECT m.game_id, e.engine, e.search_limit, any_value(g.plies) + 1, now()
+        FROM moves m JOIN games g USING (game_id)
+        JOIN evals e ON e.key = m.key_after AND e.side <> m.side
+             AND (e.game_id IS NULL OR (e.game_id = m.game_id AND e.ply = m.ply))
+        WHERE e.origin = 'search'
+          AND NOT EXISTS (SELECT 1 FROM analysed_games a WHERE a.game_id = m.game_id
+                          AND a.engine = e.engine AND a.search_limit = e.search_limit)
+        GROUP BY m.game_id, e.engine, e.search_limit
+        HAVING count(DISTINCT m.ply) >= any_value(g.plies) - 1""")
+    after = con.execute("SELECT count(*) FROM analysed_games").fetchone()
+    return int(after[0] if after else 0) - int(before[0] if before else 0)
