@@ -3,13 +3,10 @@
 -- One row per event (the `Event` tag): games, Red wins, draws, Black wins, Red's score (a
 -- win 1, a draw 1/2; in percent) over the games with a result, the players who took part,
 -- and the first and last year. Only valid games count; games without an event are left out.
--- @param event=          only events whose name contains this text
--- @param from_year=      only games of this year or later
--- @param to_year=        only games of this year or earlier
 -- @param min_games=1     leave out events with fewer games
 -- @param limit=100       at most this many events, most games first
 WITH picked AS (
-    SELECT * FROM picked_games(NULL, 'either', $from_year, $to_year, $event)
+    SELECT * FROM picked_games()
     WHERE event IS NOT NULL
 ),
 tally AS (

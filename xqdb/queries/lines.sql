@@ -5,13 +5,8 @@
 -- result. Only valid games from the standard start with at least `plies` moves count.
 -- @param plies=6         how many moves make a line
 -- @param limit=20        at most this many lines
--- @param player=         only the games of this player (canonical name, see `xqdb players`)
--- @param side=either     with player: the games where they had red, black or either
--- @param from_year=      only games of this year or later
--- @param to_year=        only games of this year or earlier
--- @param event=          only games whose event contains this text
 WITH picked AS (
-    SELECT game_id, result FROM picked_games($player, $side, $from_year, $to_year, $event)
+    SELECT game_id, result FROM picked_games()
     WHERE start_fen LIKE 'rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w%'
       AND plies >= CAST($plies AS INTEGER)
 ),

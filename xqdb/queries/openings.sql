@@ -6,16 +6,11 @@
 -- last year, and the players who played it most (either colour, with their games).
 -- Only valid games count. A game with several traditional names counts under each.
 -- @param by=code         what an opening is: code (ECCO), family (A-E) or name (traditional)
--- @param player=         only the games of this player (canonical name, see `xqdb players`)
--- @param side=either     with player: the games where they had red, black or either
--- @param from_year=      only games of this year or later
--- @param to_year=        only games of this year or earlier
--- @param event=          only games whose event contains this text
 -- @param min_games=1     leave out openings with fewer games
 -- @param sort=games      games (most played first) or score (best for Red first)
 -- @param top=3           players listed per opening
 WITH picked AS (
-    SELECT * FROM picked_games($player, $side, $from_year, $to_year, $event)
+    SELECT * FROM picked_games()
 ),
 keyed AS (  -- a game under each opening it counts for
     SELECT * FROM (SELECT game_id, unnest(opening_keys($by, ecco, opening_names)) AS key

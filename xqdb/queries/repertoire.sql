@@ -5,9 +5,6 @@
 -- games with a result, and the average, first and last year. Only valid games count.
 -- @param player           the player (canonical name, see `xqdb players`)
 -- @param by=code          what an opening is: code (ECCO), family (A-E) or name (traditional)
--- @param from_year=       only games of this year or later
--- @param to_year=         only games of this year or earlier
--- @param event=           only games whose event contains this text
 -- @param min_games=1      leave out openings with fewer games
 -- @param sort=games       games (most played first) or score (best for the player first)
 WITH mine AS (
@@ -17,7 +14,7 @@ WITH mine AS (
                 WHEN result = '1-0' THEN CASE WHEN red_name = $player THEN 'win' ELSE 'loss' END
                 WHEN result = '0-1' THEN CASE WHEN red_name = $player THEN 'loss' ELSE 'win' END
            END AS outcome
-    FROM picked_games($player, 'either', $from_year, $to_year, $event)
+    FROM picked_games()
 ),
 keyed AS (  -- a game under each opening it counts for
     SELECT game_id, key
