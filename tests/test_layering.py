@@ -194,3 +194,13 @@ def test_an_upward_import_is_found(tmp_path: Path) -> None:
         " -> xqdb.rules.check -> xqdb.rules.board",
     ]
     assert checked == 8
+
+
+def test_finding_showing_and_drawing_hold_no_sql_engine() -> None:
+    # SQL text and its execution live in xqdb/db and xqdb/queries: browse and render ask
+    # db for rows (and name a connection by xqdb.db.schema.Connection).
+    root = Path(xqdb.__file__).parent
+    importing = sorted(module_name(path, root) for folder in ("browse", "render")
+                       for path in (root / folder).rglob("*.py")
+                       if "duckdb" in third_party_imports(path))
+    assert importing == []

@@ -340,6 +340,8 @@ class Selection:
     game: int | None = None
     player: str | None = None
     """A player's canonical name (``players.name``)."""
+    game_ids: tuple[int, ...] | None = None
+    """Only these games (those the game filters selected)."""
     classes: tuple[str, ...] = ()
     """Only moves of these classes (for the list of moves)."""
     thresholds: Thresholds | None = None
@@ -356,6 +358,9 @@ class Selection:
         if self.game is not None:
             where.append("game_id = ?")
             params.append(self.game)
+        if self.game_ids is not None:
+            where.append("list_contains(?, game_id)")
+            params.append(list(self.game_ids))
         select = "*"
         if self.thresholds is not None:
             t = check_thresholds(self.thresholds)

@@ -8,10 +8,11 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-import duckdb
 
 from ..errors import FenError, NotFoundError
 from ..position import Position
+from ..db.fetch import game_fields, game_moves, game_span, judged_plies
+from ..db.schema import Connection
 from ..pipeline.reading import numbered_moves
 from ..render.board import board_text, piece_char, svg_board
 from ..rules.board import RED, Move
@@ -115,7 +116,7 @@ def _format_score(score_cp: int | None, mate: int | None, side: str) -> str | No
     return f"{score_cp * sign / 100:+.2f}"
 
 
-def _analysis(con: duckdb.DuckDBPyConnection, game_id: int
+def _analysis(con: Connection, game_id: int
               ) -> tuple[dict[int, str], dict[int, str]]:
     """Per ply: the evaluation after the move, and the analysis's class of the move."""
     scores: dict[int, str] = {}
@@ -135,13 +136,10 @@ def _analysis(con: duckdb.DuckDBPyConnection, game_id: int
         text = _format_score(score_cp, mate, side)
         if text is not None:
             scores[ply] = text
-    # With several engines, the first by name has the word, as in the named reports.
-    judged = dict(con.execute("SELECT ply, class FROM blunders WHERE game_id = ?"
-                              " ORDER BY engine DESC", [game_id]).fetchall())
-    return scores, judged
+    return scores, judged_plies(con, game_id)
 
 
-def load_game(con: duckdb.DuckDBPyConnection, game_id: int, ply: int | None = None,
+def load_game(con: Connection, game_id: int, ply: int | None = None,
               notation: str = "chinese") -> GameView:
     """The game ``game_id`` of the database, its board after ``ply`` plies (default: its
     last position) and its moves in ``notation`` (a name of
@@ -149,16 +147,13 @@ def load_game(con: duckdb.DuckDBPyConnection, game_id: int, ply: int | None = No
 
     Raises :class:`GameNotFound` and :class:`PlyOutOfRange`.
     """
-    cursor = con.execute("SELECT * FROM games WHERE game_id = ?", [game_id])
-    row = cursor.fetchone()
-    if row is None:
-        span = con.execute("SELECT min(game_id), max(game_id) FROM games").fetchone()
-        have = f"games are {span[0]} to {span[1]}" if span and span[0] is not None else \
+    fields = game_fields(con, game_id)
+    if fields is None:
+        span = game_span(con)
+        have = f"games are {span[0]} to {span[1]}" if span[0] is not None else \
             "it holds no game"
         raise GameNotFound(f"no game {game_id} in this database ({have})")
-    fields = dict(zip([d[0] for d in cursor.description or []], row))
-    codes = [r[0] for r in con.execute(
-        "SELECT move FROM moves WHERE game_id = ? ORDER BY ply", [game_id]).fetchall()]
+    codes = game_moves(con, game_id)
     if ply is None:
         ply = len(codes)
     if not 0 <= ply <= len(codes):

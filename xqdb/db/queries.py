@@ -123,6 +123,8 @@ class Result:
 
     columns: list[str]
     rows: list[tuple[Any, ...]] = field(default_factory=list)
+    labels: dict[str, str] = field(default_factory=dict)
+    """Headers for people where they differ from the column's name (``share``: of what)."""
 
     def records(self) -> list[dict[str, Any]]:
         return [dict(zip(self.columns, row)) for row in self.rows]

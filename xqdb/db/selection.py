@@ -125,11 +125,9 @@ def filter_from_params(values: dict[str, str | None]) -> tuple[GameFilter, dict[
     for name in FILTER_PARAMS:
         if name in rest:
             value = rest.pop(name)
-            if value is None:
-                continue
-            if name == "game_ids":
-                value = tuple(int(v) for v in str(value).split(",") if v.strip())
-            given[name] = value
+            if value is not None:
+                given[name] = (tuple(int(v) for v in str(value).split(",") if v.strip())
+                               if name == "game_ids" else value)
     if "game" in rest:
         value = rest.pop("game")
         if value:

@@ -34,10 +34,11 @@ from pathlib import Path
 
 import duckdb
 
-from ..errors import BadArgumentError
+from ..errors import BadArgumentError, NotFoundError
 from ..db.evals import SIDES, StoredEval, read_evals, read_own_evals, write_evals
 from ..db.holder import WriterNote
 from ..db.schema import connect, require_database
+from ..db.selection import GameFilter, SelectionError, select_games
 from ..analysis.games import (
     Evaluation, Repetitions, Thresholds, curve_for, judge_moves, recheck_plies,
 )
@@ -364,28 +365,20 @@ def _evaluated(con: duckdb.DuckDBPyConnection, identity: str, limit: str
 def _games(con: duckdb.DuckDBPyConnection, where: str | None,
            game_ids: Sequence[int]) -> list[_Game]:
     """The chosen games with at least one move, in game order."""
-    chosen = "TRUE"
-    if where:
-        chosen = f"g.game_id IN (SELECT game_id FROM games WHERE {where})"
-    if game_ids:
-        known = {r[0] for r in con.execute("SELECT game_id FROM games WHERE game_id IN"
-                                           " (SELECT unnest(?))", [list(game_ids)]).fetchall()}
-        missing = sorted(set(game_ids) - known)
-        if missing:
-            raise AnalysisError(f"no game {', '.join(map(str, missing))} in the database "
-                                "(game ids are games.game_id)")
-        chosen += f" AND g.game_id IN ({', '.join(str(int(i)) for i in game_ids)})"
     try:
-        rows = con.execute(f"""
-            SELECT g.game_id, g.start_fen, g.termination, list(m.uci ORDER BY m.ply),
-                   first(m.key_before ORDER BY m.ply), list(m.key_after ORDER BY m.ply),
-                   list(m.capture IS NOT NULL ORDER BY m.ply), first(m.side ORDER BY m.ply)
-            FROM games g JOIN moves m USING (game_id)
-            WHERE {chosen}
-            GROUP BY ALL ORDER BY g.game_id""").fetchall()
-    except duckdb.Error as exc:
-        raise AnalysisError(f"--where {where!r}: {str(exc).splitlines()[0]} (a condition "
+        select_games(con, GameFilter(where=where, game_ids=tuple(game_ids)), valid_only=False)
+    except NotFoundError as exc:
+        raise AnalysisError(f"{exc.message} (game ids are games.game_id)") from None
+    except SelectionError as exc:
+        raise AnalysisError(f"--where {where!r}: {exc.message} (a condition "
                             "on the columns of games, such as \"year >= 2000\")") from None
+    rows = con.execute("""
+        SELECT g.game_id, g.start_fen, g.termination, list(m.uci ORDER BY m.ply),
+               first(m.key_before ORDER BY m.ply), list(m.key_after ORDER BY m.ply),
+               list(m.capture IS NOT NULL ORDER BY m.ply), first(m.side ORDER BY m.ply)
+        FROM games g JOIN moves m USING (game_id)
+        WHERE g.game_id IN (SELECT game_id FROM selected_games)
+        GROUP BY ALL ORDER BY g.game_id""").fetchall()
     games = []
     for game_id, fen, termination, moves, start_key, keys, captures, side in rows:
         repetitions = Repetitions(start_key)

@@ -52,3 +52,7 @@ CREATE OR REPLACE TEMP MACRO judged_moves(p_engine) AS TABLE
     SELECT * FROM judgements
     WHERE p_engine IS NULL OR starts_with(engine, p_engine)
     QUALIFY row_number() OVER (PARTITION BY game_id, ply ORDER BY engine) = 1;
+
+-- mirror_square(square): the square's left-right mirror image (squares are rank * 9 + file).
+CREATE OR REPLACE TEMP MACRO mirror_square(p_square) AS
+    (p_square // 9) * 9 + 8 - p_square % 9;

@@ -6,7 +6,7 @@
 -- verdict (`xqdb query disagreements` lists the latter), and the first game so ended.
 -- Only valid games count.
 SELECT coalesce(termination, 'none') AS termination, count(*) AS games,
-       round(100.0 * count(*) / sum(count(*)) OVER (), 1) AS share,
+       pct(count(*), sum(count(*)) OVER ()) AS share,
        count(*) FILTER (rules_result = '1-0') AS red_wins,
        count(*) FILTER (rules_result = '1/2-1/2') AS draws,
        count(*) FILTER (rules_result = '0-1') AS black_wins,

@@ -24,7 +24,7 @@ entrants AS (
     GROUP BY event
 )
 SELECT event, games, red_wins, draws, black_wins,
-       round(100.0 * (red_wins + 0.5 * draws) / nullif(red_wins + draws + black_wins, 0), 1)
+       score_pct(red_wins, draws, black_wins)
            AS red_score,
        players, first_year, last_year
 FROM tally JOIN entrants USING (event)

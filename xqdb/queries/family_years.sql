@@ -3,7 +3,7 @@
 -- One row per year and family: games of the family that year and their share of the
 -- year's classified games, in percent. Only valid, dated games with an ECCO code count.
 SELECT year, left(ecco, 1) AS family, count(*) AS games,
-       round(100.0 * count(*) / sum(count(*)) OVER (PARTITION BY year), 1) AS share
+       pct(count(*), sum(count(*)) OVER (PARTITION BY year)) AS share
 FROM picked_games()
 WHERE ecco IS NOT NULL AND year IS NOT NULL
 GROUP BY year, family

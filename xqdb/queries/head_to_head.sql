@@ -25,7 +25,7 @@ tally AS (
     GROUP BY GROUPING SETS ((side), ())
 )
 SELECT side, games, wins, draws, losses,
-       round(100.0 * (wins + 0.5 * draws) / nullif(wins + draws + losses, 0), 1) AS score,
+       score_pct(wins, draws, losses) AS score,
        first_year, last_year
 FROM tally
 ORDER BY CASE side WHEN 'red' THEN 0 WHEN 'black' THEN 1 ELSE 2 END

@@ -18,9 +18,9 @@ line AS (
     GROUP BY m.game_id
 )
 SELECT line, count(*) AS games,
-       round(100.0 * count(*) / (SELECT count(*) FROM line), 1) AS share,
-       round(100.0 * (count(*) FILTER (result = '1-0') + 0.5 * count(*) FILTER (result = '1/2-1/2'))
-             / nullif(count(*) FILTER (result IN ('1-0', '0-1', '1/2-1/2')), 0), 1) AS red_score
+       pct(count(*), (SELECT count(*) FROM line)) AS share,
+       score_pct(count(*) FILTER (result = '1-0'), count(*) FILTER (result = '1/2-1/2'),
+                 count(*) FILTER (result = '0-1')) AS red_score
 FROM line
 GROUP BY line
 ORDER BY games DESC, line

@@ -34,7 +34,7 @@ grouped AS (
 )
 SELECT kind, "group", games, wins, draws, losses,
        wins + 0.5 * draws AS points,
-       round(100.0 * (wins + 0.5 * draws) / nullif(games, 0), 1) AS score,
+       score_pct(wins, draws, losses) AS score,
        rated, round(opp_elo) AS opp_elo,
        round(opp_elo + 400.0 * rated_balance / nullif(rated, 0)) AS performance
 FROM grouped

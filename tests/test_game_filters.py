@@ -1,0 +1,159 @@
+"""One set of game filters in every command, on ccpd-dev.zip imported for real.
+
+Each figure is checked against SQL written here by hand over the same database.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from import_support import run_xqdb
+from xqdb import Database
+from xqdb.db.schema import connect
+from xqdb.db.selection import GameFilter
+from xqdb.pipeline.importer import import_paths
+
+HU = "胡荣华"
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory: pytest.TempPathFactory, shared_data: Path) -> Path:
+    path = tmp_path_factory.mktemp("filters") / "ccpd.duckdb"
+    import_paths([str(shared_data / "ccpd-dev.zip")], path, jobs=2)
+    return path
+
+
+def scalar(db: Path, sql: str, params: list[object] | None = None) -> object:
+    con = connect(db, read_only=True)
+    try:
+        return con.execute(sql, params or []).fetchone()[0]
+    finally:
+        con.close()
+
+
+HU_RED = """FROM games g JOIN players p ON p.player_id = g.red_player_id
+            WHERE p.name = '胡荣华' AND g.status = 'valid'"""
+
+
+def test_a_name_in_traditional_script_finds_the_player(db: Path) -> None:
+    simplified = run_xqdb("openings", "--db", str(db), "--player", HU, "--format", "csv")
+    traditional = run_xqdb("openings", "--db", str(db), "--player", "胡榮華", "--format", "csv")
+    assert traditional.returncode == 0, traditional.stderr
+    assert traditional.stdout == simplified.stdout
+    assert traditional.stdout.count("\n") > 20
+
+
+def test_an_unknown_name_suggests_and_a_part_lists_the_players(db: Path) -> None:
+    typo = run_xqdb("openings", "--db", str(db), "--player", "胡荣话")
+    assert typo.returncode == 2
+    assert "did you mean 胡荣华" in typo.stderr
+    several = run_xqdb("tree", "--db", str(db), "--player", "胡")
+    assert several.returncode == 2
+    assert "names 23 players: 胡荣华 (801 games), 胡庆阳 (43 games)" in several.stderr
+
+
+def test_where_reads_canonical_names(db: Path) -> None:
+    result = Database(db).openings(by="family", games=GameFilter(where="red_name = '胡荣华'"))
+    expected = scalar(db, f"SELECT count(*) {HU_RED} AND g.ecco IS NOT NULL")
+    assert sum(r[result.columns.index("games")] for r in result.rows) == expected
+    assert expected > 300
+
+
+def test_share_keeps_its_meaning_with_min_games(db: Path) -> None:
+    games = Database(db)
+    every = {r[1]: r[5] for r in games.openings(HU).rows if r[0] == "red"}
+    some = {r[1]: r[5] for r in games.openings(HU, min_games=10).rows if r[0] == "red"}
+    assert some and all(every[code] == share for code, share in some.items())
+    a28 = scalar(db, f"SELECT round(100.0 * count(*) FILTER (ecco = 'A28') / count(*), 1) {HU_RED}")
+    assert some["A28"] == a28
+
+
+def test_by_name_counts_games_and_their_share_of_the_selection(db: Path) -> None:
+    result = Database(db).openings(by="name", games=GameFilter(player=HU, side="red"))
+    rows = {r[0]: r for r in result.rows}
+    column = result.columns.index
+    games = scalar(db, f"SELECT count(*) {HU_RED} AND list_contains(g.opening_names, '直车')")
+    total = scalar(db, f"SELECT count(*) {HU_RED}")
+    assert rows["直车"][column("games")] == games
+    assert rows["直车"][column("share")] == round(100 * games / total, 1)
+    assert rows["直车"][column("name")]  # the ECCO code it is filed under, never empty
+    assert result.labels["share"].startswith(f"Share % of {total:,} games")
+
+
+def test_variation_names_tell_codes_apart(db: Path) -> None:
+    rows = {r[0]: r for r in Database(db).openings().rows}
+    assert rows["A31"][1] == rows["A33"][1]
+    assert rows["A31"][2] != rows["A33"][2]
+
+
+def test_tree_merges_mirror_images_and_takes_the_filters(db: Path) -> None:
+    games = Database(db)
+    merged = {r[0]: r for r in games.tree().rows}
+    apart = {r[0]: r for r in games.tree(mirror=False).rows}
+    left = scalar(db, "SELECT count(*) FROM moves m JOIN games g USING (game_id) WHERE m.ply = 1"
+                      " AND m.uci = 'h2e2' AND g.status = 'valid'")
+    right = scalar(db, "SELECT count(*) FROM moves m JOIN games g USING (game_id) WHERE m.ply = 1"
+                       " AND m.uci = 'b2e2' AND g.status = 'valid'")
+    assert apart["炮二平五"][1] == left
+    assert merged["炮二平五"][1] == left + right
+    assert "炮八平五" not in merged
+    answers = games.tree("炮二平五", games=GameFilter(player="胡榮華", side="black"))
+    hand = scalar(db, """
+        SELECT count(*) FROM moves m JOIN games g USING (game_id)
+        JOIN players p ON p.player_id = g.black_player_id
+        WHERE m.ply = 2 AND g.status = 'valid' AND p.name = '胡荣华'
+          AND (SELECT uci FROM moves f WHERE f.game_id = m.game_id AND f.ply = 1)
+              IN ('h2e2', 'b2e2')""")
+    assert sum(r[1] for r in answers.rows) == hand
+    assert {r[answers.columns.index("players")] for r in answers.rows} == {1}
+
+
+def test_tree_reads_the_algebraic_form_with_ranks_1_to_10(db: Path) -> None:
+    result = run_xqdb("tree", "--db", str(db), "--moves", "Che3", "--notation", "wxf")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[2].startswith("H8+7")
+
+
+def test_a_parameter_that_is_not_a_number_is_named(db: Path) -> None:
+    result = run_xqdb("query", "lines", "--db", str(db), "-p", "plies=abc")
+    assert result.returncode == 2
+    assert "--param plies=abc: plies is a whole number" in result.stderr
+
+
+def test_export_search_and_query_take_the_same_filters(db: Path, tmp_path: Path) -> None:
+    wanted = scalar(db, f"SELECT count(*) {HU_RED} AND g.year BETWEEN 1980 AND 1989"
+                        " AND g.result = '1-0'")
+    out = tmp_path / "hu.pgn"
+    result = run_xqdb("export", "--db", str(db), "--out", str(out), "--player", "胡榮華",
+                      "--side", "red", "--from", "1980", "--to", "1989", "--result", "win")
+    assert result.returncode == 0, result.stderr
+    assert out.read_text(encoding="utf-8").count("[Event ") == wanted
+    found = Database(db).search("炮二平五", games=GameFilter(player=HU, side="red",
+                                                           from_="1980", to="1989",
+                                                           result="1-0"))
+    reached = scalar(db, f"""SELECT count(*) {HU_RED} AND g.year BETWEEN 1980 AND 1989
+        AND g.result = '1-0' AND g.game_id IN (SELECT game_id FROM moves WHERE uci = 'h2e2'
+                                               AND ply = 1)""")
+    assert found.total == reached
+    record = Database(db).query("player", GameFilter(player=HU, from_="1980", to="1989"))
+    total = record.records()[0]
+    assert total["games"] == scalar(db, """
+        SELECT count(*) FROM games g JOIN players r ON r.player_id = g.red_player_id
+        JOIN players b ON b.player_id = g.black_player_id
+        WHERE '胡荣华' IN (r.name, b.name) AND g.status = 'valid' AND g.year BETWEEN 1980
+        AND 1989 AND g.result IN ('1-0', '0-1', '1/2-1/2')""")
+
+
+def test_report_for_a_player_is_their_dossier(db: Path) -> None:
+    page = Database(db).report(games=GameFilter(player="胡榮華", from_="1980"))
+    for section in ("repertoire-red", "repertoire-black", "results-by-year", "opponents",
+                    "decisive", "phases"):
+        assert f'id="{section}"' in page
+    assert "Noto Sans CJK SC" in page
+    whole = Database(db).report()
+    for section in ("openings", "tree", "families-by-year", "results-by-family",
+                    "top-players", "endings", "disagreements"):
+        assert f'id="{section}"' in whole
+    assert "<th>Variation</th>" in whole and "<th>Red score %</th>" in whole
