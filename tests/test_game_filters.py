@@ -14,6 +14,11 @@ from xqdb import Database
 from xqdb.db.schema import connect
 from xqdb.db.selection import GameFilter
 from xqdb.pipeline.importer import import_paths
+from xqdb.position import Position, position_after
+
+
+def _after(moves: str) -> int:
+    return position_after(moves).zobrist()
 
 HU = "胡荣华"
 
@@ -92,20 +97,21 @@ def test_tree_merges_mirror_images_and_takes_the_filters(db: Path) -> None:
     games = Database(db)
     merged = {r[0]: r for r in games.tree().rows}
     apart = {r[0]: r for r in games.tree(mirror=False).rows}
-    left = scalar(db, "SELECT count(*) FROM moves m JOIN games g USING (game_id) WHERE m.ply = 1"
-                      " AND m.uci = 'h2e2' AND g.status = 'valid'")
-    right = scalar(db, "SELECT count(*) FROM moves m JOIN games g USING (game_id) WHERE m.ply = 1"
-                       " AND m.uci = 'b2e2' AND g.status = 'valid'")
+    start = Position().zobrist()
+    left, right = (scalar(db, "SELECT count(DISTINCT game_id) FROM moves m JOIN games g"
+                              " USING (game_id) WHERE m.key_before = ? AND m.uci = ?"
+                              " AND g.status = 'valid'", [start, uci])
+                   for uci in ("h2e2", "b2e2"))
     assert apart["炮二平五"][1] == left
     assert merged["炮二平五"][1] == left + right
     assert "炮八平五" not in merged
     answers = games.tree("炮二平五", games=GameFilter(player="胡榮華", side="black"))
     hand = scalar(db, """
-        SELECT count(*) FROM moves m JOIN games g USING (game_id)
+        SELECT count(DISTINCT (m.game_id, m.move)) FROM moves m JOIN games g USING (game_id)
         JOIN players p ON p.player_id = g.black_player_id
-        WHERE m.ply = 2 AND g.status = 'valid' AND p.name = '胡荣华'
-          AND (SELECT uci FROM moves f WHERE f.game_id = m.game_id AND f.ply = 1)
-              IN ('h2e2', 'b2e2')""")
+        WHERE g.status = 'valid' AND p.name = '胡荣华'
+          AND m.key_before IN (?, ?)""", [_after("h2e2"),
+                                         _after("b2e2")])
     assert sum(r[1] for r in answers.rows) == hand
     assert {r[answers.columns.index("players")] for r in answers.rows} == {1}
 

@@ -222,7 +222,7 @@ class Database:
         image = mirrored(position).zobrist()
         with self._open() as con:
             found = run_query(con, "tree", games, key=str(key),
-                              mirror_key=str(image) if mirror and image != key else None,
+                              mirror_key=str(image) if mirror else None,
                               min_games=str(min_games), top_games=str(top_games))
         rows = [(position.move_text(Move.from_code(code), notation), *rest)
                 for code, *rest in found.rows]

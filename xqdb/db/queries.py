@@ -202,6 +202,10 @@ def run_query(con: duckdb.DuckDBPyConnection, name: str, games: GameFilter | Non
     opponent is resolved to a canonical name (any script or spelling).
     """
     query = load_query(name)
+    if games is not None:
+        for param in ("player", "opponent"):
+            if given.get(param) is None and getattr(games, param) is not None:
+                given[param] = getattr(games, param)
     values = query.bind(given)
     picked, values = filter_from_params(values)
     if games is not None:

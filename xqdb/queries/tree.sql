@@ -15,10 +15,14 @@
 -- @param top_games=3      games listed per move
 WITH here AS (
     SELECT DISTINCT m.game_id,
-           CASE WHEN m.key_before = CAST($key AS UBIGINT) THEN m.move
-                ELSE mirror_square(m.move // 90) * 90 + mirror_square(m.move % 90) END AS move,
+           CASE WHEN m.key_before <> CAST($key AS UBIGINT) THEN mirrored
+                -- A position that is its own mirror image (the start): a move and its
+                -- mirror are one, written as the one on the right of the mover's board
+                WHEN $mirror_key = $key THEN greatest(m.move, mirrored)
+                ELSE m.move END AS move,
            m.side
-    FROM moves m
+    FROM (SELECT *, mirror_square(move // 90) * 90 + mirror_square(move % 90) AS mirrored
+          FROM moves) m
     WHERE m.key_before = CAST($key AS UBIGINT)
        OR ($mirror_key IS NOT NULL AND m.key_before = CAST($mirror_key AS UBIGINT))
 ),
