@@ -194,7 +194,9 @@ class Database:
                 total = len(selected_ids(con, games))
                 selected = f"of {total:,} games" + (f" ({games.describe()})"
                                                       if not games.is_empty() else "")
-        result.labels["share"] = f"Share % {selected}"
+        result.labels.update(share=f"Share % {selected}", opening=_KEY_HEADERS[by],
+                             name={"code": "Opening", "family": "Family",
+                                   "name": "Mostly as"}[by])
         return result
 
     def classify(self) -> int:
@@ -399,6 +401,10 @@ class Database:
                                                f"{self.path}, positions from ply {min_ply}")])
                 report.engines[name] = fit
         return report
+
+
+#: The header of the ``opening`` column, by what an opening is.
+_KEY_HEADERS = {"code": "Code", "family": "Family", "name": "Name"}
 
 
 def _text(value: object) -> str | None:

@@ -35,7 +35,7 @@ import time
 from collections.abc import Iterator, Sequence
 from itertools import chain
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO
 
@@ -176,9 +176,11 @@ def _output(path: str) -> Iterator[IO[str]]:
 
 
 def export_games(con: Connection, out: str, format: str,
-                 notation: str | None = None, games: GameFilter | None = None
+                 notation: str | None = None, where: str | None = None,
+                 game_ids: Sequence[int] | None = None, games: GameFilter | None = None
                  ) -> ExportSummary:
-    """Write the games ``games`` selects (by default every game) to ``out`` in ``format``
+    """Write the games ``games`` selects, narrowed by ``where`` (SQL on ``games``) and
+    ``game_ids`` (by default every game) to ``out`` in ``format``
     (see :data:`FORMATS`); PGN moves in ``notation`` (default Chinese). ``out`` is a file
     (``-``: standard output), or for Parquet a folder that does not exist yet or is empty."""
     if format not in FORMATS:
@@ -189,6 +191,10 @@ def export_games(con: Connection, out: str, format: str,
                              "the moves files carry a column per stored notation"),
                           "leave out --notation (it applies to pgn)")
     games = games or GameFilter()
+    if where is not None:
+        games = replace(games, where=where)
+    if game_ids:
+        games = replace(games, game_ids=tuple(game_ids))
     summary = ExportSummary(out, format)
     started = time.perf_counter()
     if format == "parquet":

@@ -7,6 +7,7 @@ Nothing here loads DuckDB: ``xqdb engine`` and ``xqdb perft`` import this module
 from __future__ import annotations
 
 import shutil
+import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -157,7 +158,10 @@ def emit(result: Result, format_: str | None, output: str | None) -> None:
         except OSError as exc:
             raise cannot_write(output, exc) from None
         return
-    text = to_text(result, format_, width=shutil.get_terminal_size((120, 24)).columns)
+    # Fitted to a terminal; into a file or a pipe, nothing is cut.
+    width = (shutil.get_terminal_size((120, 24)).columns
+             if output is None and sys.stdout.isatty() else None)
+    text = to_text(result, format_, width=width)
     if output is None:
         click.echo(text)
     else:

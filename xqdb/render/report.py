@@ -19,6 +19,7 @@ from dataclasses import replace
 
 from ..db.fetch import analysed_count, selected_count
 from ..db.queries import Result, run_query
+from .tables import header
 from ..db.schema import Connection
 from ..db.selection import GameFilter, select_games
 
@@ -29,14 +30,6 @@ MIN_YEAR_GAMES = 30
 CJK_FONTS = ('"Noto Sans CJK SC", "Noto Sans SC", "Source Han Sans SC", "Source Han Sans CN", '
              '"WenQuanYi Micro Hei", "WenQuanYi Zen Hei", "Microsoft YaHei", "PingFang SC", '
              '"Hiragino Sans GB", "Heiti SC", "SimHei", sans-serif')
-#: Headers for people, by column name.
-HEADERS = {"red_win": "Red win %", "draw": "Draw %", "black_win": "Black win %",
-           "red_score": "Red score %", "score": "Score %", "avg_year": "Avg year",
-           "first_year": "First year", "last_year": "Last year", "share": "Share %",
-           "top_players": "Top players", "win": "Win %", "loss": "Loss %",
-           "opening": "Code", "name": "Opening", "variation": "Variation", "games": "Games",
-           "top_games": "Top games", "players": "Players", "move": "Move"}
-
 _ERRORS = """<pre id="page-errors"></pre>
 <script>
   // Collects what would go to the console as an error, where a test can read it.
@@ -68,8 +61,7 @@ def html_table(result: Result, table_id: str) -> str:
     >>> html_table(Result(["code", "games"], [("C", 2955)]), "t")
     '<table id="t"><tr><th>code</th><th>games</th></tr><tr><td>C</td><td class="number">2955</td></tr></table>'
     """
-    head = "".join(f"<th>{html.escape(result.labels.get(c, HEADERS.get(c, c)))}</th>"
-                   for c in result.columns)
+    head = "".join(f"<th>{html.escape(header(result, c))}</th>" for c in result.columns)
     rows = []
     for row in result.rows:
         cells = []
