@@ -229,7 +229,6 @@ class Database:
         rows = [(position.move_text(Move.from_code(code), notation), *rest)
                 for code, *rest in found.rows]
         result = Result(["move", *found.columns[1:]], rows)
-        result.labels["share"] = "Share % of the games from here"
         return result
 
     def search(self, moves: str = "", fen: str | None = None, *, mirror: bool = False,

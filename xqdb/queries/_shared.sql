@@ -11,6 +11,9 @@
 -- opening_keys(by, ecco, names): the openings a game counts under: its ECCO code (by =
 -- 'code'), its family letter ('family') or its traditional names ('name'), each once.
 -- judged_moves(engine): the analysis's judgements, one per move (see below).
+-- The selection the filters fill (empty until a report over picked_games() runs).
+CREATE TEMP TABLE IF NOT EXISTS selected_games (game_id BIGINT);
+
 CREATE OR REPLACE TEMP MACRO named_games() AS TABLE
     SELECT g.*, r.name AS red_name, b.name AS black_name
     FROM games g
