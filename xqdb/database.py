@@ -188,6 +188,7 @@ class Database:
             games = resolved(con, games)
             if games.player is not None and side is None and games.side == "either":
                 result = run_query(con, "repertoire", games, player=games.player, **common)
+                result.labels.update(win="Win %", loss="Loss %", score="Score %")
                 selected = "of the player's games with that colour"
             else:
                 result = run_query(con, "openings", games, **common)

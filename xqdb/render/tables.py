@@ -64,12 +64,11 @@ def _fit(text: str, width: int) -> str:
 HEADERS = {"red_win": "Red win %", "draw": "Draw %", "black_win": "Black win %",
            "red_score": "Red score %", "score": "Score %", "avg_year": "Avg year",
            "first_year": "First year", "last_year": "Last year", "share": "Share %",
-           "top_players": "Top players", "win": "Win %", "loss": "Loss %",
-           "top_games": "Top games", "variation": "Variation"}
+           "top_players": "Top players", "top_games": "Top games", "variation": "Variation"}
 #: Shorter headers for the numeric columns, when the table is too wide for the terminal.
 SHORT = {"red_win": "Red%", "draw": "Drw%", "black_win": "Blk%", "red_score": "Scr%",
          "score": "Scr%", "avg_year": "Year", "first_year": "From", "last_year": "To",
-         "share": "Shr%", "win": "Win%", "loss": "Los%", "games": "N", "players": "Plrs"}
+         "share": "Shr%", "games": "N", "players": "Plrs"}
 #: Columns of names: never cut so far that two rows read the same.
 NAMES = ("name", "opening", "variation", "move", "line", "player", "group")
 #: Columns left out first when a table does not fit, least useful first.
