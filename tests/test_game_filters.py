@@ -163,3 +163,41 @@ def test_report_for_a_player_is_their_dossier(db: Path) -> None:
                     "top-players", "endings", "disagreements"):
         assert f'id="{section}"' in whole
     assert "<th>Variation</th>" in whole and "<th>Red score %</th>" in whole
+
+
+def test_a_terminal_table_never_cuts_names_to_a_shared_prefix(db: Path) -> None:
+    from xqdb.render.tables import render
+
+    result = Database(db).openings()
+    table = render(result, width=120).splitlines()
+    from wcwidth import wcswidth
+
+    assert max(wcswidth(line) for line in table) <= 120
+    names = {line.split()[0]: line for line in table[2:] if line[:1].isalpha()}
+    # The three central-cannon openings of the report read apart, variation included.
+    shown = {code: names[code].split()[1:3] for code in ("C49", "C23", "C45")}
+    assert len({tuple(v) for v in shown.values()}) == 3
+    assert shown["C49"][1] == "红进中兵对黑退边炮"
+    assert "Red win %" in table[0] or "Red%" in table[0]
+    assert table[-1].startswith("(left out to fit 120 columns: Top players")
+
+
+def test_files_and_pipes_get_every_character(db: Path, tmp_path: Path) -> None:
+    out = tmp_path / "o.txt"
+    written = run_xqdb("openings", "--db", str(db), "--output", str(out))
+    assert written.returncode == 0, written.stderr
+    text = out.read_text(encoding="utf-8")
+    assert "…" not in text and "中炮过河车互进七兵对屏风马平炮兑车" in text
+    piped = run_xqdb("query", "disagreements", "--db", str(db))
+    assert piped.returncode == 0 and "…" not in piped.stdout
+    assert "occurred for the third time with no perpetual check or chase: a draw" in piped.stdout
+
+
+def test_a_wide_last_column_wraps_on_a_terminal_instead_of_being_cut(db: Path) -> None:
+    from wcwidth import wcswidth
+    from xqdb.render.tables import render
+
+    table = render(Database(db).query("disagreements"), width=200)
+    assert max(wcswidth(line) for line in table.splitlines()) <= 200
+    flat = " ".join(line.strip() for line in table.splitlines())
+    assert "occurred for the third time with no perpetual check or chase: a draw" in flat

@@ -26,6 +26,8 @@ from ..db.selection import GameFilter, select_games
 #: Years with fewer games than this are left out of the by-year chart (their shares swing
 #: from 0 to 100 on a handful of games, and a lone game dated 1193 is a typing error).
 MIN_YEAR_GAMES = 30
+#: The same for one player's games.
+MIN_PLAYER_YEAR_GAMES = 10
 #: Fonts that hold Chinese, tried in order before the browser's own sans-serif.
 CJK_FONTS = ('"Noto Sans CJK SC", "Noto Sans SC", "Source Han Sans SC", "Source Han Sans CN", '
              '"WenQuanYi Micro Hei", "WenQuanYi Zen Hei", "Microsoft YaHei", "PingFang SC", '
@@ -50,6 +52,7 @@ _STYLE = """<style>
   table { border-collapse: collapse; font-size: 0.9em; }
   th, td { border-bottom: 1px solid #ddd; padding: 0.2em 0.6em; text-align: left; }
   td.number { text-align: right; }
+  td:first-child { white-space: nowrap; }
   #page-errors:empty { display: none; }
   #page-errors { color: #b00; }
 </style>"""
@@ -123,14 +126,16 @@ def _section(anchor: str, title: str, *parts: str) -> str:
     return f'<section id="{anchor}"><h2>{html.escape(title)}</h2>{"".join(parts)}</section>'
 
 
-def _counted_years(rows: list[dict[str, object]]) -> tuple[list[dict[str, object]], str]:
-    """The by-year rows of the years with enough games, and a note on those left out."""
+def _counted_years(rows: list[dict[str, object]], least: int
+                   ) -> tuple[list[dict[str, object]], str]:
+    """The by-year rows of the years with at least ``least`` games, and a note on those
+    left out."""
     games: dict[object, int] = {}
     for r in rows:
         games[r["year"]] = games.get(r["year"], 0) + int(str(r["games"]))
-    kept = {y for y, n in games.items() if n >= MIN_YEAR_GAMES}
+    kept = {y for y, n in games.items() if n >= least}
     left = sorted((y for y in games if y not in kept), key=str)
-    note = (f"<p class=\"note\">{len(left)} years with fewer than {MIN_YEAR_GAMES} classified "
+    note = (f"<p class=\"note\">{len(left)} years with fewer than {least} classified "
             f"games are left out ({sum(games[y] for y in left):,} games"
             + (f", {left[0]}-{left[-1]}" if left else "") + ").</p>") if left else ""
     return [r for r in rows if r["year"] in kept], note
@@ -146,9 +151,11 @@ def build_report(con: Connection, games: GameFilter | None = None, top: int = 30
     games = resolved(con, games or GameFilter())
     player = games.player
     codes = run_query(con, "openings", games, by="code")
+    codes.labels.update(opening="Code", name="Opening")
     families = run_query(con, "openings", games, by="family").records()
     names = {str(r["opening"]): str(r["name"] or "") for r in families}
-    years, note = _counted_years(run_query(con, "family_years", games).records())
+    years, note = _counted_years(run_query(con, "family_years", games).records(),
+                                 MIN_YEAR_GAMES if games.player is None else MIN_PLAYER_YEAR_GAMES)
     lines = run_query(con, "lines", games, limit=str(top))
     selected = selected_count(con)
     title = f"Dossier of {player}" if player else "Openings"
@@ -161,6 +168,7 @@ def build_report(con: Connection, games: GameFilter | None = None, top: int = 30
         other = replace(games, player=None, side="either")
         for side in ("red", "black"):
             mine = run_query(con, "repertoire", other, player=player, by="code")
+            mine.labels.update(opening="Code", name="Opening", win="Win %", loss="Loss %")
             rows = [r[1:] for r in mine.rows if r[0] == side][:top]
             sections.append((f"repertoire-{side}", f"Repertoire as {side.title()}",
                              [html_table(Result(mine.columns[1:], rows, mine.labels),
