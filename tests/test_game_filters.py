@@ -201,3 +201,29 @@ def test_a_wide_last_column_wraps_on_a_terminal_instead_of_being_cut(db: Path) -
     assert max(wcswidth(line) for line in table.splitlines()) <= 200
     flat = " ".join(line.strip() for line in table.splitlines())
     assert "occurred for the third time with no perpetual check or chase: a draw" in flat
+
+
+def test_analyze_and_blunders_take_the_filters(tmp_path: Path) -> None:
+    sample = Path(__file__).resolve().parents[1] / "sample_games"
+    db = tmp_path / "sample.duckdb"
+    import_paths([str(sample)], db, jobs=1)
+    hu_games = scalar(db, "SELECT count(*) FROM games g JOIN players p ON p.player_id IN "
+                          "(g.red_player_id, g.black_player_id) WHERE p.name = '胡荣华'")
+    dry = run_xqdb("analyze", "--db", str(db), "--engine", "builtin", "--depth", "1",
+                   "--player", "胡榮華", "--dry-run")
+    assert dry.returncode == 0, dry.stderr
+    assert f"a dry run over {hu_games} game of" in dry.stdout + dry.stderr
+    unknown = run_xqdb("analyze", "--db", str(db), "--engine", "builtin", "--player", "无名")
+    assert unknown.returncode == 2 and "no player named '无名'" in unknown.stderr
+    done = run_xqdb("analyze", "--db", str(db), "--engine", "builtin", "--depth", "1",
+                    "--from", "2006", "--to", "2006", "-q")
+    assert done.returncode == 0, done.stderr
+    in_2006 = {r[0] for r in connect(db, read_only=True).execute(
+        "SELECT game_id FROM games WHERE year = 2006").fetchall()}
+    listed = run_xqdb("blunders", "--db", str(db), "--from", "2006", "--format", "csv",
+                      "--limit", "100")
+    assert listed.returncode == 0, listed.stderr
+    games = {int(line.split(",")[0]) for line in listed.stdout.splitlines()[1:]}
+    assert games and games <= in_2006
+    none = run_xqdb("blunders", "--db", str(db), "--to", "2000", "--format", "csv")
+    assert none.returncode == 0 and none.stdout.strip().count("\n") == 0

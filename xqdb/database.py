@@ -192,6 +192,8 @@ class Database:
                 selected = "of the player's games with that colour"
             else:
                 result = run_query(con, "openings", games, **common)
+                if games.player is not None:
+                    result.labels["top_players"] = "Top opponents"
                 total = len(selected_ids(con, games))
                 selected = f"of {total:,} games" + (f" ({games.describe()})"
                                                       if not games.is_empty() else "")

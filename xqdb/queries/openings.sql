@@ -6,8 +6,9 @@
 -- in percent, Red win / draw / Black win in percent and Red's score (a win 1, a draw 1/2),
 -- over the games with a result (`1-0`, `0-1`, `1/2-1/2`; the others count in games and
 -- share only), the average, first and last year, and the players who played it most
--- (either colour, with their games). Only valid games count. A game with several
--- traditional names counts once under each, so shares by name add up to more than 100.
+-- (either colour, with their games; with a player, their most frequent opponents). Only
+-- valid games count. A game with several traditional names counts once under each, so
+-- shares by name add up to more than 100.
 -- @param by=code         what an opening is: code (ECCO), family (A-E) or name (traditional)
 -- @param min_games=1     leave out openings with fewer games
 -- @param sort=games      games (most played first) or score (best for Red first)
@@ -30,6 +31,7 @@ by_player AS (
     FROM (SELECT key, red_player_id AS player_id FROM counted
           UNION ALL SELECT key, black_player_id FROM counted) c
     JOIN players pl USING (player_id)
+    WHERE $player IS NULL OR pl.name <> $player  -- with a player: their opponents
     GROUP BY key, pl.name
 ),
 top_players AS (
