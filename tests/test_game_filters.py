@@ -24,10 +24,8 @@ HU = "胡荣华"
 
 
 @pytest.fixture(scope="module")
-def db(tmp_path_factory: pytest.TempPathFactory, shared_data: Path) -> Path:
-    path = tmp_path_factory.mktemp("filters") / "ccpd.duckdb"
-    import_paths([str(shared_data / "ccpd-dev.zip")], path, jobs=2)
-    return path
+def db(ccpd_db: Path) -> Path:
+    return ccpd_db
 
 
 def scalar(db: Path, sql: str, params: list[object] | None = None) -> object:
@@ -163,6 +161,17 @@ def test_report_for_a_player_is_their_dossier(db: Path) -> None:
                     "top-players", "endings", "disagreements"):
         assert f'id="{section}"' in whole
     assert "<th>Variation</th>" in whole and "<th>Red score %</th>" in whole
+    import re
+
+    row = re.search(r'<table id="openings">.*?</tr><tr>(.*?)</tr>', whole, re.S)[1]
+    code, _, _, games, share, red_win = re.findall(r"<td[^>]*>(.*?)</td>", row)[:6]
+    hand = connect(db, read_only=True).execute("""
+        SELECT count(*), round(100.0 * count(*) / (SELECT count(*) FROM games
+                                                    WHERE status = 'valid'), 1),
+               round(100.0 * count(*) FILTER (result = '1-0')
+                     / count(*) FILTER (result IN ('1-0', '0-1', '1/2-1/2')), 1)
+        FROM games WHERE status = 'valid' AND ecco = ?""", [code]).fetchone()
+    assert (int(games), float(share), float(red_win)) == hand
 
 
 def test_a_terminal_table_never_cuts_names_to_a_shared_prefix(db: Path) -> None:

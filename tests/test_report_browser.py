@@ -19,7 +19,6 @@ import pytest
 
 from import_support import run_xqdb
 from xqdb.db.schema import connect
-from xqdb.pipeline.importer import import_paths
 from xqdb.render.report import CJK_FONTS
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -77,10 +76,8 @@ def test_chinese_renders_with_a_real_font_not_as_boxes(tmp_path: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def db(tmp_path_factory: pytest.TempPathFactory, shared_data: Path) -> Path:
-    path = tmp_path_factory.mktemp("browser") / "ccpd.duckdb"
-    import_paths([str(shared_data / "ccpd-dev.zip")], path, jobs=2)
-    return path
+def db(ccpd_db: Path) -> Path:
+    return ccpd_db
 
 
 def test_the_report_and_a_dossier_draw_every_chart(db: Path, tmp_path: Path) -> None:

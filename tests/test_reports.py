@@ -32,10 +32,8 @@ HU_PAIRS = {"伍霞+胡榮華": "伍霞+胡荣华", "伍霞胡榮華": "伍霞+�
 
 
 @pytest.fixture(scope="module")
-def db(tmp_path_factory: pytest.TempPathFactory, shared_data: Path) -> Path:
-    path = tmp_path_factory.mktemp("reports") / "ccpd.duckdb"
-    import_paths([str(shared_data / "ccpd-dev.zip")], path, jobs=2)
-    return path
+def db(ccpd_db: Path) -> Path:
+    return ccpd_db
 
 
 @pytest.fixture()

@@ -232,6 +232,7 @@ class Database:
         rows = [(position.move_text(Move.from_code(code), notation), *rest)
                 for code, *rest in found.rows]
         result = Result(["move", *found.columns[1:]], rows)
+        result.labels["share"] = f"Share % of {sum(r[1] for r in rows):,}"
         return result
 
     def search(self, moves: str = "", fen: str | None = None, *, mirror: bool = False,

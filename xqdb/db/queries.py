@@ -6,16 +6,19 @@ first line is the description, and each parameter has a line
 ``-- @param NAME=DEFAULT  meaning`` (no ``=``: the parameter is required; nothing after
 ``=``: it defaults to NULL); a line ``-- @needs TABLE`` names a table that must hold rows
 for the report to say anything (the analysis's ``evals``), so that a database without them
-is told what to run instead of showing an empty table. The SQL reads a parameter as ``$NAME``; values are always
+is told what to run instead of showing an empty table. The SQL reads a parameter as
+``$NAME``; values are always
 bound, never pasted into the text. ``_shared.sql`` is no report: it defines the table
 and scalar macros the reports share, created (as temporary macros, so that a read-only
-database takes them) before each report runs.
+database takes them) before each report runs. A report that reads ``picked_games()``
+takes the game filters of :mod:`xqdb.db.selection` as parameters too (``player``,
+``side``, ``from``, ``to``, ...): they fill the table that macro reads.
 
 >>> query = load_query("tree")
->>> [p.name for p in query.params]
-['key', 'notation', 'min_games']
->>> query.params[1].default, query.params[0].required
-('chinese', True)
+>>> [p.name for p in query.params][:5]
+['key', 'mirror_key', 'min_games', 'top_games', 'player']
+>>> query.params[2].default, query.params[0].required
+('1', True)
 """
 
 from __future__ import annotations
