@@ -1,8 +1,11 @@
-"""Benchmark: naming the players, and running each report, on ``ccpd-dev.zip``.
+"""Benchmark: naming the players, each report, and the tree and the HTML report with and
+without the game filters, on all of ``../shared/data``.
 
-Imports ``ccpd-dev.zip`` (or uses the database given), then prints the seconds
-:func:`xqdb.db.players.link_players` takes over the whole database (what each import adds
-at its end), and the seconds of each named report and of the HTML report.
+Imports every file of ``../shared/data`` (or uses the database given), then prints the
+seconds :func:`xqdb.db.players.link_players` takes over the whole database (what each
+import adds at its end), the seconds of each named report, and the tree (from the start
+and after 炮二平五) and the HTML report, each without filters and with a player, side and
+years (the filters' cost is the ratio printed).
 
     python bench/bench_reports.py [DATABASE]
 """
@@ -17,10 +20,11 @@ from pathlib import Path
 
 import duckdb
 
+from xqdb import Database
 from xqdb.db.players import link_players
+from xqdb.db.selection import GameFilter
 from xqdb.db.queries import run_query
 from xqdb.pipeline.importer import import_paths
-from xqdb.render.report import build_report
 from xqdb.position import position_key
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
@@ -57,7 +61,9 @@ def main() -> None:
             shutil.copy(sys.argv[1], path)
         else:
             path = folder / "ccpd.duckdb"
-            import_paths([str(DATA / "ccpd-dev.zip")], path, jobs=2)
+            started = time.perf_counter()
+            import_paths([str(DATA)], path, jobs=2)
+            print(f"import of {DATA}: {time.perf_counter() - started:.0f} s")
         con = duckdb.connect(str(path))
         games, spellings = con.execute(
             "SELECT count(*), (SELECT count(*) FROM player_names) FROM games").fetchall()[0]
@@ -70,9 +76,18 @@ def main() -> None:
         for name, params in RUNS.items():
             seconds = timed(lambda: run_query(con, name, **params))
             print(f"query {name:<13} {seconds * 1000:8.0f} ms")
-        seconds = timed(lambda: build_report(con))
-        print(f"HTML report   {seconds * 1000:8.0f} ms")
         con.close()
+        games_db = Database(path)
+        hu = GameFilter(player="胡榮華", side="black", from_="1980", to="1999")
+        for what, work in (
+                ("tree from the start", lambda f: games_db.tree(games=f)),
+                ("tree after 炮二平五", lambda f: games_db.tree("炮二平五", games=f)),
+                ("HTML report", lambda f: games_db.report(games=f))):
+            plain = min(timed(lambda: work(None)) for _ in range(3))
+            filtered = min(timed(lambda: work(hu)) for _ in range(3))
+            print(f"{what:<20} {plain * 1000:8.0f} ms; with --player 胡榮華 --side black "
+                  f"--from 1980 --to 1999: {filtered * 1000:8.0f} ms "
+                  f"(x{filtered / plain:.2f})")
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 

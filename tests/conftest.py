@@ -34,3 +34,14 @@ def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     from small_db import build_small_db
 
     return build_small_db(tmp_path_factory.mktemp("small"))
+
+
+@pytest.fixture(scope="session")
+def ccpd_db(tmp_path_factory: pytest.TempPathFactory, shared_data: Path) -> Path:
+    """``ccpd-dev.zip`` imported for real, once per test process: the report tests read it
+    (those that change a database change a copy)."""
+    from xqdb.pipeline.importer import import_paths
+
+    path = tmp_path_factory.mktemp("ccpd") / "ccpd.duckdb"
+    import_paths([str(shared_data / "ccpd-dev.zip")], path, jobs=2)
+    return path

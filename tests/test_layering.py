@@ -211,3 +211,13 @@ def test_the_analysis_leaves_sql_to_the_database_layer() -> None:
     seen = [module_name(path, root) for path in root.rglob("*.py")
             if module_name(path, root).startswith("xqdb.analysis.")]
     assert len(seen) >= 5
+
+
+def test_finding_showing_and_drawing_hold_no_sql_engine() -> None:
+    # SQL text and its execution live in xqdb/db and xqdb/queries: browse and render ask
+    # db for rows (and name a connection by xqdb.db.schema.Connection).
+    root = Path(xqdb.__file__).parent
+    importing = sorted(module_name(path, root) for folder in ("browse", "render")
+                       for path in (root / folder).rglob("*.py")
+                       if "duckdb" in third_party_imports(path))
+    assert importing == []

@@ -223,8 +223,8 @@ def test_reports_run_from_the_command_line_with_bound_parameters(db: Path) -> No
 
 
 def test_a_player_no_game_names_is_refused_with_the_closest_name(con) -> None:
-    with pytest.raises(NotFoundError, match=r"^no player named '胡荣'$") as found:
-        run_query(con, "head_to_head", player="胡荣", opponent="吕钦")
+    with pytest.raises(NotFoundError, match=r"^no player named '胡荣话'$") as found:
+        run_query(con, "head_to_head", player="胡荣话", opponent="吕钦")
     assert found.value.hint.startswith("did you mean 胡荣华? ")
     with pytest.raises(NotFoundError, match="^no player named 'nobody'$") as found:
         run_query(con, "player", player="nobody")

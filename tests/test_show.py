@@ -35,8 +35,8 @@ def test_board_tags_opening_and_moves(db: Path) -> None:
     assert "  opening: B05 中炮对进左马 (中炮)" in lines
     assert "after ply 2 of 3, Red to move:" in lines
     # After 炮二平五 马８进７: Black's horse has left h9 for g7, Red's cannon is on e2.
-    assert "9 车 马 象 士 将 士 象 ＋ 车" in lines
-    assert "7 ＋ 炮 ＋ ＋ ＋ ＋ 马 炮 ＋" in lines
+    assert "9 車 馬 象 士 将 士 象 ＋ 車" in lines  # Black in traditional forms
+    assert "7 ＋ 砲 ＋ ＋ ＋ ＋ 馬 砲 ＋" in lines
     assert "2 ＋ 炮 ＋ ＋ 炮 ＋ ＋ ＋ ＋" in lines
     assert "0 车 马 相 仕 帅 仕 相 马 车" in lines
     assert lines[-2:] == ["    1. 炮二平五  马８进７", "    2. 马二进三"]

@@ -40,20 +40,21 @@ from .db.judgements import (
 )
 from .analysis.puzzles import Puzzle, PuzzleCount, find_puzzles, puzzle_pgn
 from .browse.export import ExportSummary, export_games
-from .browse.search import Found, MaterialPattern, search_material, search_position
+from .browse.search import Found, MaterialPattern, mirrored, search_material, search_position
 from .browse.show import GameView, load_game
 from .db.info import DatabaseInfo, database_info
 from .db.lookup import require_game, require_player
 from .db.openings import classify_database, explain_game
 from .db.players import merge, split
-from .db.queries import Query, Result, list_queries, run_query, run_sql
+from .db.queries import Query, Result, list_queries, run_query, run_report, run_sql
 from .db.schema import Connection, connect, require_database
+from .db.selection import GameFilter, resolve_player, resolved, selected_ids
 from .db.upgrade import UpgradeSummary, upgrade
 from .engine import EngineError, EngineSpec, Limit, SupervisedEngine, choose_engine
 from .errors import BadArgumentError, CannotRunError, NotFoundError
 from .pipeline.analyze import AnalysisSummary, analyse_database
 from .pipeline.importer import ImportSummary, import_paths
-from .position import Position, position_after, position_key
+from .position import Move, Position, position_after
 from .render.report import build_report
 
 __all__ = ["Database", "CalibrationReport", "PuzzleReport", "JUDGEMENTS"]
@@ -189,14 +190,31 @@ class Database:
 
     def openings(self, player: str | None = None, side: str | None = None, *,
                  by: str = "code", from_year: int | None = None, to_year: int | None = None,
-                 event: str | None = None, min_games: int = 1, sort: str = "games") -> Result:
+                 event: str | None = None, min_games: int = 1, sort: str = "games",
+                 games: GameFilter | None = None) -> Result:
         """How often each opening was played and how it scored (``by`` code, family or
-        name); with ``player`` and no ``side``, that player's repertoire as Red and Black."""
-        common = dict(by=by, from_year=_text(from_year), to_year=_text(to_year), event=event,
-                      min_games=str(min_games), sort=sort)
-        if player is not None and side is None:
-            return self.query("repertoire", player=player, **common)
-        return self.query("openings", player=player, side=side or "either", **common)
+        name) in the games ``games`` selects; with a player and no side, that player's
+        repertoire as Red and Black. The ``share`` column's label says of what."""
+        games = _filter(games, player=player, side=side, from_=_text(from_year),
+                        to=_text(to_year), event=event)
+        common = dict(by=by, min_games=str(min_games), sort=sort)
+        with self._open() as con:
+            games = resolved(con, games)
+            if games.player is not None and side is None and games.side == "either":
+                result = run_query(con, "repertoire", games, player=games.player, **common)
+                result.labels.update(win="Win %", loss="Loss %", score="Score %")
+                selected = "of the player's games with that colour"
+            else:
+                result = run_query(con, "openings", games, **common)
+                if games.player is not None:
+                    result.labels["top_players"] = "Top opponents"
+                total = len(selected_ids(con, games))
+                selected = f"of {total:,} games" + (f" ({games.describe()})"
+                                                      if not games.is_empty() else "")
+        result.labels.update(share=f"Share % {selected}", opening=_KEY_HEADERS[by],
+                             name={"code": "Opening", "family": "Family",
+                                   "name": "Mostly as"}[by])
+        return result
 
     def classify(self) -> int:
         """Classify every game again (after a better classifier); returns how many changed."""
@@ -212,44 +230,63 @@ class Database:
     # --- browsing ----------------------------------------------------------------------
 
     def tree(self, moves: str = "", fen: str | None = None, *, notation: str = "chinese",
-             min_games: int = 1, with_partial: bool = False) -> Result:
-        """Every move played from the position after ``moves`` (from ``fen``), with its
-        games, share, results, score and average year; transpositions merged. With
-        ``with_partial``, invalid games count too, with their moves up to the failing one."""
-        key = position_key(moves, fen)
-        return self.query("tree", key=str(key), notation=notation, min_games=str(min_games),
-                          with_partial="yes" if with_partial else "no")
+             min_games: int = 1, mirror: bool = True, games: GameFilter | None = None,
+             top_games: int = 3, with_partial: bool = False) -> Result:
+        """Every move played from the position after ``moves`` (from ``fen``) in the games
+        ``games`` selects, with its games, share, results, score, average year, distinct
+        players and top games; transpositions merged, and with ``mirror`` the moves from
+        the mirror image too (炮八平五 counted as 炮二平五). With ``with_partial``, invalid
+        games count too, with their moves up to the failing one."""
+        position = position_after(moves, fen)
+        key = position.zobrist()
+        image = mirrored(position).zobrist()
+        with self._open() as con:
+            found = run_report(con, "tree", games,
+                               {"key": str(key), "mirror_key": str(image) if mirror else None,
+                                "min_games": str(min_games), "top_games": str(top_games)},
+                               valid_only=not with_partial)
+        rows = [(position.move_text(Move.from_code(code), notation), *rest)
+                for code, *rest in found.rows]
+        result = Result(["move", *found.columns[1:]], rows)
+        result.labels["share"] = f"Share % of {sum(r[1] for r in rows):,}"
+        return result
 
     def search(self, moves: str = "", fen: str | None = None, *, mirror: bool = False,
-               notation: str = "chinese", limit: int = 100) -> Found:
+               notation: str = "chinese", limit: int = 100,
+               games: GameFilter | None = None) -> Found:
         """The games that reached the position after ``moves`` (from ``fen``), in any move
-        order, each at the first ply it got there."""
+        order, each at the first ply it got there (among those ``games`` selects)."""
         position = position_after(moves, fen)
-        return self.search_position(position, mirror=mirror, notation=notation, limit=limit)
+        return self.search_position(position, mirror=mirror, notation=notation, limit=limit,
+                                    games=games)
 
     def search_position(self, position: Position, *, mirror: bool = False,
-                        notation: str = "chinese", limit: int = 100) -> Found:
+                        notation: str = "chinese", limit: int = 100,
+                        games: GameFilter | None = None) -> Found:
         """The games that reached ``position``."""
         with self._open() as con:
             return search_position(con, position, mirror=mirror, notation=notation,
-                                   limit=limit)
+                                   limit=limit, games=games)
 
     def search_material(self, pattern: str | MaterialPattern, *, plies: int = 1,
-                        notation: str = "chinese", limit: int = 100) -> Found:
+                        notation: str = "chinese", limit: int = 100,
+                        games: GameFilter | None = None) -> Found:
         """The games that held a balance of material (``'R1 r0 N0 n1'``, ``'RNC>rnc'``) for
         at least ``plies`` plies in a row."""
         if isinstance(pattern, str):
             pattern = MaterialPattern.parse(pattern)
         with self._open() as con:
-            return search_material(con, pattern, plies=plies, notation=notation, limit=limit)
+            return search_material(con, pattern, plies=plies, notation=notation, limit=limit,
+                                   games=games)
 
     def export(self, out: str, format: str = "pgn", notation: str | None = None,
-               where: str | None = None, game_ids: Sequence[int] = ()) -> ExportSummary:
-        """Write games to ``out`` as PGN, DhtmlXQ or Parquet (a folder)."""
+               where: str | None = None, game_ids: Sequence[int] = (),
+               games: GameFilter | None = None) -> ExportSummary:
+        """Write the games ``games`` selects (and ``where``, ``game_ids``) to ``out`` as PGN,
+        DhtmlXQ or Parquet (a folder)."""
+        games = _filter(games, where=where, game_ids=tuple(game_ids) or None)
         with self._open() as con:
-            for game_id in game_ids:
-                require_game(con, game_id, self.path)
-            return export_games(con, out, format, notation, where, game_ids)
+            return export_games(con, out, format, notation, games=games)
 
     def show(self, game_id: int, ply: int | None = None, notation: str = "chinese") -> GameView:
         """One game for people: board, moves, tags, opening and analysis."""
@@ -262,33 +299,45 @@ class Database:
         """The named reports, with their parameters."""
         return list_queries()
 
-    def query(self, name: str, **params: str | None) -> Result:
-        """Run the named report ``name`` with ``params`` bound (never pasted into the SQL)."""
+    def query(self, name: str, games: GameFilter | None = None, **params: str | None
+              ) -> Result:
+        """Run the named report ``name`` with ``params`` bound (never pasted into the SQL),
+        over the games ``games`` selects."""
         with self._open() as con:
-            return run_query(con, name, **params)
+            return run_query(con, name, games, **params)
 
     def sql(self, text: str) -> Result:
         """Run any SQL on the database, read-only."""
         with self._open() as con:
             return run_sql(con, text)
 
-    def report(self, player: str | None = None, top: int = 30) -> str:
-        """The opening report as one self-contained HTML page."""
+    def report(self, player: str | None = None, top: int = 30,
+               games: GameFilter | None = None) -> str:
+        """The opening report as one self-contained HTML page: of the whole selection, or
+        with a player, that player's dossier."""
         with self._open() as con:
-            return build_report(con, player=player, top=top)
+            return build_report(con, _filter(games, player=player), top=top)
 
     # --- analysis ----------------------------------------------------------------------
 
     def analyze(self, spec: EngineSpec, limit: Limit, **options: Any) -> AnalysisSummary:
         """Evaluate the positions of the games with the engine ``spec`` into ``evals``;
-        options as :func:`xqdb.pipeline.analyze.analyse_database`."""
+        options as :func:`xqdb.pipeline.analyze.analyse_database`; ``games``, the game
+        filters, choose the games."""
         path = self._needs_path("analyze")
         require_database(path)
+        games = options.pop("games", None)
+        if games is not None and not games.is_empty():
+            with self._open() as con:
+                options["game_ids"] = selected_ids(con, games, valid_only=False)
+            if not options["game_ids"]:
+                raise NotFoundError(f"no game is {games.describe()}", "loosen the filters")
         return analyse_database(path, spec, limit, **options)
 
     def selection(self, engine: str | None = None, player: str | None = None,
                   game: int | None = None, classes: Sequence[str] = (),
                   thresholds: Thresholds | None = None, min_coverage: float = 0.0,
+                  games: GameFilter | None = None,
                   **given: float | None) -> Selection:
         """The judged moves to report: by engine (the start of its identity, or an engine
         to run whose name is taken), player, game and class, judged with ``thresholds``
@@ -299,12 +348,15 @@ class Database:
                                    "give 0..1, such as 1 for games analysed to the end")
         with self._open() as con:
             if player is not None:
-                require_player(con, player)
+                player = resolve_player(con, player)
             if game is not None:
                 require_game(con, game, self.path)
             if thresholds is None:
                 thresholds = _thresholds(con, **given)
-            return Selection(engine_prefix(con, engine), game, player, tuple(classes),
+            ids = None
+            if games is not None and not games.is_empty():
+                ids = tuple(selected_ids(con, games, valid_only=False))
+            return Selection(engine_prefix(con, engine), game, player, ids, tuple(classes),
                              thresholds, min_coverage)
 
     def blunders(self, selection: Selection, by: str = "move", limit: int | None = 20
@@ -394,8 +446,18 @@ class Database:
         return report
 
 
+#: The header of the ``opening`` column, by what an opening is.
+_KEY_HEADERS = {"code": "Code", "family": "Family", "name": "Name"}
+
+
 def _text(value: object) -> str | None:
     return None if value is None else str(value)
+
+
+def _filter(games: GameFilter | None, **given: object) -> GameFilter:
+    """``games`` (or no filter) with the filters ``given`` that are not ``None``."""
+    games = games or GameFilter()
+    return replace(games, **{k: v for k, v in given.items() if v is not None})  # type: ignore[arg-type]
 
 
 def _thresholds(con: Connection, inaccuracy: float | None = None,

@@ -88,7 +88,15 @@ def position_after(moves: str, fen: str | None = None) -> Position:
         raise PositionError(f"bad FEN: {exc}", FEN_HINT) from None
     for number, text in enumerate(split_moves(moves), 1):
         try:
-            position.push_text(text)
+            try:
+                position.push_text(text)
+            except (MoveError, ValueError):
+                # Algebraic text reads with ranks 0-9 or 1-10 (Che2 or Che3): the other
+                # reading is tried before giving up.
+                twin = _notation.REGISTRY.get(_notation.sniff(text) or "")
+                if twin is None or not twin.twin:
+                    raise
+                position.push_text(text, twin.twin)
         except (MoveError, ValueError) as exc:
             # The notation's message begins with the text itself.
             raise PositionError(f"move {number}: {exc}", MOVES_HINT) from None

@@ -34,16 +34,17 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator, Sequence
+from itertools import chain
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO
 
-import duckdb
-
 from ..errors import BadArgumentError, CannotRunError
-from ..db.columns import TABLES, move_text_column
-from ..db.where import ConditionError, game_condition
+from ..db.columns import move_text_column
+from ..db.fetch import export_parquet, export_rows, game_moves, variation_lines
+from ..db.schema import Connection
+from ..db.selection import GameFilter, SelectionError, select_games
 from ..formats import dhtmlxq, pgn
 from ..formats.record import GameRecord, Line, Origin
 from ..notation import writer
@@ -53,9 +54,6 @@ from ..rules.position import STARTING_FEN, is_standard_start
 
 #: The formats :func:`export_games` writes, and whether each is one file (else a folder).
 FORMATS: dict[str, bool] = {"pgn": True, "dhtmlxq": True, "parquet": False}
-#: Games fetched from the database at a time.
-BATCH = 2000
-_WHERE_HINT = "--where takes SQL on the games table, e.g. \"year >= 2000 AND red = '胡荣华'\""
 
 
 class ExportError(BadArgumentError, ValueError):
@@ -108,44 +106,21 @@ def written_moves(start_fen: str | None, codes: Sequence[int], notation: str) ->
     return texts
 
 
-def _selection(where: str | None, game_ids: Sequence[int] | None) -> tuple[str, dict]:
-    """The SQL condition on ``games`` selecting the games asked for, and its parameters."""
-    conditions, params = [], {}
-    if where:
-        try:
-            conditions.append(game_condition(where))
-        except ConditionError as exc:
-            raise ExportError(f"cannot select the games: {exc}", _WHERE_HINT) from None
-    if game_ids:
-        conditions.append("game_id IN (SELECT unnest($ids::BIGINT[]))")
-        params["ids"] = list(game_ids)
-    return " AND ".join(conditions) or "TRUE", params
-
-
-def game_records(con: duckdb.DuckDBPyConnection, notation: str, where: str | None = None,
-                 game_ids: Sequence[int] | None = None, counts: ExportSummary | None = None
-                 ) -> Iterator[GameRecord]:
-    """The valid games selected, in ``game_id`` order, as records whose moves (and
+def game_records(con: Connection, notation: str, games: GameFilter | None = None,
+                 counts: ExportSummary | None = None) -> Iterator[GameRecord]:
+    """The valid games ``games`` selects, in ``game_id`` order, as records whose moves (and
     variations) are written in ``notation``; ``counts.invalid_skipped`` counts the invalid
     games passed over."""
     writer(notation)  # fail before the query on a notation that cannot be written
-    condition, params = _selection(where, game_ids)
     column = move_text_column(notation) or "move"
-    sql = f"""
-        WITH picked AS (SELECT game_id, tags, start_fen, result, status, variations
-                        FROM games WHERE {condition}),
-        texts AS (SELECT game_id, list({column} ORDER BY ply) AS moves FROM moves
-                  WHERE game_id IN (SELECT game_id FROM picked) GROUP BY game_id)
-        SELECT game_id, tags, start_fen, result, status, variations, moves
-        FROM picked LEFT JOIN texts USING (game_id) ORDER BY game_id"""
     try:
-        cursor = con.execute(sql, params)
-    except duckdb.Error as exc:
-        raise ExportError(f"cannot select the games: {str(exc).splitlines()[0]}",
-                          _WHERE_HINT) from None
+        batches = export_rows(con, games or GameFilter(), column)
+        first = next(batches, [])
+    except SelectionError as exc:
+        raise ExportError(exc.message, exc.hint) from None
     # A second cursor reads the variations while the first is being fetched.
     side = con.cursor()
-    while rows := cursor.fetchmany(BATCH):
+    for rows in chain([first], batches):
         for game_id, tags, fen, result, status, variations, moves in rows:
             if status != "valid":
                 if counts is not None:
@@ -162,19 +137,14 @@ def game_records(con: duckdb.DuckDBPyConnection, notation: str, where: str | Non
             yield record
 
 
-def _add_variations(con: duckdb.DuckDBPyConnection, game_id: int, start: str | None,
+def _add_variations(con: Connection, game_id: int, start: str | None,
                     main: Line, notation: str) -> None:
     """Hang the stored variations of game ``game_id`` below ``main``, written in
     ``notation`` (each replayed from the start along the lines it branches from)."""
-    rows = con.execute(
-        "SELECT variation, any_value(parent), any_value(branch_ply), list(move ORDER BY ply) "
-        "FROM variation_moves WHERE game_id = ? GROUP BY variation ORDER BY variation",
-        [game_id]).fetchall()
-    main_codes = con.execute("SELECT list(move ORDER BY ply) FROM stored_moves WHERE game_id = ?",
-                             [game_id]).fetchone()
+    rows = variation_lines(con, game_id)
     # Per line: (parent, game ply of its first move, its move codes, its Line).
     lines: dict[int, tuple[int, int, list[int], Line]] = {
-        0: (-1, 1, list(main_codes[0] or []) if main_codes else [], main)}
+        0: (-1, 1, game_moves(con, game_id), main)}
 
     def path(number: int, plies: int) -> list[int]:
         """The codes of the first ``plies`` plies of the game along line ``number``."""
@@ -227,13 +197,14 @@ def _umask() -> int:
     return mask
 
 
-def export_games(con: duckdb.DuckDBPyConnection, out: str, format: str,
+def export_games(con: Connection, out: str, format: str,
                  notation: str | None = None, where: str | None = None,
-                 game_ids: Sequence[int] | None = None) -> ExportSummary:
-    """Write the games selected by ``where`` (SQL on ``games``) and ``game_ids`` (both:
-    every game) to ``out`` in ``format`` (see :data:`FORMATS`); PGN moves in ``notation``
-    (default Chinese). ``out`` is a file (``-``: standard output), or for Parquet a folder
-    that does not exist yet or is empty."""
+                 game_ids: Sequence[int] | None = None, games: GameFilter | None = None
+                 ) -> ExportSummary:
+    """Write the games ``games`` selects, narrowed by ``where`` (SQL on ``games``) and
+    ``game_ids`` (by default every game) to ``out`` in ``format``
+    (see :data:`FORMATS`); PGN moves in ``notation`` (default Chinese). ``out`` is a file
+    (``-``: standard output), or for Parquet a folder that does not exist yet or is empty."""
     if format not in FORMATS:
         raise ExportError(f"cannot export as {format!r}", f"formats: {', '.join(FORMATS)}")
     if notation is not None and format != "pgn":
@@ -241,14 +212,19 @@ def export_games(con: duckdb.DuckDBPyConnection, out: str, format: str,
                           + ("DhtmlXQ moves are 4 digits" if format == "dhtmlxq" else
                              "the moves files carry a column per stored notation"),
                           "leave out --notation (it applies to pgn)")
+    games = games or GameFilter()
+    if where is not None:
+        games = replace(games, where=where)
+    if game_ids:
+        games = replace(games, game_ids=tuple(game_ids))
     summary = ExportSummary(out, format)
     started = time.perf_counter()
     if format == "parquet":
-        summary.games = _write_parquet(con, Path(out), where, game_ids)
+        summary.games = _write_parquet(con, Path(out), games)
     else:
         write = pgn.write if format == "pgn" else dhtmlxq.write
         records = game_records(con, notation or ("chinese" if format == "pgn" else format),
-                               where, game_ids, summary)
+                               games, summary)
         with _output(out) as file:
             for record in records:
                 if summary.games:
@@ -260,31 +236,13 @@ def export_games(con: duckdb.DuckDBPyConnection, out: str, format: str,
     return summary
 
 
-def _write_parquet(con: duckdb.DuckDBPyConnection, folder: Path, where: str | None,
-                   game_ids: Sequence[int] | None) -> int:
+def _write_parquet(con: Connection, folder: Path, games: GameFilter) -> int:
     if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
         raise ExportTargetError(f"{folder}: exists and is not an empty folder",
                                 "Parquet files are written to a new folder of their own")
-    condition, params = _selection(where, game_ids)
-    moves = ", ".join(f"m.{name}" for name in TABLES["moves"].names)
-    # Parameters cannot be bound in COPY: the selection is kept in a temporary table.
     try:
-        con.execute("CREATE OR REPLACE TEMP TABLE export_selection AS SELECT game_id, year "
-                    f"FROM games WHERE {condition}", params)
-    except duckdb.Error as exc:
-        raise ExportError(f"cannot select the games: {str(exc).splitlines()[0]}",
-                          _WHERE_HINT) from None
+        select_games(con, games, valid_only=False)
+    except SelectionError as exc:
+        raise ExportError(exc.message, exc.hint) from None
     os.makedirs(folder, exist_ok=True)
-    options = "(FORMAT PARQUET, PARTITION_BY (year), OVERWRITE_OR_IGNORE)"
-    con.execute(f"COPY (SELECT g.* FROM games g SEMI JOIN export_selection USING (game_id)) "
-                f"TO '{_quoted(folder / 'games')}' {options}")
-    con.execute(f"COPY (SELECT {moves}, s.year FROM moves m JOIN export_selection s "
-                f"USING (game_id) ORDER BY m.game_id, m.ply) "
-                f"TO '{_quoted(folder / 'moves')}' {options}")
-    row = con.execute("SELECT count(*) FROM export_selection").fetchone()
-    con.execute("DROP TABLE export_selection")
-    return int(row[0]) if row else 0
-
-
-def _quoted(path: Path) -> str:
-    return str(path).replace("'", "''")
+    return export_parquet(con, folder, games)

@@ -28,11 +28,13 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-import duckdb
-
 from ..errors import BadArgumentError
 from ..db.columns import move_text_column
+from ..db.fetch import (COUNTED, game_moves, material_condition, material_states,
+                        material_hits, position_hits, piece_column, start_fen)
 from ..db.queries import Result
+from ..db.schema import Connection
+from ..db.selection import GameFilter
 from .export import written_moves
 from ..position import Position
 from ..rules.board import (ADVISOR, CANNON, CHARIOT, COLOR_NAMES, ELEPHANT, HORSE, KING,
@@ -43,10 +45,6 @@ from ..rules.board import (ADVISOR, CANNON, CHARIOT, COLOR_NAMES, ELEPHANT, HORS
 #: added to the board).
 MOST: dict[PieceType, int] = {KING: 1, ADVISOR: 2, ELEPHANT: 2, HORSE: 2, CHARIOT: 2, CANNON: 2,
                         PAWN: 5}
-#: The pieces a pattern can count, Red's then Black's, in the order patterns are written.
-COUNTED: tuple[Piece, ...] = tuple(t * c for c in (RED, BLACK)
-                                   for t in (CHARIOT, HORSE, ELEPHANT, ADVISOR, CANNON, PAWN))
-
 #: Columns every search lists, in order (``next`` is the move played from the position).
 COLUMNS = ["game_id", "ply", "red", "black", "result", "event", "date", "next"]
 
@@ -78,12 +76,6 @@ class Found:
 
     games: Result
     total: int
-
-
-def _piece_column(piece: Piece) -> str:
-    """``red_chariot``: DuckDB's names are case-blind, so ``R`` and ``r`` cannot be two
-    columns."""
-    return f"{COLOR_NAMES[RED if piece > 0 else BLACK]}_{PIECE_NAMES[abs(piece)]}"
 
 
 @dataclass(frozen=True)
@@ -200,75 +192,14 @@ class MaterialPattern:
                         for left, compare, right in self.balances))
 
     def sql(self) -> str:
-        """The condition on the columns :func:`material_states` gives."""
-        def total(pieces: tuple[Piece, ...]) -> str:
-            return "(" + " + ".join(map(_piece_column, pieces)) + ")"
-
-        return " AND ".join(
-            [f"{_piece_column(p)} BETWEEN {low} AND {high}" for p, low, high in self.ranges]
-            + [f"{total(left)} {compare} {total(right)}"
-               for left, compare, right in self.balances])
+        """The condition on the count columns of the material states (SQL written from the
+        pattern's numbers and piece names, never from the text)."""
+        return material_condition(self.ranges, self.balances)
 
 
-def material_states() -> str:
-    """SQL listing every material state of every game with a start position (a record
-    that held no game has none): ``game_id``, the ``ply`` it began (0: the start),
-    ``until`` (the ply of the next capture, or one past the game's last ply) and one count
-    column per piece of :data:`COUNTED`."""
-    counts = ",\n           ".join(
-        f"length(board) - length(replace(board, '{piece_symbol(p)}', '')) AS {_piece_column(p)}"
-        for p in COUNTED)
-    taken = ",\n           ".join(
-        f"s.{_piece_column(p)} - count(*) FILTER (c.capture = {p}) OVER later AS {_piece_column(p)}"
-        for p in COUNTED)
-    names = ", ".join(_piece_column(p) for p in COUNTED)
-    return f"""
-    WITH start AS (
-        SELECT game_id, plies, split_part(start_fen, ' ', 1) AS board
-        FROM games WHERE start_key IS NOT NULL
-    ), counted AS (
-        SELECT game_id, plies,
-           {counts}
-        FROM start
-    ), states AS (
-        SELECT game_id, plies, 0 AS ply, {names} FROM counted
-        UNION ALL
-        SELECT c.game_id, s.plies, c.ply,
-           {taken}
-        FROM stored_moves c JOIN counted s USING (game_id)
-        WHERE c.capture <> 0
-        WINDOW later AS (PARTITION BY c.game_id ORDER BY c.ply ROWS UNBOUNDED PRECEDING)
-    )
-    SELECT game_id, ply,
-           coalesce(lead(ply) OVER (PARTITION BY game_id ORDER BY ply), plies + 1) AS until,
-           {names}
-    FROM states"""
-
-
-_LISTED = """
-SELECT h.game_id, h.ply, coalesce(rp.name, g.red) AS red, coalesce(bp.name, g.black) AS black,
-       g.result, g.event, coalesce(CAST(g.date AS VARCHAR), g.date_raw) AS date,
-       n.move AS next_code, {text} AS next_text, h.found, count(*) OVER () AS total
-FROM hits h
-JOIN games g USING (game_id)
-LEFT JOIN players rp ON rp.player_id = g.red_player_id
-LEFT JOIN players bp ON bp.player_id = g.black_player_id
-LEFT JOIN moves n ON n.game_id = h.game_id AND n.ply = h.ply + 1
-ORDER BY h.game_id
-LIMIT $limit
-"""
-
-
-def _run(con: duckdb.DuckDBPyConnection, hits: str, params: dict[str, object],
-         column: str | None, limit: int) -> list[tuple]:
-    """The games of ``hits`` as :data:`_LISTED` lists them (the next move's text taken from
-    ``column`` of ``moves``, or NULL)."""
-    sql = f"WITH hits AS ({hits}) {_LISTED.format(text=f'n.{column}' if column else 'NULL')}"
-    return con.execute(sql, {**params, "limit": limit}).fetchall()
-
-
-def search_position(con: duckdb.DuckDBPyConnection, position: Position, *,
-                    mirror: bool = False, notation: str = "chinese", limit: int = 100) -> Found:
+def search_position(con: Connection, position: Position, *,
+                    mirror: bool = False, notation: str = "chinese", limit: int = 100,
+                    games: GameFilter | None = None) -> Found:
     """The games that reached ``position`` (or, with ``mirror``, its mirror image), each
     once, at the first ply it reached it, with the move it played next in ``notation``.
 
@@ -279,16 +210,7 @@ def search_position(con: duckdb.DuckDBPyConnection, position: Position, *,
     if mirror:
         image = mirrored(position)
         shapes.setdefault(image.zobrist(), (image, True))
-    keys = list(shapes)
-    hits = """
-        SELECT game_id, min(ply) AS ply, arg_min(key, ply) AS found FROM (
-            SELECT game_id, 0 AS ply, start_key AS key FROM games
-            WHERE start_key IN (SELECT unnest($keys::UBIGINT[]))
-            UNION ALL
-            SELECT game_id, ply, key_after FROM stored_moves
-            WHERE key_after IN (SELECT unnest($keys::UBIGINT[])))
-        GROUP BY game_id"""
-    rows = _run(con, hits, {"keys": keys}, None, limit)
+    rows = position_hits(con, list(shapes), games, limit)
     out = []
     for *listed, code, _, key, _ in rows:
         shape, is_mirror = shapes[int(key)]
@@ -298,30 +220,20 @@ def search_position(con: duckdb.DuckDBPyConnection, position: Position, *,
     return Found(Result(columns, out), rows[0][-1] if rows else 0)
 
 
-def search_material(con: duckdb.DuckDBPyConnection, pattern: MaterialPattern, *,
-                    plies: int = 1, notation: str = "chinese", limit: int = 100) -> Found:
+def search_material(con: Connection, pattern: MaterialPattern, *,
+                    plies: int = 1, notation: str = "chinese", limit: int = 100,
+                    games: GameFilter | None = None) -> Found:
     """The games whose material fitted ``pattern`` for at least ``plies`` plies in a row,
     each once, at the first ply it did, with the move it played next in ``notation``."""
-    # Consecutive states that all fit make one run (a pawn taken need not end it): runs are
-    # numbered by the states before them that do not fit.
-    hits = f"""
-        SELECT game_id, min(first) AS ply, NULL AS found FROM (
-            SELECT game_id, min(ply) AS first, max(until) AS last FROM (
-                SELECT game_id, ply, until, fits, count(*) FILTER (NOT fits) OVER (
-                    PARTITION BY game_id ORDER BY ply ROWS UNBOUNDED PRECEDING) AS run
-                FROM (SELECT game_id, ply, until, ({pattern.sql()}) AS fits
-                      FROM ({material_states()})))
-            WHERE fits GROUP BY game_id, run)
-        WHERE last - first >= $plies
-        GROUP BY game_id"""
-    rows = _run(con, hits, {"plies": plies}, move_text_column(notation), limit)
+    rows = material_hits(con, material_states(), pattern.sql(), plies, games,
+                         move_text_column(notation), limit)
     if move_text_column(notation) is None:
         rows = _written_next(con, rows, notation)
     return Found(Result(COLUMNS, [(*listed, text) for *listed, _, text, _, _ in rows]),
                  rows[0][-1] if rows else 0)
 
 
-def _written_next(con: duckdb.DuckDBPyConnection, rows: Iterable[tuple], notation: str
+def _written_next(con: Connection, rows: Iterable[tuple], notation: str
                   ) -> list[tuple]:
     """``rows`` with the next move written in ``notation`` by replaying each game to it
     (for notations the database does not store)."""
@@ -330,11 +242,7 @@ def _written_next(con: duckdb.DuckDBPyConnection, rows: Iterable[tuple], notatio
         game_id, ply, *_, code, _, found, total = row
         text = None
         if code is not None:
-            fen, codes = con.execute(
-                "SELECT start_fen, (SELECT list(move ORDER BY ply) FROM stored_moves m "
-                "WHERE m.game_id = g.game_id AND m.ply <= $ply) FROM games g "
-                "WHERE game_id = $game", {"game": game_id, "ply": ply + 1}).fetchone() or (
-                    None, [])
+            fen, codes = start_fen(con, game_id), game_moves(con, game_id, ply + 1)
             text = written_moves(fen, codes, notation)[-1]
         out.append((*row[:-4], code, text, found, total))
     return out

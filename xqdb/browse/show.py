@@ -8,11 +8,11 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-import duckdb
 
-from ..db.judgements import one_per_move
 from ..errors import FenError, NotFoundError
 from ..position import Position
+from ..db.fetch import game_fields, game_moves, game_span, judged_moves_of
+from ..db.schema import Connection
 from ..pipeline.reading import NO_RULES_ENDING, episode_notes, numbered_moves, played_on_line
 from ..render.board import board_text, piece_char, svg_board
 from ..rules.board import RED, Move
@@ -124,18 +124,12 @@ def _format_score(score_cp: int | None, mate: int | None, side: str) -> str | No
     return f"{score_cp * sign / 100:+.2f}"
 
 
-_JUDGED = "SELECT * FROM judgements WHERE game_id = ?"
-
-
-def _analysis(con: duckdb.DuckDBPyConnection, game_id: int
+def _analysis(con: Connection, game_id: int
               ) -> tuple[dict[int, str], dict[int, str]]:
     """Per ply: the evaluation after the move, and the analysis's class of the move."""
     scores: dict[int, str] = {}
     judged: dict[int, str] = {}
-    # The judgement that counts for each move, by the rule every report uses.
-    for ply, cp_after, mate_after, side, judgement in con.execute(
-            f"SELECT ply, cp_after, mate_after, side, class FROM ({one_per_move(_JUDGED)})",
-            [game_id]).fetchall():
+    for ply, cp_after, mate_after, side, judgement in judged_moves_of(con, game_id):
         text = _format_score(cp_after, mate_after, "black" if side == "red" else "red")
         if text is not None:
             scores[ply] = text
@@ -144,7 +138,7 @@ def _analysis(con: duckdb.DuckDBPyConnection, game_id: int
     return scores, judged
 
 
-def load_game(con: duckdb.DuckDBPyConnection, game_id: int, ply: int | None = None,
+def load_game(con: Connection, game_id: int, ply: int | None = None,
               notation: str = "chinese") -> GameView:
     """The game ``game_id`` of the database, its board after ``ply`` plies (default: its
     last position) and its moves in ``notation`` (a name of
@@ -152,16 +146,13 @@ def load_game(con: duckdb.DuckDBPyConnection, game_id: int, ply: int | None = No
 
     Raises :class:`GameNotFound` and :class:`PlyOutOfRange`.
     """
-    cursor = con.execute("SELECT * FROM games WHERE game_id = ?", [game_id])
-    row = cursor.fetchone()
-    if row is None:
-        span = con.execute("SELECT min(game_id), max(game_id) FROM games").fetchone()
-        have = f"games are {span[0]} to {span[1]}" if span and span[0] is not None else \
+    fields = game_fields(con, game_id)
+    if fields is None:
+        span = game_span(con)
+        have = f"games are {span[0]} to {span[1]}" if span[0] is not None else \
             "it holds no game"
         raise GameNotFound(f"no game {game_id} in this database ({have})")
-    fields = dict(zip([d[0] for d in cursor.description or []], row))
-    codes = [r[0] for r in con.execute(
-        "SELECT move FROM moves WHERE game_id = ? ORDER BY ply", [game_id]).fetchall()]
+    codes = game_moves(con, game_id)
     if ply is None:
         ply = len(codes)
     if not 0 <= ply <= len(codes):

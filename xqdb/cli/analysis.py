@@ -8,9 +8,12 @@ import logging
 import sys
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
+
+if TYPE_CHECKING:
+    from ..db.selection import GameFilter
 
 from ..analysis.games import (
     BUILTIN_DEEP, BUILTIN_FAST, DEFAULT_DEEP, DEFAULT_FAST, too_shallow,
@@ -21,7 +24,8 @@ from ..engine import Limit, choose_engine, parse_options
 from ..errors import CannotRunError
 from ..engine.dialects import DIALECTS
 from ..pipeline.analyze import COMMIT_POSITIONS, COMMIT_SECONDS, PassSummary
-from .common import Interrupted, database, db_option, emit, output_options, scheduler_option
+from .common import (Interrupted, database, db_option, emit, game_filters, output_options,
+                     scheduler_option)
 from .common import write_text
 
 
@@ -107,10 +111,7 @@ class _Bar:
 @click.option("-j", "--jobs", type=click.IntRange(1), default=None,
               help="Worker processes, each with its own engine (default: all cores).")
 @scheduler_option("Search, one engine per worker thread,")
-@click.option("--where", default=None, metavar="SQL",
-              help="Only the games this condition on the games table selects.")
-@click.option("--game", "games", type=int, multiple=True, metavar="ID",
-              help="Only this game (games.game_id), as many as needed.")
+@game_filters
 @click.option("--recheck", default=None, metavar="LIMIT",
               help="Two passes: every position at LIMIT (nodes=2000, depth=6), then at the "
                    "main limit (given, or the default deep one) only the moves that pass "
@@ -128,9 +129,8 @@ class _Bar:
 def analyze_command(db: str, engine: str | None, protocol: str | None,
                     options: tuple[str, ...], nodes: int | None, depth: int | None,
                     movetime: int | None, jobs: int | None, scheduler: str | None,
-                    where: str | None,
-                    games: tuple[int, ...], recheck: str | None, keep_hash: bool,
-                    commit_every: int, dry_run: bool, quiet: bool) -> None:
+                    recheck: str | None, keep_hash: bool,
+                    commit_every: int, dry_run: bool, quiet: bool, games: GameFilter) -> None:
     """Evaluate every position of the games with an engine, into the evals table.
 
     \b
@@ -143,8 +143,6 @@ def analyze_command(db: str, engine: str | None, protocol: str | None,
     again, the command searches only what is missing (an interrupted run resumes, failed
     positions are tried again).
     """
-    if where and games:
-        raise click.UsageError("give --where or --game, not both")
     given = _limit(nodes, depth, movetime)
     fast_given = _recheck(recheck)
     games_db = database(db)
@@ -161,7 +159,7 @@ def analyze_command(db: str, engine: str | None, protocol: str | None,
     bar = _Bar(not quiet)
     try:
         summary = games_db.analyze(replace(choice.spec, fresh=not keep_hash), limit,
-                                   jobs=jobs, where=where, game_ids=games, recheck=fast,
+                                   jobs=jobs, games=games, recheck=fast,
                                    started=bar.start, progress=bar.update,
                                    commit_positions=commit_every,
                                    dry_run=dry_run, scheduler=scheduler)
@@ -194,9 +192,7 @@ def _with_thresholds(command: Callable[..., Any]) -> Callable[..., Any]:
               help="Only the analysis by this engine: the start of its identity "
                    "(Fairy-Stockfish, xqdb built-in) or the engine itself; with --puzzles, "
                    "also the engine that checks them (default: the one installed).")
-@click.option("--player", default=None, help="Only this player's moves (canonical name).")
-@click.option("--game", type=int, default=None, metavar="ID", help="Only this game "
-              "(games.game_id).")
+@game_filters
 @click.option("--class", "classes", multiple=True, type=click.Choice(JUDGEMENTS),
               help="Only moves of this class (repeatable).")
 @click.option("--min-coverage", type=click.FloatRange(0, 1), default=0.0, metavar="SHARE",
@@ -215,11 +211,11 @@ def _with_thresholds(command: Callable[..., Any]) -> Callable[..., Any]:
 @click.option("--puzzle-nodes", type=click.IntRange(1), default=200_000, show_default=True,
               help="Nodes per puzzle check (deeper than the analysis's fast pass).")
 @output_options
-def blunders_command(db: str, engine: str | None, player: str | None, game: int | None,
-                     classes: tuple[str, ...], min_coverage: float, inaccuracy: float | None,
+def blunders_command(db: str, engine: str | None, classes: tuple[str, ...],
+                     min_coverage: float, inaccuracy: float | None,
                      mistake: float | None, blunder: float | None, by: str, limit: int,
                      puzzles: str | None, puzzle_nodes: int, format_: str | None,
-                     output: str | None) -> None:
+                     output: str | None, games: GameFilter) -> None:
     """The moves the engine analysis judges worst: per move, per game or per player.
 
     A move is classed by how much of the mover's expected score it lost (from the engine's
@@ -234,8 +230,11 @@ def blunders_command(db: str, engine: str | None, player: str | None, game: int 
     xqdb blunders --db games.duckdb --game 12 --blunder 0.3 --puzzles puzzles.pgn
     """
     games_db = database(db)
-    selection = games_db.selection(engine, player, game, classes, inaccuracy=inaccuracy,
-                                   mistake=mistake, blunder=blunder, min_coverage=min_coverage)
+    # --player selects the player's moves; the other filters select games.
+    player, others = games.player, replace(games, player=None, side="either")
+    selection = games_db.selection(engine, player, None, classes, inaccuracy=inaccuracy,
+                                   mistake=mistake, blunder=blunder, games=others,
+                                   min_coverage=min_coverage)
     result = games_db.blunders(selection, by, limit)
     for line in games_db.counted(selection):  # what the figures are, before the figures
         click.echo(str(line), err=True)

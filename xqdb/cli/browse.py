@@ -3,12 +3,17 @@ and :mod:`xqdb.browse.export`."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
+
+if TYPE_CHECKING:
+    from ..db.selection import GameFilter
 
 from ..browse.export import FORMATS as EXPORT_FORMATS
 from ..errors import BadArgumentError
 from ..notation import WRITTEN_NOTATIONS
-from .common import cannot_write, database, db_option, emit, output_options
+from .common import cannot_write, database, db_option, emit, game_filters, output_options
 
 _notations = click.Choice(WRITTEN_NOTATIONS)
 #: What a material pattern looks like, for the error that refuses one.
@@ -31,10 +36,11 @@ _PATTERN_HINT = ("write counts like 'R2 r1-2 P2+ n0' or balances like 'RNC>rnc';
               help="How to write the move played next.")
 @click.option("--limit", type=click.IntRange(1), default=100, show_default=True,
               help="Games listed at most.")
+@game_filters
 @output_options
 def search_command(db: str, fen: str | None, moves: str | None, mirror: bool,
                    material: str | None, plies: int, notation: str, limit: int,
-                   format_: str | None, output: str | None) -> None:
+                   format_: str | None, output: str | None, games: GameFilter) -> None:
     """List the games that reached a position, in any move order, or a balance of material.
 
     Each game is listed once, at the first ply it got there, with its players, result,
@@ -53,7 +59,7 @@ def search_command(db: str, fen: str | None, moves: str | None, mirror: bool,
                                    "--fen, --moves and --mirror")
         try:
             found = database(db).search_material(material, plies=plies, notation=notation,
-                                                 limit=limit)
+                                                 limit=limit, games=games)
         except BadArgumentError as exc:
             exc.hint = exc.hint or _PATTERN_HINT
             raise
@@ -61,7 +67,7 @@ def search_command(db: str, fen: str | None, moves: str | None, mirror: bool,
         if fen is None and moves is None:
             raise click.UsageError("give --fen, --moves or --material")
         found = database(db).search(moves or "", fen, mirror=mirror, notation=notation,
-                                    limit=limit)
+                                    limit=limit, games=games)
     emit(found.games, format_, output)
     shown = len(found.games.rows)
     if (format_ in (None, "table") and output is None) or shown < found.total:
@@ -76,14 +82,11 @@ def search_command(db: str, fen: str | None, moves: str | None, mirror: bool,
                                       "(a folder of files partitioned by year).")
 @click.option("--notation", type=_notations, default=None,
               help="PGN only: how to write the moves (default chinese).")
-@click.option("--where", default=None, metavar="SQL",
-              help="Only the games this SQL condition on the games table selects.")
-@click.option("--game", "game_ids", type=int, multiple=True, metavar="ID",
-              help="Only this game (games.game_id); repeatable.")
 @click.option("--out", "out", required=True,
               help="The file to write (- for standard output), or for parquet a new folder.")
-def export_command(db: str, format_: str, notation: str | None, where: str | None,
-                   game_ids: tuple[int, ...], out: str) -> None:
+@game_filters
+def export_command(db: str, format_: str, notation: str | None, out: str,
+                   games: GameFilter) -> None:
     """Write games out as PGN, DhtmlXQ or Parquet; invalid games are skipped and counted.
 
     Imported again, a PGN or DhtmlXQ export gives the same games with the same tags.
@@ -95,7 +98,7 @@ def export_command(db: str, format_: str, notation: str | None, where: str | Non
     xqdb export --db games.duckdb --format parquet --out games-parquet
     """
     try:
-        summary = database(db).export(out, format_, notation, where, game_ids)
+        summary = database(db).export(out, format_, notation, games=games)
     except OSError as exc:
         raise cannot_write(out, exc) from None
     click.echo(str(summary), err=out == "-")

@@ -7,6 +7,7 @@ Nothing here loads DuckDB: ``xqdb engine`` and ``xqdb perft`` import this module
 from __future__ import annotations
 
 import shutil
+import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -157,8 +158,53 @@ def emit(result: Result, format_: str | None, output: str | None) -> None:
         except OSError as exc:
             raise cannot_write(output, exc) from None
         return
-    text = to_text(result, format_, width=shutil.get_terminal_size((120, 24)).columns)
+    # Fitted to a terminal; into a file or a pipe, nothing is cut.
+    width = (shutil.get_terminal_size((120, 24)).columns
+             if output is None and sys.stdout.isatty() else None)
+    text = to_text(result, format_, width=width)
     if output is None:
         click.echo(text)
     else:
         write_text(output, text + "\n")
+
+
+def game_filters(command: Callable[..., Any]) -> Callable[..., Any]:
+    """The game filters every command that selects games takes, given to the command as
+    one ``games`` argument (a :class:`xqdb.db.selection.GameFilter`)."""
+    import functools
+
+    options = [
+        click.option("--player", default=None, help="Only this player's games (any script "
+                     "or spelling: 胡荣华, 胡榮華, 上海胡榮華)."),
+        click.option("--side", type=click.Choice(["red", "black", "either"]),
+                     default="either", show_default=True,
+                     help="With --player: the games where they had this colour."),
+        click.option("--opponent", default=None, help="Only the games against this player."),
+        click.option("--from", "from_", default=None, metavar="YEAR|DATE",
+                     help="Only games of this year (1990) or date (1990-05-01) or later."),
+        click.option("--to", default=None, metavar="YEAR|DATE",
+                     help="Only games of this year or date or earlier."),
+        click.option("--event", default=None, help="Only events containing this text."),
+        click.option("--result", default=None, metavar="RESULT",
+                     help="1-0, 0-1, 1/2-1/2, red, black, draw; with --player win or loss."),
+        click.option("--eco", default=None, metavar="CODES",
+                     help="Only these ECCO codes or their starts (C, C4, A30,B21)."),
+        click.option("--where", default=None, metavar="SQL",
+                     help="SQL on the columns of games; red_name and black_name are the "
+                          "canonical names (\"year >= 2000 AND red_name = '胡荣华'\")."),
+        click.option("--game", "game_ids", type=int, multiple=True, metavar="ID",
+                     help="Only this game (games.game_id), as many as needed."),
+    ]
+
+    @functools.wraps(command)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        from ..db.selection import GameFilter
+
+        names = ("player", "side", "opponent", "from_", "to", "event", "result", "eco",
+                 "where", "game_ids")
+        kwargs["games"] = GameFilter(**{n: kwargs.pop(n) for n in names})
+        return command(*args, **kwargs)
+
+    for option in reversed(options):
+        run = option(run)
+    return run

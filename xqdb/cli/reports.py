@@ -7,9 +7,16 @@ parameters and print the rows.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
-from .common import database, db_option, emit, output_options, write_text
+if TYPE_CHECKING:
+    from ..db.selection import GameFilter
+
+from ..notation.registry import WRITTEN_NOTATIONS
+
+from .common import database, db_option, emit, game_filters, output_options, write_text
 
 
 def _params(pairs: tuple[str, ...]) -> dict[str, str | None]:
@@ -28,9 +35,10 @@ def _params(pairs: tuple[str, ...]) -> dict[str, str | None]:
 @click.option("--param", "-p", "pairs", multiple=True, metavar="KEY=VALUE",
               help="A parameter of the report (repeatable).")
 @click.option("--list", "list_", is_flag=True, help="List the reports and their parameters.")
+@game_filters
 @output_options
 def query_command(name: str | None, db: str | None, pairs: tuple[str, ...], list_: bool,
-                  format_: str | None, output: str | None) -> None:
+                  format_: str | None, output: str | None, games: GameFilter) -> None:
     """Run the named report NAME (its parameters bound, never pasted into the SQL).
 
     \b
@@ -47,7 +55,7 @@ def query_command(name: str | None, db: str | None, pairs: tuple[str, ...], list
                            f"default {param.default}" if param.default else "default none")
                 click.echo(f"    {param.name} ({default}): {param.doc}")
         return
-    emit(database(db).query(name, **_params(pairs)), format_, output)
+    emit(database(db).query(name, games, **_params(pairs)), format_, output)
 
 
 @click.command("sql")
@@ -112,9 +120,6 @@ def alias_command(db: str | None, names: tuple[str, ...], as_: str | None, split
 
 
 _filters = [
-    click.option("--from", "from_year", type=int, default=None, help="First year."),
-    click.option("--to", "to_year", type=int, default=None, help="Last year."),
-    click.option("--event", default=None, help="Only events containing this text."),
     click.option("--min-games", type=click.IntRange(1), default=1, show_default=True),
     click.option("--sort", type=click.Choice(["games", "score"]), default="games",
                  show_default=True, help="By popularity, or by score."),
@@ -125,17 +130,15 @@ _filters = [
 
 @click.group("openings", invoke_without_command=True)
 @db_option(required=False)
-@click.option("--player", default=None, help="A player's canonical name: with --as, only "
-              "their games; alone, their repertoire.")
-@click.option("--as", "side", type=click.Choice(["red", "black", "either"]), default=None,
+@game_filters
+@click.option("--as", "as_side", type=click.Choice(["red", "black", "either"]), default=None,
               help="With --player: the opening table of their games with this colour "
                    "(instead of the repertoire).")
 @output_options
 @click.pass_context
-def openings_command(ctx: click.Context, db: str | None, player: str | None, side: str | None,
-                     from_year: int | None,
-                     to_year: int | None, event: str | None, min_games: int, sort: str,
-                     by: str, format_: str | None, output: str | None) -> None:
+def openings_command(ctx: click.Context, db: str | None, as_side: str | None,
+                     min_games: int, sort: str, by: str, format_: str | None,
+                     output: str | None, games: GameFilter) -> None:
     """How often each opening was played and how it scored, or a player's repertoire.
 
     Openings are counted per ECCO code, family A-E or traditional name (--by); with
@@ -151,8 +154,9 @@ def openings_command(ctx: click.Context, db: str | None, player: str | None, sid
     ctx.obj = db
     if ctx.invoked_subcommand is not None:
         return
-    emit(database(db).openings(player, side, by=by, from_year=from_year, to_year=to_year,
-                               event=event, min_games=min_games, sort=sort), format_, output)
+    side = as_side or (None if games.side == "either" else games.side)
+    emit(database(db).openings(None, side, by=by, min_games=min_games, sort=sort,
+                               games=games), format_, output)
 
 
 for _option in reversed(_filters):
@@ -189,14 +193,21 @@ def explain_command(db: str | None, game: int) -> None:
 @db_option()
 @click.option("--moves", default="", help="Moves from the start (or --fen), any notation.")
 @click.option("--fen", default=None, help="The position to start from (default: the start).")
-@click.option("--notation", type=click.Choice(["chinese", "wxf", "iccs", "uci"]),
+@click.option("--notation", type=click.Choice(WRITTEN_NOTATIONS),
               default="chinese", show_default=True, help="How to write the next moves.")
 @click.option("--min-games", type=click.IntRange(1), default=1, show_default=True)
+@click.option("--mirror/--no-mirror", default=True, show_default=True,
+              help="Count the moves from the mirror image with their mirror (炮八平五 as "
+                   "炮二平五), or keep them apart.")
+@click.option("--top-games", type=click.IntRange(0), default=3, show_default=True,
+              help="Games listed per move (the latest first).")
 @click.option("--with-partial", is_flag=True,
               help="Count invalid games too, with their moves up to the failing one.")
+@game_filters
 @output_options
 def tree_command(db: str, moves: str, fen: str | None, notation: str, min_games: int,
-                 with_partial: bool, format_: str | None, output: str | None) -> None:
+                 mirror: bool, top_games: int, with_partial: bool, format_: str | None,
+                 output: str | None, games: GameFilter) -> None:
     """Every move played from a position, with how often and how well (transpositions merged).
 
     Each move has its games, share, results, Red's score and average year. Only valid
@@ -207,7 +218,8 @@ def tree_command(db: str, moves: str, fen: str | None, notation: str, min_games:
     xqdb tree --db games.duckdb --moves "炮二平五 马8进7"
     xqdb tree --db games.duckdb --moves "h2e2 h9g7" --notation wxf
     """
-    emit(database(db).tree(moves, fen, notation=notation, min_games=min_games,
+    emit(database(db).tree(moves, fen, notation=notation, min_games=min_games, mirror=mirror,
+                           games=games, top_games=max(top_games, 1),
                            with_partial=with_partial), format_, output)
 
 
@@ -215,18 +227,17 @@ def tree_command(db: str, moves: str, fen: str | None, notation: str, min_games:
 @db_option()
 @click.option("--out", "out", required=True, type=click.Path(dir_okay=False),
               help="The HTML file to write.")
-@click.option("--player", default=None, help="The same report for one player's games "
-              "(canonical name).")
 @click.option("--top", type=click.IntRange(1), default=30, show_default=True,
               help="Openings and lines listed.")
-def report_command(db: str, out: str, player: str | None, top: int) -> None:
+@game_filters
+def report_command(db: str, out: str, top: int, games: GameFilter) -> None:
     """Write the opening report: one HTML file with tables and charts that works offline.
 
     \b
     xqdb report --db games.duckdb --out report.html
     xqdb report --db games.duckdb --out hu.html --player 胡荣华
     """
-    page = database(db).report(player=player, top=top)
+    page = database(db).report(top=top, games=games)
     write_text(out, page)
     click.echo(f"wrote {out} ({len(page.encode()):,} bytes)")
 

@@ -17,9 +17,9 @@ from collections.abc import Sequence
 
 import duckdb
 
-from ..errors import BadArgumentError
+from ..errors import BadArgumentError, NotFoundError
 from .evals import SIDES
-from .where import ConditionError, game_condition
+from .selection import GameFilter, SelectionError, select_games
 
 
 class AnalysisError(BadArgumentError, ValueError):
@@ -35,35 +35,23 @@ GameLine = tuple[int, str, str | None, list[str], int, list[int], list[bool], st
 def game_lines(con: duckdb.DuckDBPyConnection, where: str | None,
                game_ids: Sequence[int]) -> list[GameLine]:
     """The chosen games with at least one move, in game order: those ``where`` (SQL over
-    ``games``) selects, or ``game_ids``; all by default. Raises :class:`AnalysisError`."""
-    chosen = "TRUE"
-    params: list[object] = []
-    if where:
-        try:
-            chosen = f"g.game_id IN (SELECT game_id FROM games WHERE {game_condition(where)})"
-        except ConditionError as exc:
-            raise AnalysisError(f"{exc} (a condition on the columns of games, such as "
-                                "\"year >= 2000\")") from None
-    if game_ids:
-        known = {r[0] for r in con.execute("SELECT game_id FROM games WHERE game_id IN"
-                                           " (SELECT unnest(?))", [list(game_ids)]).fetchall()}
-        missing = sorted(set(game_ids) - known)
-        if missing:
-            raise AnalysisError(f"no game {', '.join(map(str, missing))} in the database "
-                                "(game ids are games.game_id)")
-        chosen += " AND g.game_id IN (SELECT unnest(?))"
-        params.append([int(i) for i in game_ids])
+    ``games``) selects and ``game_ids``; all by default (the one selection of games,
+    :func:`xqdb.db.selection.select_games`, every value bound). Raises
+    :class:`AnalysisError`."""
     try:
-        rows = con.execute(f"""
-            SELECT g.game_id, g.start_fen, g.termination, list(m.uci ORDER BY m.ply),
-                   first(m.key_before ORDER BY m.ply), list(m.key_after ORDER BY m.ply),
-                   list(m.capture IS NOT NULL ORDER BY m.ply), first(m.side ORDER BY m.ply)
-            FROM games g JOIN moves m USING (game_id)
-            WHERE {chosen}
-            GROUP BY ALL ORDER BY g.game_id""", params).fetchall()
-    except duckdb.Error as exc:
-        raise AnalysisError(f"--where {where!r}: {str(exc).splitlines()[0]} (a condition "
+        select_games(con, GameFilter(where=where, game_ids=tuple(game_ids)), valid_only=False)
+    except NotFoundError as exc:
+        raise AnalysisError(f"{exc.message} (game ids are games.game_id)") from None
+    except SelectionError as exc:
+        raise AnalysisError(f"--where {where!r}: {exc.message} (a condition "
                             "on the columns of games, such as \"year >= 2000\")") from None
+    rows = con.execute("""
+        SELECT g.game_id, g.start_fen, g.termination, list(m.uci ORDER BY m.ply),
+               first(m.key_before ORDER BY m.ply), list(m.key_after ORDER BY m.ply),
+               list(m.capture IS NOT NULL ORDER BY m.ply), first(m.side ORDER BY m.ply)
+        FROM games g JOIN moves m USING (game_id)
+        WHERE g.game_id IN (SELECT game_id FROM selected_games)
+        GROUP BY ALL ORDER BY g.game_id""").fetchall()
     if not rows:
         raise AnalysisError("no game with moves to analyse"
                             + (f" where {where}" if where else ""))

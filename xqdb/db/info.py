@@ -118,18 +118,18 @@ def database_info(con: duckdb.DuckDBPyConnection, top: int = 10, path: str = "")
     """Gather :class:`DatabaseInfo` from an open database."""
     info = DatabaseInfo(path=path)
 
-    def one(sql: str) -> tuple:
-        row = con.execute(sql).fetchone()
+    def one(sql: str, params: dict[str, object] | None = None) -> tuple:
+        row = con.execute(sql, params or {}).fetchone()
         assert row is not None
         return row
 
-    passed = f"starts_with(error, '{SKIPPED_PREFIX}')"
     info.sources, info.game_sources, info.position_sources, info.unreadable_sources, \
         info.passed_over = one(
             "SELECT count(*), count(*) FILTER (error IS NULL AND format IS DISTINCT FROM 'epd'),"
             " count(*) FILTER (error IS NULL AND format = 'epd'),"
-            f" count(*) FILTER (error IS NOT NULL AND NOT {passed}),"
-            f" count(*) FILTER ({passed}) FROM sources")
+            " count(*) FILTER (error IS NOT NULL AND NOT starts_with(error, $passed)),"
+            " count(*) FILTER (starts_with(error, $passed)) FROM sources",
+            {"passed": SKIPPED_PREFIX})
     info.problem_sources = [tuple(r) for r in con.execute(
         "SELECT path || coalesce('!' || member, ''), error FROM sources WHERE error IS NOT NULL"
         " ORDER BY source_id LIMIT ?", [top]).fetchall()]

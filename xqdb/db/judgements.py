@@ -294,6 +294,8 @@ class Selection:
     game: int | None = None
     player: str | None = None
     """A player's canonical name (``players.name``)."""
+    game_ids: tuple[int, ...] | None = None
+    """Only these games (those the game filters selected)."""
     classes: tuple[str, ...] = ()
     """Only moves of these classes (for the list of moves)."""
     thresholds: Thresholds | None = None
@@ -313,6 +315,9 @@ class Selection:
         if self.game is not None:
             where.append("game_id = ?")
             params.append(self.game)
+        if self.game_ids is not None:
+            where.append("list_contains(?, game_id)")
+            params.append(list(self.game_ids))
         if self.min_coverage > 0:
             where.append("(game_id, engine) IN (SELECT (j.game_id, j.engine) FROM judgements j "
                          "JOIN games g USING (game_id) GROUP BY j.game_id, j.engine "

@@ -6,16 +6,19 @@ first line is the description, and each parameter has a line
 ``-- @param NAME=DEFAULT  meaning`` (no ``=``: the parameter is required; nothing after
 ``=``: it defaults to NULL); a line ``-- @needs TABLE`` names a table that must hold rows
 for the report to say anything (the analysis's ``evals``), so that a database without them
-is told what to run instead of showing an empty table. The SQL reads a parameter as ``$NAME``; values are always
+is told what to run instead of showing an empty table. The SQL reads a parameter as
+``$NAME``; values are always
 bound, never pasted into the text. ``_shared.sql`` is no report: it defines the table
 and scalar macros the reports share, created (as temporary macros, so that a read-only
-database takes them) before each report runs.
+database takes them) before each report runs. A report that reads ``picked_games()``
+takes the game filters of :mod:`xqdb.db.selection` as parameters too (``player``,
+``side``, ``from``, ``to``, ...): they fill the table that macro reads.
 
 >>> query = load_query("tree")
->>> [p.name for p in query.params]
-['key', 'notation', 'min_games', 'with_partial']
->>> query.params[1].default, query.params[0].required
-('chinese', True)
+>>> [p.name for p in query.params][:5]
+['key', 'mirror_key', 'min_games', 'top_games', 'player']
+>>> query.params[2].default, query.params[0].required
+('1', True)
 """
 
 from __future__ import annotations
@@ -29,12 +32,30 @@ from typing import Any
 import duckdb
 
 from ..errors import BadArgumentError, closest
-from .lookup import require_player
+from .selection import FILTER_PARAMS, GameFilter, filter_from_params, resolved, select_games
 
 _PARAM = re.compile(r"--\s*@param\s+(\w+)(?:=(\S*))?\s*(.*)")
 _NEEDS = re.compile(r"--\s*@needs\s+(\w+)")
-#: Parameters that name a player: a name no player has is refused, as a typing error.
-_PLAYER_PARAMS = ("player", "opponent")
+#: The game filters every report over ``picked_games()`` takes (see
+#: :mod:`xqdb.db.selection`), with what each means.
+FILTERS = {
+    "player": "only the games of this player (any script or spelling, see `xqdb players`)",
+    "side": "with player: the games where they had red, black or either",
+    "opponent": "only the games against this player",
+    "from": "only games of this year (1990) or date (1990-05-01) or later",
+    "to": "only games of this year or date or earlier",
+    "event": "only games whose event contains this text",
+    "result": "1-0, 0-1, 1/2-1/2, red, black, draw, or with player win or loss",
+    "eco": "only these ECCO codes or their starts, comma-separated (C, C4, A30,B21)",
+    "where": "SQL on the columns of games (red_name, black_name: canonical names)",
+    "game": "only these game ids, comma-separated",
+}
+_FILTER_DEFAULTS = {"side": "either"}
+#: Older names of the year filters, still taken.
+_ALIASES = ("from_year", "to_year")
+_USES_FILTERS = re.compile(r"\bpicked_games\s*\(")
+_BOUND = re.compile(r"\$(\w+)")
+_INTEGER = re.compile(r"-?\d+")
 #: What fills each table a report may need, for the message when it is empty.
 _FILLED_BY = {"evals": "analyse some games first (xqdb analyze --db FILE)"}
 
@@ -68,10 +89,16 @@ class Query:
     needs: tuple[str, ...] = ()
     """Tables that must hold rows for the report to say anything."""
 
+    @property
+    def filtered(self) -> bool:
+        """Whether the report reads the games the game filters select."""
+        return bool(_USES_FILTERS.search(self.sql))
+
     def bind(self, given: dict[str, str | None]) -> dict[str, str | None]:
         """Every parameter's value: given, or its default; raises :class:`QueryError` for
-        one that is unknown or required and missing."""
-        known = {p.name for p in self.params}
+        one that is unknown, required and missing, or not a whole number where the default
+        is one."""
+        known = {p.name for p in self.params} | (set(_ALIASES) if self.filtered else set())
         unknown = sorted(set(given) - known)
         if unknown:
             raise QueryError(f"{self.name} takes no parameter {', '.join(unknown)} "
@@ -82,7 +109,14 @@ class Query:
             if param.required and value is None:
                 raise QueryError(f"{self.name} needs --param {param.name}=VALUE: "
                                  f"{param.doc}")
+            if (value is not None and param.default is not None
+                    and _INTEGER.fullmatch(param.default) and not _INTEGER.fullmatch(value)):
+                raise QueryError(f"{self.name}: --param {param.name}={value}: "
+                                 f"{param.name} is a whole number (default {param.default})")
             values[param.name] = value
+        for alias in _ALIASES:
+            if given.get(alias) is not None:
+                values[alias] = given[alias]
         return values
 
 
@@ -92,6 +126,8 @@ class Result:
 
     columns: list[str]
     rows: list[tuple[Any, ...]] = field(default_factory=list)
+    labels: dict[str, str] = field(default_factory=dict)
+    """Headers for people where they differ from the column's name (``share``: of what)."""
 
     def records(self) -> list[dict[str, Any]]:
         return [dict(zip(self.columns, row)) for row in self.rows]
@@ -116,6 +152,10 @@ def parse_query(name: str, text: str) -> Query:
              if not _PARAM.match(line) and not _NEEDS.match(line)]
     description = prose[0] if prose else ""
     details = " ".join(p for p in prose[1:] if p)
+    if _USES_FILTERS.search(text):
+        declared = {p.name for p in params}
+        params += tuple(Param(n, _FILTER_DEFAULTS.get(n), False, doc)
+                        for n, doc in FILTERS.items() if n not in declared)
     return Query(name, description, params, text, details, needs)
 
 
@@ -158,20 +198,51 @@ def run_sql(con: duckdb.DuckDBPyConnection, sql: str,
         raise QueryError(str(exc).strip().splitlines()[0]) from None
 
 
-def run_query(con: duckdb.DuckDBPyConnection, name: str, **given: str | None) -> Result:
-    """Run the report ``name`` with the parameters ``given`` (the others at their defaults).
+def run_query(con: duckdb.DuckDBPyConnection, name: str, games: GameFilter | None = None,
+              **given: str | None) -> Result:
+    """Run the report ``name`` with the parameters ``given`` (the others at their defaults)
+    over the valid games ``games`` selects (and the filters among ``given``), as
+    :func:`run_report` runs it."""
+    return run_report(con, name, games, given)
 
-    Values are text, as typed on a command line; the SQL casts what it needs.
+
+def run_report(con: duckdb.DuckDBPyConnection, name: str, games: GameFilter | None,
+               given: dict[str, str | None], *, valid_only: bool = True) -> Result:
+    """Run the report ``name`` with the parameters ``given`` (the others at their defaults)
+    over the games ``games`` selects (and the filters among ``given``): the valid ones, or
+    with ``valid_only`` false the invalid ones too, with their moves up to the failing one.
+
+    Values are text, as typed on a command line; the SQL casts what it needs. A player or
+    opponent is resolved to a canonical name (any script or spelling).
     """
     query = load_query(name)
+    if games is not None:
+        for param in ("player", "opponent"):
+            if given.get(param) is None and getattr(games, param) is not None:
+                given[param] = getattr(games, param)
     values = query.bind(given)
-    for param in _PLAYER_PARAMS:
-        player = values.get(param) if any(p.name == param for p in query.params) else None
-        if player is not None:
-            require_player(con, player)
+    picked, values = filter_from_params(values)
+    if games is not None:
+        picked = _merged(games, picked)
+    picked = resolved(con, picked)
+    values.update(player=picked.player, opponent=picked.opponent, side=picked.side,
+                  from_year=None, to_year=None, event=None)
+    required = [p.name for p in query.params if p.required and values.get(p.name) is None]
+    if required:
+        query.bind({})  # raises, naming the first missing parameter
     for table in query.needs:
         if not run_sql(con, f'SELECT EXISTS (SELECT 1 FROM "{table}")').rows[0][0]:
             raise QueryError(f"{name} reads {table}, which is empty in this database: "
                              f"{_FILLED_BY.get(table, 'fill it first')}")
+    if query.filtered:
+        select_games(con, picked, check=False, valid_only=valid_only)
     create_shared_macros(con)
-    return run_sql(con, query.sql, values)
+    used = set(_BOUND.findall(query.sql))
+    return run_sql(con, query.sql, {k: v for k, v in values.items() if k in used})
+
+
+def _merged(games: GameFilter, given: GameFilter) -> GameFilter:
+    """``games`` with the filters ``given`` set over it."""
+    empty = GameFilter()
+    return GameFilter(**{f: getattr(given, f) if getattr(given, f) != getattr(empty, f)
+                         else getattr(games, f) for f in games.__dataclass_fields__})

@@ -73,8 +73,9 @@ _CHECKER = threading.local()
 
 
 def _binds(where: str) -> str | None:
-    """Why ``where`` does not bind as a condition on an empty ``games`` in a DuckDB that
-    can reach no file and load no extension, or ``None``."""
+    """Why ``where`` does not bind as a condition on an empty ``games`` (with the players'
+    canonical names ``red_name`` and ``black_name``) in a DuckDB that can reach no file and
+    load no extension, or ``None``."""
     con = getattr(_CHECKER, "con", None)
     if con is None:
         con = duckdb.connect(":memory:")
@@ -84,7 +85,9 @@ def _binds(where: str) -> str | None:
             con.execute(f"SET {setting} = false")
         _CHECKER.con = con
     try:
-        con.execute(f"SELECT count(*) FROM games WHERE ({where})").fetchall()
+        # As the selection offers it: the games with their players' canonical names.
+        con.execute("SELECT count(*) FROM (SELECT *, '' AS red_name, '' AS black_name "
+                    f"FROM games) WHERE ({where})").fetchall()
     except duckdb.Error as exc:
         return str(exc).strip().splitlines()[0]
     return None

@@ -1,31 +1,58 @@
 -- Definitions the reports share (not a report): created before each report runs.
 --
--- picked_games(player, side, from_year, to_year, event): the valid games that pass a
--- report's filters, each with its players' canonical names (red_name, black_name).
+-- named_games(): every game with its players' canonical names (red_name, black_name).
+-- picked_games(): the games the filters selected (the temporary table selected_games,
+-- filled by xqdb.db.selection from --player, --side, --opponent, --from, --to, --event,
+-- --result, --eco, --where and --game), as named_games gives them.
+-- pct(part, whole): part in percent of whole, one decimal (NULL for a whole of 0).
+-- score_pct(wins, draws, losses): the score of the first side in percent (a win 1, a
+-- draw 1/2) over the games with a result.
+-- family_name(letter): what an ECCO family A-E covers.
 -- opening_keys(by, ecco, names): the openings a game counts under: its ECCO code (by =
--- 'code'), its family letter ('family') or its traditional names ('name').
+-- 'code'), its family letter ('family') or its traditional names ('name'), each once.
 -- judged_moves(engine): the analysis's judgements, one per move (see below).
 -- standard_start(fen): whether a stored start position is the standard start, Red to move
 -- (as xqdb.rules.position.is_standard_start says of a FEN).
-CREATE OR REPLACE TEMP MACRO picked_games(p_player, p_side, p_from_year, p_to_year, p_event)
-AS TABLE
+
+-- The selection the filters fill (empty until a report over picked_games() runs).
+CREATE TEMP TABLE IF NOT EXISTS selected_games (game_id BIGINT);
+
+CREATE OR REPLACE TEMP MACRO named_games() AS TABLE
     SELECT g.*, r.name AS red_name, b.name AS black_name
     FROM games g
     LEFT JOIN players r ON r.player_id = g.red_player_id
-    LEFT JOIN players b ON b.player_id = g.black_player_id
-    WHERE g.status = 'valid'
+    LEFT JOIN players b ON b.player_id = g.black_player_id;
+
+CREATE OR REPLACE TEMP MACRO picked_games(p_player := NULL, p_side := 'either',
+                                           p_from_year := NULL, p_to_year := NULL,
+                                           p_event := NULL) AS TABLE
+    -- The arguments narrow the selection further (the older form of the filters).
+    SELECT * FROM named_games()
+    WHERE game_id IN (SELECT game_id FROM selected_games)
       AND (p_player IS NULL
-           OR (p_side IN ('red', 'either') AND r.name = p_player)
-           OR (p_side IN ('black', 'either') AND b.name = p_player))
-      AND (p_from_year IS NULL OR g.year >= CAST(p_from_year AS INTEGER))
-      AND (p_to_year IS NULL OR g.year <= CAST(p_to_year AS INTEGER))
-      AND (p_event IS NULL OR g.event ILIKE '%' || p_event || '%');
+           OR (p_side IN ('red', 'either') AND red_name = p_player)
+           OR (p_side IN ('black', 'either') AND black_name = p_player))
+      AND (p_from_year IS NULL OR year >= CAST(p_from_year AS INTEGER))
+      AND (p_to_year IS NULL OR year <= CAST(p_to_year AS INTEGER))
+      AND (p_event IS NULL OR event ILIKE '%' || p_event || '%');
+
+CREATE OR REPLACE TEMP MACRO pct(p_part, p_whole) AS
+    round(100.0 * p_part / nullif(p_whole, 0), 1);
+
+CREATE OR REPLACE TEMP MACRO score_pct(p_wins, p_draws, p_losses) AS
+    pct(p_wins + 0.5 * p_draws, p_wins + p_draws + p_losses);
+
+CREATE OR REPLACE TEMP MACRO family_name(p_letter) AS
+    CASE p_letter WHEN 'A' THEN '非中炮类开局' WHEN 'B' THEN '中炮对反宫马及其他'
+                  WHEN 'C' THEN '中炮对屏风马' WHEN 'D' THEN '顺炮局和列炮局'
+                  WHEN 'E' THEN '仙人指路局' END;
 
 CREATE OR REPLACE TEMP MACRO standard_start(p_fen) AS
     p_fen LIKE 'rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w%';
 
 CREATE OR REPLACE TEMP MACRO opening_keys(p_by, p_ecco, p_names) AS
-    CASE p_by WHEN 'code' THEN [p_ecco] WHEN 'family' THEN [left(p_ecco, 1)] ELSE p_names END;
+    CASE p_by WHEN 'code' THEN [p_ecco] WHEN 'family' THEN [left(p_ecco, 1)]
+              ELSE list_distinct(p_names) END;
 
 -- judged_moves(engine): the analysis's judgement of each move (the `judgements` view), one
 -- per move: that of the engine whose name starts with `engine`, or with no engine given,
@@ -56,3 +83,7 @@ CREATE OR REPLACE TEMP MACRO disagreement_kind(p_result, p_rules, p_termination)
         WHEN p_termination = 'move_limit' THEN 'decisive_after_move_limit'
         ELSE 'decisive_after_repetition'
     END;
+
+-- mirror_square(square): the square's left-right mirror image (squares are rank * 9 + file).
+CREATE OR REPLACE TEMP MACRO mirror_square(p_square) AS
+    (p_square // 9) * 9 + 8 - p_square % 9;

@@ -13,15 +13,11 @@
 -- @param opening_plies=20    plies of the opening (20: ten moves each)
 -- @param endgame_pieces=6    chariots, horses and cannons left at most in an endgame
 -- @param min_moves=1         leave out rows with fewer judged moves
--- @param player=             only this player (canonical name, see `xqdb players`)
--- @param from_year=          only games of this year or later
--- @param to_year=            only games of this year or earlier
--- @param event=              only games whose event contains this text
 WITH picked AS (
     SELECT game_id, red_name, black_name,
            length(regexp_replace(split_part(start_fen, ' ', 1), '[^RNHCrnhc]', '', 'g'))
                AS start_pieces
-    FROM picked_games($player, 'either', $from_year, $to_year, $event)
+    FROM picked_games()
 ),
 played AS (
     SELECT m.game_id, m.ply,

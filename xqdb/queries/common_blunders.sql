@@ -11,15 +11,11 @@
 -- @param engine=         the judgements of the engine whose name starts so (default: per move, the first engine by name)
 -- @param min_times=1     leave out moves so judged fewer times
 -- @param limit=20        at most this many rows, most frequent first
--- @param player=         only the moves of this player (canonical name, see `xqdb players`)
--- @param from_year=      only games of this year or later
--- @param to_year=        only games of this year or earlier
--- @param event=          only games whose event contains this text
 WITH judged AS (
     SELECT m.key_before, m.side, m.chinese, j.game_id, j.ply, j.move, j.best_move, j.loss
     FROM judged_moves($engine) j
     JOIN moves m USING (game_id, ply)
-    JOIN picked_games($player, 'either', $from_year, $to_year, $event) g USING (game_id)
+    JOIN picked_games() g USING (game_id)
     WHERE j.class = $class
       AND ($player IS NULL
            OR (m.side = 'red' AND g.red_name = $player)

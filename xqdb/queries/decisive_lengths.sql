@@ -7,13 +7,9 @@
 -- are left out unless `start` is any.
 -- @param limit=10        games of each kind
 -- @param start=standard  standard (only games from the opening position) or any
--- @param player=         only the games of this player (canonical name, see `xqdb players`)
--- @param from_year=      only games of this year or later
--- @param to_year=        only games of this year or earlier
--- @param event=          only games whose event contains this text
 WITH decisive AS (
     SELECT game_id, plies, red_name, black_name, result, event, year
-    FROM picked_games($player, 'either', $from_year, $to_year, $event)
+    FROM picked_games()
     WHERE result IN ('1-0', '0-1')
       AND ($start = 'any'
            OR standard_start(start_fen))

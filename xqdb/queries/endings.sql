@@ -6,12 +6,8 @@
 -- (Red wins, draws, Black wins), how many recorded results agree and disagree with the
 -- verdict (`xqdb query disagreements` lists the latter), and the first game so ended.
 -- Only valid games count.
--- @param player=         only the games of this player (canonical name, see `xqdb players`)
--- @param from_year=      only games of this year or later
--- @param to_year=        only games of this year or earlier
--- @param event=          only games whose event contains this text
 SELECT coalesce(termination, 'none') AS termination, count(*) AS games,
-       round(100.0 * count(*) / sum(count(*)) OVER (), 1) AS share,
+       pct(count(*), sum(count(*)) OVER ()) AS share,
        count(*) FILTER (rules_result = '1-0') AS red_wins,
        count(*) FILTER (rules_result = '1/2-1/2') AS draws,
        count(*) FILTER (rules_result = '0-1') AS black_wins,
@@ -19,6 +15,6 @@ SELECT coalesce(termination, 'none') AS termination, count(*) AS games,
        count(*) FILTER (result IN ('1-0', '0-1', '1/2-1/2') AND result <> rules_result)
            AS recorded_differs,
        min(game_id) AS first_game
-FROM picked_games($player, 'either', $from_year, $to_year, $event)
+FROM picked_games()
 GROUP BY ALL
 ORDER BY games DESC, termination

@@ -3,13 +3,10 @@
 -- One row per event (the `Event` tag): games, Red wins, draws, Black wins, Red's score (a
 -- win 1, a draw 1/2; in percent) over the games with a result, the players who took part,
 -- and the first and last year. Only valid games count; games without an event are left out.
--- @param event=          only events whose name contains this text
--- @param from_year=      only games of this year or later
--- @param to_year=        only games of this year or earlier
 -- @param min_games=1     leave out events with fewer games
 -- @param limit=100       at most this many events, most games first
 WITH picked AS (
-    SELECT * FROM picked_games(NULL, 'either', $from_year, $to_year, $event)
+    SELECT * FROM picked_games()
     WHERE event IS NOT NULL
 ),
 tally AS (
@@ -27,7 +24,7 @@ entrants AS (
     GROUP BY event
 )
 SELECT event, games, red_wins, draws, black_wins,
-       round(100.0 * (red_wins + 0.5 * draws) / nullif(red_wins + draws + black_wins, 0), 1)
+       score_pct(red_wins, draws, black_wins)
            AS red_score,
        players, first_year, last_year
 FROM tally JOIN entrants USING (event)

@@ -5,16 +5,13 @@
 -- and the first and last year they met. Only valid games count.
 -- @param player          one player (canonical name, see `xqdb players`)
 -- @param opponent        the other player
--- @param from_year=      only games of this year or later
--- @param to_year=        only games of this year or earlier
--- @param event=          only games whose event contains this text
 WITH met AS (
     SELECT year,
            CASE WHEN red_name = $player THEN 'red' ELSE 'black' END AS side,
            CASE WHEN result = '1/2-1/2' THEN 'draw'
                 WHEN result NOT IN ('1-0', '0-1') OR result IS NULL THEN NULL
                 WHEN (result = '1-0') = (red_name = $player) THEN 'win' ELSE 'loss' END AS outcome
-    FROM picked_games($player, 'either', $from_year, $to_year, $event)
+    FROM picked_games()
     WHERE (red_name = $player AND black_name = $opponent)
        OR (black_name = $player AND red_name = $opponent)
 ),
@@ -28,7 +25,7 @@ tally AS (
     GROUP BY GROUPING SETS ((side), ())
 )
 SELECT side, games, wins, draws, losses,
-       round(100.0 * (wins + 0.5 * draws) / nullif(wins + draws + losses, 0), 1) AS score,
+       score_pct(wins, draws, losses) AS score,
        first_year, last_year
 FROM tally
 ORDER BY CASE side WHEN 'red' THEN 0 WHEN 'black' THEN 1 ELSE 2 END

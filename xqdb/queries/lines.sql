@@ -5,13 +5,8 @@
 -- result. Only valid games from the standard start with at least `plies` moves count.
 -- @param plies=6         how many moves make a line
 -- @param limit=20        at most this many lines
--- @param player=         only the games of this player (canonical name, see `xqdb players`)
--- @param side=either     with player: the games where they had red, black or either
--- @param from_year=      only games of this year or later
--- @param to_year=        only games of this year or earlier
--- @param event=          only games whose event contains this text
 WITH picked AS (
-    SELECT game_id, result FROM picked_games($player, $side, $from_year, $to_year, $event)
+    SELECT game_id, result FROM picked_games()
     WHERE standard_start(start_fen)
       AND plies >= CAST($plies AS INTEGER)
 ),
@@ -23,9 +18,9 @@ line AS (
     GROUP BY m.game_id
 )
 SELECT line, count(*) AS games,
-       round(100.0 * count(*) / (SELECT count(*) FROM line), 1) AS share,
-       round(100.0 * (count(*) FILTER (result = '1-0') + 0.5 * count(*) FILTER (result = '1/2-1/2'))
-             / nullif(count(*) FILTER (result IN ('1-0', '0-1', '1/2-1/2')), 0), 1) AS red_score
+       pct(count(*), (SELECT count(*) FROM line)) AS share,
+       score_pct(count(*) FILTER (result = '1-0'), count(*) FILTER (result = '1/2-1/2'),
+                 count(*) FILTER (result = '0-1')) AS red_score
 FROM line
 GROUP BY line
 ORDER BY games DESC, line

@@ -1,23 +1,22 @@
 -- How often each opening was played and how it scored: per ECCO code, per family A-E or per traditional name.
 --
--- One row per opening: games, share of the games counted, Red win / draw / Black win in
--- percent and Red's score (a win 1, a draw 1/2), over the games with a result (`1-0`,
--- `0-1`, `1/2-1/2`; the others count in games and share only), the average, first and
--- last year, and the players who played it most (either colour, with their games).
--- Only valid games count. A game with several traditional names counts under each.
+-- One row per opening: its name (by code: the ECCO opening and variation; by family: what
+-- the family covers; by name: the ECCO code it is most often filed under), games (each
+-- game once), share of the games selected by the filters (with or without an opening)
+-- in percent, Red win / draw / Black win in percent and Red's score (a win 1, a draw 1/2),
+-- over the games with a result (`1-0`, `0-1`, `1/2-1/2`; the others count in games and
+-- share only), the average, first and last year, and the players who played it most
+-- (either colour, with their games; with a player, their most frequent opponents). Only
+-- valid games count. A game with several traditional names counts once under each, so
+-- shares by name add up to more than 100.
 -- @param by=code         what an opening is: code (ECCO), family (A-E) or name (traditional)
--- @param player=         only the games of this player (canonical name, see `xqdb players`)
--- @param side=either     with player: the games where they had red, black or either
--- @param from_year=      only games of this year or later
--- @param to_year=        only games of this year or earlier
--- @param event=          only games whose event contains this text
 -- @param min_games=1     leave out openings with fewer games
 -- @param sort=games      games (most played first) or score (best for Red first)
 -- @param top=3           players listed per opening
 WITH picked AS (
-    SELECT * FROM picked_games($player, $side, $from_year, $to_year, $event)
+    SELECT * FROM picked_games()
 ),
-keyed AS (  -- a game under each opening it counts for
+keyed AS (  -- a game under each opening it counts for, once
     SELECT * FROM (SELECT game_id, unnest(opening_keys($by, ecco, opening_names)) AS key
                    FROM picked)
     WHERE key IS NOT NULL
@@ -32,6 +31,7 @@ by_player AS (
     FROM (SELECT key, red_player_id AS player_id FROM counted
           UNION ALL SELECT key, black_player_id FROM counted) c
     JOIN players pl USING (player_id)
+    WHERE $player IS NULL OR pl.name <> $player  -- with a player: their opponents
     GROUP BY key, pl.name
 ),
 top_players AS (
@@ -40,7 +40,9 @@ top_players AS (
 ),
 tally AS (
     SELECT key,
-           CASE WHEN $by = 'code' THEN mode(opening) END AS name,
+           CASE $by WHEN 'code' THEN mode(opening) WHEN 'family' THEN family_name(key)
+                    ELSE mode(ecco) END AS name,
+           CASE WHEN $by = 'code' THEN mode(variation) END AS variation,
            count(*) AS games,
            count(*) FILTER (result = '1-0') AS red_wins,
            count(*) FILTER (result = '1/2-1/2') AS draws,
@@ -48,13 +50,12 @@ tally AS (
            avg(year) AS avg_year, min(year) AS first_year, max(year) AS last_year
     FROM counted GROUP BY key
 )
-SELECT t.key AS opening, t.name, t.games,
-       round(100.0 * t.games / (SELECT count(DISTINCT game_id) FROM keyed), 1) AS share,
-       round(100.0 * t.red_wins / nullif(t.red_wins + t.draws + t.black_wins, 0), 1) AS red_win,
-       round(100.0 * t.draws / nullif(t.red_wins + t.draws + t.black_wins, 0), 1) AS draw,
-       round(100.0 * t.black_wins / nullif(t.red_wins + t.draws + t.black_wins, 0), 1) AS black_win,
-       round(100.0 * (t.red_wins + 0.5 * t.draws)
-             / nullif(t.red_wins + t.draws + t.black_wins, 0), 1) AS red_score,
+SELECT t.key AS opening, t.name, t.variation, t.games,
+       pct(t.games, (SELECT count(*) FROM picked)) AS share,
+       pct(t.red_wins, t.red_wins + t.draws + t.black_wins) AS red_win,
+       pct(t.draws, t.red_wins + t.draws + t.black_wins) AS draw,
+       pct(t.black_wins, t.red_wins + t.draws + t.black_wins) AS black_win,
+       score_pct(t.red_wins, t.draws, t.black_wins) AS red_score,
        round(t.avg_year, 1) AS avg_year, t.first_year, t.last_year,
        tp.players AS top_players
 FROM tally t LEFT JOIN top_players tp USING (key)

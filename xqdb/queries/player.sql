@@ -8,9 +8,6 @@
 -- when no opponent of the group was rated). Only valid games with a result (`1-0`,
 -- `0-1`, `1/2-1/2`) count.
 -- @param player          the player (canonical name, see `xqdb players`)
--- @param from_year=      only games of this year or later
--- @param to_year=        only games of this year or earlier
--- @param event=          only games whose event contains this text
 WITH mine AS (
     SELECT game_id, year,
            CASE WHEN red_name = $player THEN 'red' ELSE 'black' END AS side,
@@ -18,7 +15,7 @@ WITH mine AS (
            CASE WHEN red_name = $player THEN black_elo ELSE red_elo END AS opp_elo,
            CASE WHEN result = '1/2-1/2' THEN 0
                 WHEN (result = '1-0') = (red_name = $player) THEN 1 ELSE -1 END AS outcome
-    FROM picked_games($player, 'either', $from_year, $to_year, $event)
+    FROM picked_games()
     WHERE result IN ('1-0', '0-1', '1/2-1/2')
 ),
 grouped AS (
@@ -37,7 +34,7 @@ grouped AS (
 )
 SELECT kind, "group", games, wins, draws, losses,
        wins + 0.5 * draws AS points,
-       round(100.0 * (wins + 0.5 * draws) / nullif(games, 0), 1) AS score,
+       score_pct(wins, draws, losses) AS score,
        rated, round(opp_elo) AS opp_elo,
        round(opp_elo + 400.0 * rated_balance / nullif(rated, 0)) AS performance
 FROM grouped

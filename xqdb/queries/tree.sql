@@ -1,41 +1,63 @@
 -- The opening explorer: every move played from a position, with how often and how well.
 --
 -- One row per next move from the position with Zobrist key `key`, whatever move order
--- reached it (transpositions are merged): games, share of the games that played on from
--- the position, Red win / draw / Black win in percent and Red's score (a win 1, a draw 1/2)
--- over the games with a result, and the average year. A game that reaches the position
--- twice counts once per move it played there. Only valid games count, unless
--- `with_partial` is `yes`: then an invalid game counts too, with the moves it has up to
--- the one its record failed at (they were played; only what follows is lost).
+-- reached it (transpositions are merged) and, with `mirror_key`, from its left-right
+-- mirror image too, its moves mirrored back (炮八平五 counted with 炮二平五): the move
+-- (`code`, as `moves.move`, in the position of `key`), games, share of the games that
+-- played on from the position, Red win / draw / Black win in percent and Red's score (a
+-- win 1, a draw 1/2) over the games with a result, the average year, the distinct players
+-- who played the move, and the top games that did (the latest first: game id, players,
+-- year, result). A game that reaches the position twice counts once per move it played
+-- there. Only the valid games the filters select count.
 -- @param key              Zobrist key of the position (`moves.key_before`, `games.start_key`)
--- @param notation=chinese how to write the moves: chinese, wxf, iccs or uci
+-- @param mirror_key=      the key of its mirror image, to merge its moves in
 -- @param min_games=1      leave out moves with fewer games
--- @param with_partial=no  yes: count the valid first moves of invalid games too
+-- @param top_games=3      games listed per move
 WITH here AS (
-    SELECT DISTINCT m.game_id, m.move,
-           CASE $notation WHEN 'wxf' THEN m.wxf WHEN 'iccs' THEN m.iccs WHEN 'uci' THEN m.uci
-                ELSE m.chinese END AS text
-    FROM moves m
+    SELECT DISTINCT m.game_id,
+           CASE WHEN m.key_before <> CAST($key AS UBIGINT) THEN mirrored
+                -- A position that is its own mirror image (the start): a move and its
+                -- mirror are one, written as the one on the right of the mover's board
+                WHEN $mirror_key = $key THEN greatest(m.move, mirrored)
+                ELSE m.move END AS move,
+           m.side
+    FROM (SELECT *, mirror_square(move // 90) * 90 + mirror_square(move % 90) AS mirrored
+          FROM moves) m
     WHERE m.key_before = CAST($key AS UBIGINT)
+       OR ($mirror_key IS NOT NULL AND m.key_before = CAST($mirror_key AS UBIGINT))
+),
+played AS (
+    SELECT h.move, g.game_id, g.result, g.year, g.red_name, g.black_name,
+           CASE h.side WHEN 'red' THEN g.red_player_id ELSE g.black_player_id END AS mover
+    FROM here h JOIN picked_games() g USING (game_id)
 ),
 tally AS (
-    SELECT h.move, min(h.text) AS text, count(*) AS games,
-           count(*) FILTER (g.result = '1-0') AS red_wins,
-           count(*) FILTER (g.result = '1/2-1/2') AS draws,
-           count(*) FILTER (g.result = '0-1') AS black_wins,
-           avg(g.year) AS avg_year
-    FROM here h JOIN games g USING (game_id)
-    WHERE g.status = 'valid' OR $with_partial = 'yes'
-    GROUP BY h.move
+    SELECT move, count(*) AS games,
+           count(*) FILTER (result = '1-0') AS red_wins,
+           count(*) FILTER (result = '1/2-1/2') AS draws,
+           count(*) FILTER (result = '0-1') AS black_wins,
+           avg(year) AS avg_year,
+           count(DISTINCT mover) AS players
+    FROM played GROUP BY move
+),
+top AS (
+    SELECT move, string_agg(game_id || ' ' || coalesce(red_name, '?') || '-'
+                            || coalesce(black_name, '?') || coalesce(' ' || year, '')
+                            || ' ' || coalesce(result, '*'), '; '
+                            ORDER BY year DESC NULLS LAST, game_id DESC) AS top_games
+    FROM (SELECT *, row_number() OVER (PARTITION BY move
+                                       ORDER BY year DESC NULLS LAST, game_id DESC) AS rank
+          FROM played)
+    WHERE rank <= CAST($top_games AS INTEGER)
+    GROUP BY move
 )
-SELECT text AS move, games,
-       round(100.0 * games / sum(games) OVER (), 1) AS share,
-       round(100.0 * red_wins / nullif(red_wins + draws + black_wins, 0), 1) AS red_win,
-       round(100.0 * draws / nullif(red_wins + draws + black_wins, 0), 1) AS draw,
-       round(100.0 * black_wins / nullif(red_wins + draws + black_wins, 0), 1) AS black_win,
-       round(100.0 * (red_wins + 0.5 * draws) / nullif(red_wins + draws + black_wins, 0), 1)
-           AS red_score,
-       round(avg_year, 1) AS avg_year
-FROM tally
-WHERE games >= CAST($min_games AS INTEGER)
+SELECT move AS code, games,
+       pct(games, sum(games) OVER ()) AS share,
+       pct(red_wins, red_wins + draws + black_wins) AS red_win,
+       pct(draws, red_wins + draws + black_wins) AS draw,
+       pct(black_wins, red_wins + draws + black_wins) AS black_win,
+       score_pct(red_wins, draws, black_wins) AS red_score,
+       round(avg_year, 1) AS avg_year, players, top_games
+FROM tally JOIN top USING (move)
+QUALIFY games >= CAST($min_games AS INTEGER)
 ORDER BY games DESC, move

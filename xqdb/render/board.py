@@ -3,7 +3,7 @@
 >>> from xqdb import Position
 >>> board = board_text(Position(), color=False)
 >>> print(board.splitlines()[1])
-9 车 马 象 士 将 士 象 马 车
+9 車 馬 象 士 将 士 象 馬 車
 >>> print(board.splitlines()[-3])
 0 车 马 相 仕 帅 仕 相 马 车
 >>> svg_board(Position()).count('class="piece')
@@ -19,15 +19,20 @@ from ..rules.board import RED, Move, PIECE_TYPES, piece_color
 #: cannon, pawn): Red's and Black's differ for king, advisor, elephant and pawn.
 RED_CHARS = dict(zip(PIECE_TYPES, "帅仕相马车炮兵"))
 BLACK_CHARS = dict(zip(PIECE_TYPES, "将士象马车炮卒"))
+#: Black's characters on a board without colour: the traditional forms 馬 車 砲 for the
+#: pieces whose character is otherwise the same for both sides, as printed books do.
+PLAIN_BLACK_CHARS = dict(zip(PIECE_TYPES, "将士象馬車砲卒"))
 #: An empty point: full width, so that every point of the board is two columns wide.
 EMPTY = "＋"
-def piece_char(piece: int) -> str:
-    """The Chinese character of a signed piece code.
+def piece_char(piece: int, plain: bool = False) -> str:
+    """The Chinese character of a signed piece code; ``plain`` (no colour to tell the
+    sides apart) gives Black's horse, chariot and cannon their traditional forms.
 
-    >>> piece_char(1), piece_char(-1), piece_char(-7)
-    ('帅', '将', '卒')
+    >>> piece_char(1), piece_char(-1), piece_char(-7), piece_char(-5), piece_char(-5, True)
+    ('帅', '将', '卒', '车', '車')
     """
-    chars = RED_CHARS if piece_color(piece) == RED else BLACK_CHARS
+    chars = RED_CHARS if piece_color(piece) == RED else (
+        PLAIN_BLACK_CHARS if plain else BLACK_CHARS)
     return chars[abs(piece)]
 
 
@@ -43,7 +48,8 @@ def board_text(pos: Position, color: bool = False, last: Move | None = None) -> 
     the file numbers of Chinese notation (Black's 1-9 above, Red's 九-一 below).
 
     With ``color``, Red's pieces are red, Black's bold, and the piece that made ``last``
-    is shown in reverse video.
+    is shown in reverse video; without, Black's horses, chariots and cannons are written
+    馬 車 砲, so that the sides differ in plain text too.
     """
     lines = ["  " + " ".join("１２３４５６７８９")]
     for rank in range(9, -1, -1):
@@ -54,7 +60,7 @@ def board_text(pos: Position, color: bool = False, last: Move | None = None) -> 
             if not piece:
                 cells.append(EMPTY)
                 continue
-            text = piece_char(piece)
+            text = piece_char(piece, plain=not color)
             if color:
                 text = _styled(text, red=piece > 0,
                                reverse=last is not None and last.to_square == square)

@@ -1,0 +1,264 @@
+"""The SQL behind finding, showing and exporting games: what ``xqdb.browse`` reads.
+
+Each function runs one statement over the games the game filters selected (the table
+``selected_games``, see :mod:`xqdb.db.selection`) or over one game, with its values bound.
+
+>>> import duckdb
+>>> from xqdb.db.schema import create_schema
+>>> con = duckdb.connect()
+>>> create_schema(con)
+>>> game_fields(con, 1) is None
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from .judgements import one_per_move
+from ..rules.board import (ADVISOR, BLACK, CANNON, CHARIOT, COLOR_NAMES, ELEPHANT, HORSE,
+                           PAWN, PIECE_NAMES, RED, Piece, piece_symbol)
+from .columns import TABLES
+from .queries import create_shared_macros
+from .selection import GameFilter, SelectionError, select_games
+
+#: Games fetched from the database at a time.
+BATCH = 2000
+
+
+def game_fields(con: duckdb.DuckDBPyConnection, game_id: int) -> dict[str, Any] | None:
+    """Every column of game ``game_id`` (``None``: no such game)."""
+    cursor = con.execute("SELECT * FROM games WHERE game_id = ?", [game_id])
+    row = cursor.fetchone()
+    return None if row is None else dict(zip([d[0] for d in cursor.description or []], row))
+
+
+def game_span(con: duckdb.DuckDBPyConnection) -> tuple[int | None, int | None]:
+    """The first and last game id."""
+    row = con.execute("SELECT min(game_id), max(game_id) FROM games").fetchone()
+    return (row[0], row[1]) if row else (None, None)
+
+
+def game_moves(con: duckdb.DuckDBPyConnection, game_id: int, up_to: int | None = None
+               ) -> list[int]:
+    """The move codes of game ``game_id``'s main line (the first ``up_to`` plies)."""
+    return [r[0] for r in con.execute(
+        "SELECT move FROM stored_moves WHERE game_id = $game AND ($up_to IS NULL OR ply <= $up_to)"
+        " ORDER BY ply", {"game": game_id, "up_to": up_to}).fetchall()]
+
+
+def judged_moves_of(con: duckdb.DuckDBPyConnection, game_id: int
+                    ) -> list[tuple[int, int | None, int | None, str, str | None]]:
+    """Per judged move of game ``game_id``, by the one rule of which evaluation counts
+    (:func:`xqdb.db.judgements.one_per_move`): ply, score and mate after the move (from the
+    side to move then), the mover, and the move's class."""
+    return [tuple(r) for r in con.execute(
+        "SELECT ply, cp_after, mate_after, side, class FROM "
+        f"({one_per_move('SELECT * FROM judgements WHERE game_id = ?')}) ORDER BY ply",
+        [game_id]).fetchall()]
+
+
+def variation_lines(con: duckdb.DuckDBPyConnection, game_id: int
+                    ) -> list[tuple[int, int, int, list[int]]]:
+    """Game ``game_id``'s stored variations: number, parent line, branch ply, move codes."""
+    return [tuple(r) for r in con.execute(
+        "SELECT variation, any_value(parent), any_value(branch_ply), list(move ORDER BY ply) "
+        "FROM variation_moves WHERE game_id = ? GROUP BY variation ORDER BY variation",
+        [game_id]).fetchall()]
+
+
+def export_rows(con: duckdb.DuckDBPyConnection, games: GameFilter, column: str
+                ) -> Iterator[list[tuple[Any, ...]]]:
+    """Batches of the games ``games`` selects (invalid ones too, to be counted), in
+    ``game_id`` order: id, tags, start FEN, result, status, variations and the moves'
+    ``column`` of ``moves``."""
+    select_games(con, games, valid_only=False)
+    if column not in TABLES["moves"].names:
+        raise SelectionError(f"moves has no column {column!r}")
+    cursor = con.execute(f"""
+        WITH picked AS (SELECT game_id, tags, start_fen, result, status, variations
+                        FROM games WHERE game_id IN (SELECT game_id FROM selected_games)),
+        texts AS (SELECT game_id, list({column} ORDER BY ply) AS moves FROM moves
+                  WHERE game_id IN (SELECT game_id FROM picked) GROUP BY game_id)
+        SELECT game_id, tags, start_fen, result, status, variations, moves
+        FROM picked LEFT JOIN texts USING (game_id) ORDER BY game_id""")
+    while rows := cursor.fetchmany(BATCH):
+        yield rows
+
+
+def export_parquet(con: duckdb.DuckDBPyConnection, folder: Path, games: GameFilter) -> int:
+    """Write the games ``games`` selects and their moves under ``folder`` as Parquet files
+    partitioned by year (``games/``, ``moves/``); returns how many games."""
+    count = select_games(con, games, valid_only=False)
+    moves = ", ".join(f"m.{name}" for name in TABLES["moves"].names)
+    options = "(FORMAT PARQUET, PARTITION_BY (year), OVERWRITE_OR_IGNORE)"
+    # COPY takes no parameters; the selection is a table and the paths are quoted.
+    con.execute("COPY (SELECT g.* FROM games g SEMI JOIN selected_games USING (game_id)) "
+                f"TO '{_quoted(folder / 'games')}' {options}")
+    con.execute(f"COPY (SELECT {moves}, g.year FROM moves m JOIN games g USING (game_id) "
+                "WHERE m.game_id IN (SELECT game_id FROM selected_games) "
+                f"ORDER BY m.game_id, m.ply) TO '{_quoted(folder / 'moves')}' {options}")
+    return count
+
+
+def _quoted(path: Path) -> str:
+    return str(path).replace("'", "''")
+
+
+_POSITION_HITS = """
+    SELECT game_id, min(ply) AS ply, arg_min(key, ply) AS found FROM (
+        SELECT game_id, 0 AS ply, start_key AS key FROM games
+        WHERE start_key IN (SELECT unnest($keys::UBIGINT[]))
+        UNION ALL
+        SELECT game_id, ply, key_after FROM stored_moves
+        WHERE key_after IN (SELECT unnest($keys::UBIGINT[])))
+    WHERE game_id IN (SELECT game_id FROM selected_games)
+    GROUP BY game_id"""
+
+_LISTED = """
+SELECT h.game_id, h.ply, coalesce(g.red_name, g.red) AS red,
+       coalesce(g.black_name, g.black) AS black,
+       g.result, g.event, coalesce(CAST(g.date AS VARCHAR), g.date_raw) AS date,
+       n.move AS next_code, {text} AS next_text, h.found, count(*) OVER () AS total
+FROM hits h
+JOIN named_games() g USING (game_id)
+LEFT JOIN moves n ON n.game_id = h.game_id AND n.ply = h.ply + 1
+ORDER BY h.game_id
+LIMIT $limit
+"""
+
+
+def _listed(con: duckdb.DuckDBPyConnection, hits: str, params: dict[str, object],
+            column: str | None, limit: int) -> list[tuple[Any, ...]]:
+    """The games of ``hits`` with their players, result, event, date and next move (its
+    code, its text from ``column`` of ``moves`` or NULL), the key found, and the total."""
+    if column is not None and column not in TABLES["moves"].names:
+        raise SelectionError(f"moves has no column {column!r}")
+    create_shared_macros(con)
+    sql = f"WITH hits AS ({hits}) {_LISTED.format(text=f'n.{column}' if column else 'NULL')}"
+    return con.execute(sql, {**params, "limit": limit}).fetchall()
+
+
+def position_hits(con: duckdb.DuckDBPyConnection, keys: list[int], games: GameFilter | None,
+                  limit: int) -> list[tuple[Any, ...]]:
+    """The games among those ``games`` selects (invalid ones too, up to where they failed)
+    that reached a position of Zobrist key in ``keys``, each at the first ply it did."""
+    select_games(con, games, valid_only=False)
+    return _listed(con, _POSITION_HITS, {"keys": keys}, None, limit)
+
+
+def material_hits(con: duckdb.DuckDBPyConnection, states: str, condition: str, plies: int,
+                  games: GameFilter | None, column: str | None, limit: int
+                  ) -> list[tuple[Any, ...]]:
+    """The games among those ``games`` selects whose material states (the SQL ``states``)
+    fitted ``condition`` (SQL over the states' count columns, made from a parsed
+    pattern, never from a user's text) for at least ``plies`` plies in a row."""
+    select_games(con, games, valid_only=False)
+    # Consecutive states that all fit make one run (a pawn taken need not end it): runs are
+    # numbered by the states before them that do not fit.
+    hits = f"""
+        SELECT game_id, min(first) AS ply, NULL AS found FROM (
+            SELECT game_id, min(ply) AS first, max(until) AS last FROM (
+                SELECT game_id, ply, until, fits, count(*) FILTER (NOT fits) OVER (
+                    PARTITION BY game_id ORDER BY ply ROWS UNBOUNDED PRECEDING) AS run
+                FROM (SELECT game_id, ply, until, ({condition}) AS fits
+                      FROM ({states})
+                      WHERE game_id IN (SELECT game_id FROM selected_games)))
+            WHERE fits GROUP BY game_id, run)
+        WHERE last - first >= $plies
+        GROUP BY game_id"""
+    return _listed(con, hits, {"plies": plies}, column, limit)
+
+
+def start_fen(con: duckdb.DuckDBPyConnection, game_id: int) -> str | None:
+    """Game ``game_id``'s start position as stored."""
+    row = con.execute("SELECT start_fen FROM games WHERE game_id = ?", [game_id]).fetchone()
+    return row[0] if row else None
+
+
+#: The pieces a pattern can count, Red's then Black's, in the order patterns are written.
+COUNTED: tuple[Piece, ...] = tuple(t * c for c in (RED, BLACK)
+                                   for t in (CHARIOT, HORSE, ELEPHANT, ADVISOR, CANNON, PAWN))
+
+
+
+def piece_column(piece: Piece) -> str:
+    """``red_chariot``: DuckDB's names are case-blind, so ``R`` and ``r`` cannot be two
+    columns."""
+    return f"{COLOR_NAMES[RED if piece > 0 else BLACK]}_{PIECE_NAMES[abs(piece)]}"
+
+
+def material_condition(ranges: tuple[tuple[Piece, int, int], ...],
+                       balances: tuple[tuple[tuple[Piece, ...], str, tuple[Piece, ...]], ...]
+                       ) -> str:
+    """The SQL condition on the columns :func:`material_states` gives: each piece's count
+    within ``(piece, fewest, most)``, each balance ``(pieces, comparison, pieces)`` held.
+
+    >>> material_condition(((1, 1, 2),), ())
+    'red_king BETWEEN 1 AND 2'
+    """
+    def total(pieces: tuple[Piece, ...]) -> str:
+        return "(" + " + ".join(map(piece_column, pieces)) + ")"
+
+    compare = {">", ">=", "=", "<=", "<"}
+    return " AND ".join(
+        [f"{piece_column(p)} BETWEEN {int(low)} AND {int(high)}" for p, low, high in ranges]
+        + [f"{total(left)} {op} {total(right)}" for left, op, right in balances
+           if op in compare])
+
+
+def material_states() -> str:
+    """SQL listing every material state of every game with a start position (a record
+    that held no game has none): ``game_id``, the ``ply`` it began (0: the start),
+    ``until`` (the ply of the next capture, or one past the game's last ply) and one count
+    column per piece of :data:`COUNTED`."""
+    counts = ",\n           ".join(
+        f"length(board) - length(replace(board, '{piece_symbol(p)}', '')) AS {piece_column(p)}"
+        for p in COUNTED)
+    taken = ",\n           ".join(
+        f"s.{piece_column(p)} - count(*) FILTER (c.capture = {p}) OVER later AS {piece_column(p)}"
+        for p in COUNTED)
+    names = ", ".join(piece_column(p) for p in COUNTED)
+    return f"""
+    WITH start AS (
+        SELECT game_id, plies, split_part(start_fen, ' ', 1) AS board
+        FROM games WHERE start_key IS NOT NULL
+    ), counted AS (
+        SELECT game_id, plies,
+           {counts}
+        FROM start
+    ), states AS (
+        SELECT game_id, plies, 0 AS ply, {names} FROM counted
+        UNION ALL
+        SELECT c.game_id, s.plies, c.ply,
+           {taken}
+        FROM stored_moves c JOIN counted s USING (game_id)
+        WHERE c.capture <> 0
+        WINDOW later AS (PARTITION BY c.game_id ORDER BY c.ply ROWS UNBOUNDED PRECEDING)
+    )
+    SELECT game_id, ply,
+           coalesce(lead(ply) OVER (PARTITION BY game_id ORDER BY ply), plies + 1) AS until,
+           {names}
+    FROM states"""
+
+
+
+
+def selected_count(con: duckdb.DuckDBPyConnection) -> int:
+    """How many games the last selection holds."""
+    row = con.execute("SELECT count(*) FROM selected_games").fetchone()
+    return int(row[0]) if row else 0
+
+
+def analysed_count(con: duckdb.DuckDBPyConnection) -> int:
+    """How many games of the last selection hold an engine's evaluation of some move."""
+    row = con.execute("""
+        SELECT count(DISTINCT m.game_id) FROM moves m
+        WHERE m.game_id IN (SELECT game_id FROM selected_games)
+          AND (m.key_after IN (SELECT key FROM evals WHERE game_id IS NULL)
+               OR m.game_id IN (SELECT game_id FROM evals WHERE game_id IS NOT NULL))""").fetchone()
+    return int(row[0]) if row else 0
