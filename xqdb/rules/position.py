@@ -23,7 +23,7 @@ from typing import Any, Self
 
 from ..errors import FenError, IllegalMoveError
 from .board import (
-    ADVISOR, ADVISOR_STEPS, BLACK, CANNON, CHARIOT, CHECKING, COLOR_NAMES, ELEPHANT,
+    ADVISOR, ADVISOR_STEPS, BETWEEN, BLACK, CANNON, CHARIOT, CHECKING, COLOR_NAMES, ELEPHANT,
     ELEPHANT_STEPS, EXPOSING, HORSE, HORSE_ATTACKS, HORSE_STEPS, KING, KING_STEPS, LETTER_TO_TYPE,
     LINES, MOVES_FROM, Move, NUM_SQUARES, RAY_INDEX,
     PAWN, PAWN_ATTACKS, PAWN_STEPS, PIECE_COUNTS, PIECE_NAMES, RAYS, REACHABLE, RED,
@@ -323,9 +323,9 @@ class BasePosition:
         """Moves that follow each piece's pattern, ignoring the safety of one's own king."""
         return self._generate(False)
 
-    def _generate(self, legal: bool) -> list[Move]:
+    def _generate(self, legal: bool, quiet: bool = True) -> list[Move]:
         """The pseudo-legal moves, in square order of their origins; only the legal ones
-        when ``legal``.
+        when ``legal``, only captures unless ``quiet``.
 
         Legality is settled per origin, not per move: out of check, only the moves of the
         king and of the pieces that shield it need making and a look; of the other pieces'
@@ -336,6 +336,8 @@ class BasePosition:
         side = self.turn
         out: list[Move] = []
         add = out.append
+        # A destination holding ``side * most`` or less: an enemy piece, or empty when quiet.
+        most = 0 if quiet else -1
         king = -1
         check_all = False
         shields = _NO_SQUARES
@@ -356,7 +358,7 @@ class BasePosition:
             start = len(out)
             if p == PAWN:
                 for t in PAWN_STEPS[side][sq]:
-                    if board[t] * side <= 0:
+                    if board[t] * side <= most:
                         add(row[t])
             elif p == CHARIOT:
                 for ray in RAYS[sq]:
@@ -366,10 +368,11 @@ class BasePosition:
                             if q * side < 0:
                                 add(row[t])
                             break
-                        add(row[t])
+                        if quiet:
+                            add(row[t])
             elif p == HORSE:
                 for leg, t in HORSE_STEPS[sq]:
-                    if not board[leg] and board[t] * side <= 0:
+                    if not board[leg] and board[t] * side <= most:
                         add(row[t])
             elif p == CANNON:
                 for ray in RAYS[sq]:
@@ -383,15 +386,15 @@ class BasePosition:
                                 break
                         elif q:
                             screened = True
-                        else:
+                        elif quiet:
                             add(row[t])
             elif p == ELEPHANT:
                 for eye, t in ELEPHANT_STEPS[sq]:
-                    if not board[eye] and board[t] * side <= 0:
+                    if not board[eye] and board[t] * side <= most:
                         add(row[t])
             else:
                 for t in (KING_STEPS[sq] if p == KING else ADVISOR_STEPS[sq]):
-                    if board[t] * side <= 0:
+                    if board[t] * side <= most:
                         add(row[t])
             if king < 0 or len(out) == start:
                 continue
@@ -442,6 +445,14 @@ class BasePosition:
         """
         return self._generate(True)
 
+    def legal_captures(self) -> list[Move]:
+        """The legal moves that capture, in the order of :meth:`legal_moves`.
+
+        >>> [str(m) for m in BasePosition().legal_captures()]
+        ['b2b9', 'h2h9']
+        """
+        return self._generate(True, quiet=False)
+
     def is_pseudo_legal(self, move: Move) -> bool:
         """Whether ``move`` follows the pattern of the piece on its origin square."""
         board = self.board
@@ -451,20 +462,16 @@ class BasePosition:
         if p <= 0 or board[t] * side > 0 or f == t:
             return False
         if p == CHARIOT or p == CANNON:
-            ff, ft = f % 9, t % 9
-            if ff == ft:
-                step = 9 if t > f else -9
-            elif f // 9 == t // 9:
-                step = 1 if t > f else -1
-            else:
+            between = BETWEEN[f * 90 + t]
+            if between is None:
                 return False
-            between = 0
-            for s in range(f + step, t, step):
+            screens = 0
+            for s in between:
                 if board[s]:
-                    between += 1
+                    screens += 1
             if p == CHARIOT:
-                return between == 0
-            return between == 1 if board[t] else between == 0
+                return screens == 0
+            return screens == 1 if board[t] else screens == 0
         if p == HORSE:
             for leg, dest in HORSE_STEPS[f]:
                 if dest == t:
