@@ -147,6 +147,7 @@ def _guards(board: list[Piece], king: Square, by: Color) -> tuple[list[Square], 
 
 
 _NO_SQUARES: list[Square] = []
+_NO_POINTS: frozenset[Square] = frozenset()
 
 
 def attacked_after(board: list[Piece], sq: Square, by: Color, f: Square, t: Square) -> bool:
@@ -342,12 +343,14 @@ class BasePosition:
         check_all = False
         shields = _NO_SQUARES
         screens: tuple[Square, ...] = ()
+        lines = checking = _NO_POINTS
         if legal:
             found = self._kings.get(KING * side)
             if found is not None:
                 king = found
                 if self.is_check():
                     check_all = True
+                    lines, checking = LINES[king], CHECKING[king]
                 else:
                     shields, screens = _guards(board, king, -side)
         for sq in range(NUM_SQUARES):
@@ -398,7 +401,16 @@ class BasePosition:
                         add(row[t])
             if king < 0 or len(out) == start:
                 continue
-            if check_all or sq == king or sq in shields:
+            if check_all:
+                candidates = out[start:]
+                del out[start:]
+                if sq != king and sq not in lines:
+                    # A move that neither leaves the king's lines nor lands where an attack
+                    # on it comes from or passes cannot end the check.
+                    candidates = [m for m in candidates if m.to_square in checking]
+                safe = self._leaves_king_safe
+                out.extend([m for m in candidates if safe(m)])
+            elif sq == king or sq in shields:
                 candidates = out[start:]
                 del out[start:]
                 safe = self._leaves_king_safe
