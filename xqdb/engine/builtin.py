@@ -1,7 +1,8 @@
 """xqdb's own engine: a small alpha-beta search for when no real engine is installed.
 
-It is weak (about 12,600 nodes a second in pure Python, measured by ``bench/bench_engine.py``
-on a busy 2-core machine, against Fairy-Stockfish's 370,000 on an idle one) but it sees
+It is weak (about 105,000 nodes a second of CPU in pure Python, measured by
+``bench/bench_engine.py --builtin-only``, against Fairy-Stockfish's 370,000 on an idle
+machine) but it sees
 short tactics: mates in two and material won within two plies. The search is
 iterative deepening negamax with principal-variation windows, a check extension,
 quiescence over captures (and every evasion when in check), a transposition table keyed by
