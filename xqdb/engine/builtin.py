@@ -2,8 +2,8 @@
 
 It is weak (about 105,000 nodes a second of CPU in pure Python, measured by
 ``bench/bench_engine.py --builtin-only``, against Fairy-Stockfish's 370,000 on an idle
-machine) but it sees
-short tactics: mates in two and material won within two plies. The search is
+machine) but it sees short tactics: mates in two and material won within two plies. The
+search is
 iterative deepening negamax with principal-variation windows, a check extension,
 quiescence over captures (and every evasion when in check), a transposition table keyed by
 the Zobrist key, and moves ordered by the table's move, captures by victim then attacker,
