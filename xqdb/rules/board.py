@@ -165,6 +165,10 @@ class Move:
 
 _MOVES: Final = [Move(f, t) for f in SQUARES for t in SQUARES]
 
+#: MOVES_FROM[f][t] is ``Move.of(f, t)``: the move generators index this row by the
+#: destination instead of calling a function for every move.
+MOVES_FROM: Final = tuple(tuple(_MOVES[f * 90:(f + 1) * 90]) for f in SQUARES)
+
 
 # --- Geometry tables -------------------------------------------------------------------
 # Everything a move generator needs is looked up, never computed, in the hot loops.
@@ -340,3 +344,16 @@ def _ray_index(sq: int) -> tuple[int, ...]:
 
 #: RAY_INDEX[sq][other]: which of ``RAYS[sq]`` holds ``other`` (-1: none).
 RAY_INDEX: Final = tuple(_ray_index(s) for s in SQUARES)
+
+
+def _between(f: int, t: int) -> tuple[int, ...] | None:
+    d = RAY_INDEX[f][t]
+    if d < 0:
+        return None
+    ray = RAYS[f][d]
+    return ray[:ray.index(t)]
+
+
+#: BETWEEN[f * 90 + t]: the squares strictly between ``f`` and ``t`` on their shared file or
+#: rank, nearest ``f`` first (``None`` when they share neither, or are the same square).
+BETWEEN: Final = tuple(_between(f, t) for f in SQUARES for t in SQUARES)

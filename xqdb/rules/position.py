@@ -23,9 +23,9 @@ from typing import Any, Self
 
 from ..errors import FenError, IllegalMoveError
 from .board import (
-    ADVISOR, ADVISOR_STEPS, BLACK, CANNON, CHARIOT, CHECKING, COLOR_NAMES, ELEPHANT,
+    ADVISOR, ADVISOR_STEPS, BETWEEN, BLACK, CANNON, CHARIOT, CHECKING, COLOR_NAMES, ELEPHANT,
     ELEPHANT_STEPS, EXPOSING, HORSE, HORSE_ATTACKS, HORSE_STEPS, KING, KING_STEPS, LETTER_TO_TYPE,
-    LINES, Move, NUM_SQUARES, RAY_INDEX,
+    LINES, MOVES_FROM, Move, NUM_SQUARES, RAY_INDEX,
     PAWN, PAWN_ATTACKS, PAWN_STEPS, PIECE_COUNTS, PIECE_NAMES, RAYS, REACHABLE, RED,
     SQUARE_NAMES, Color, Piece, Square, piece_symbol,
 )
@@ -99,6 +99,55 @@ def _ray_attacks(board: list[Piece], ray: tuple[Square, ...], by: Color) -> bool
                 return True
             screened = True
     return False
+
+
+def _guards(board: list[Piece], king: Square, by: Color) -> tuple[list[Square], tuple[Square, ...]]:
+    """What stands between ``king`` (not in check) and the pieces of ``by``: the squares
+    whose piece may not simply leave (it shields the king from a chariot, the other king,
+    a cannon or a horse), and the empty points between the king and a cannon of ``by``
+    that faces it unscreened (a piece moved onto one becomes the screen).
+
+    Only these can make a move of a piece other than the king illegal.
+
+    >>> _guards(BasePosition.from_fen("4k4/9/9/9/9/4r4/9/9/4R4/4K4 w").board, 4, BLACK)
+    ([13], ())
+    >>> _guards(BasePosition.from_fen("4k4/9/9/9/9/4c4/9/4N4/4R4/4K4 w").board, 4, BLACK)
+    ([13, 22], ())
+    >>> _guards(BasePosition.from_fen("4k4/9/9/9/9/4c4/9/9/9/3K5 w").board, 3, BLACK)
+    ([], ())
+    >>> _guards(BasePosition.from_fen("4k4/9/9/9/9/3c5/9/9/9/3K5 w").board, 3, BLACK)
+    ([], (12, 21, 30))
+    """
+    shields: list[Square] = []
+    screens: tuple[Square, ...] = ()
+    chariot, cannon, general = CHARIOT * by, CANNON * by, KING * by
+    for ray in RAYS[king]:
+        # The first three pieces along the line: an attacker further off stays blocked.
+        near: list[Square] = []
+        for s in ray:
+            if board[s]:
+                near.append(s)
+                if len(near) == 3:
+                    break
+        if not near:
+            continue
+        if board[near[0]] == cannon and near[0] != ray[0]:
+            screens += ray[:ray.index(near[0])]
+        if len(near) >= 2:
+            second = board[near[1]]
+            if second == chariot or second == general:
+                shields.append(near[0])
+            if len(near) == 3 and board[near[2]] == cannon:
+                shields += near[:2]
+    horse = HORSE * by
+    for leg, origin in HORSE_ATTACKS[king]:
+        if board[origin] == horse and board[leg]:
+            shields.append(leg)
+    return shields, screens
+
+
+_NO_SQUARES: list[Square] = []
+_NO_POINTS: frozenset[Square] = frozenset()
 
 
 def attacked_after(board: list[Piece], sq: Square, by: Color, f: Square, t: Square) -> bool:
@@ -273,27 +322,61 @@ class BasePosition:
 
     def pseudo_legal_moves(self) -> list[Move]:
         """Moves that follow each piece's pattern, ignoring the safety of one's own king."""
+        return self._generate(False)
+
+    def _generate(self, legal: bool, quiet: bool = True) -> list[Move]:
+        """The pseudo-legal moves, in square order of their origins; only the legal ones
+        when ``legal``, only captures unless ``quiet``.
+
+        Legality is settled per origin, not per move: out of check, only the moves of the
+        king and of the pieces that shield it need making and a look; of the other pieces'
+        moves, those onto the empty points between the king and an enemy cannon (which
+        would become its screen) are the only illegal ones (see :func:`_guards`).
+        """
         board = self.board
         side = self.turn
         out: list[Move] = []
         add = out.append
+        # A destination holding ``side * most`` or less: an enemy piece, or empty when quiet.
+        most = 0 if quiet else -1
+        king = -1
+        check_all = False
+        shields = _NO_SQUARES
+        screens: tuple[Square, ...] = ()
+        lines = checking = _NO_POINTS
+        if legal:
+            found = self._kings.get(KING * side)
+            if found is not None:
+                king = found
+                if self.is_check():
+                    check_all = True
+                    lines, checking = LINES[king], CHECKING[king]
+                else:
+                    shields, screens = _guards(board, king, -side)
         for sq in range(NUM_SQUARES):
             p = board[sq] * side
             if p <= 0:
                 continue
-            if p == CHARIOT:
+            row = MOVES_FROM[sq]
+            start = len(out)
+            if p == PAWN:
+                for t in PAWN_STEPS[side][sq]:
+                    if board[t] * side <= most:
+                        add(row[t])
+            elif p == CHARIOT:
                 for ray in RAYS[sq]:
                     for t in ray:
                         q = board[t]
                         if q:
                             if q * side < 0:
-                                add(_MOVE_OF(sq, t))
+                                add(row[t])
                             break
-                        add(_MOVE_OF(sq, t))
+                        if quiet:
+                            add(row[t])
             elif p == HORSE:
                 for leg, t in HORSE_STEPS[sq]:
-                    if not board[leg] and board[t] * side <= 0:
-                        add(_MOVE_OF(sq, t))
+                    if not board[leg] and board[t] * side <= most:
+                        add(row[t])
             elif p == CANNON:
                 for ray in RAYS[sq]:
                     screened = False
@@ -302,25 +385,40 @@ class BasePosition:
                         if screened:
                             if q:
                                 if q * side < 0:
-                                    add(_MOVE_OF(sq, t))
+                                    add(row[t])
                                 break
                         elif q:
                             screened = True
-                        else:
-                            add(_MOVE_OF(sq, t))
-            elif p == PAWN:
-                for t in PAWN_STEPS[side][sq]:
-                    if board[t] * side <= 0:
-                        add(_MOVE_OF(sq, t))
+                        elif quiet:
+                            add(row[t])
             elif p == ELEPHANT:
                 for eye, t in ELEPHANT_STEPS[sq]:
-                    if not board[eye] and board[t] * side <= 0:
-                        add(_MOVE_OF(sq, t))
+                    if not board[eye] and board[t] * side <= most:
+                        add(row[t])
             else:
-                steps = KING_STEPS[sq] if p == KING else ADVISOR_STEPS[sq]
-                for t in steps:
-                    if board[t] * side <= 0:
-                        add(_MOVE_OF(sq, t))
+                for t in (KING_STEPS[sq] if p == KING else ADVISOR_STEPS[sq]):
+                    if board[t] * side <= most:
+                        add(row[t])
+            if king < 0 or len(out) == start:
+                continue
+            if check_all:
+                candidates = out[start:]
+                del out[start:]
+                if sq != king and sq not in lines:
+                    # A move that neither leaves the king's lines nor lands where an attack
+                    # on it comes from or passes cannot end the check.
+                    candidates = [m for m in candidates if m.to_square in checking]
+                safe = self._leaves_king_safe
+                out.extend([m for m in candidates if safe(m)])
+            elif sq == king or sq in shields:
+                candidates = out[start:]
+                del out[start:]
+                safe = self._leaves_king_safe
+                out.extend([m for m in candidates if safe(m)])
+            elif screens:
+                candidates = out[start:]
+                del out[start:]
+                out.extend([m for m in candidates if m.to_square not in screens])
         return out
 
     def _leaves_king_safe(self, move: Move) -> bool:
@@ -329,20 +427,24 @@ class BasePosition:
         f, t = move.from_square, move.to_square
         piece = board[f]
         captured = board[t]
-        if piece * self.turn != KING and not self.is_check():
-            king = self._kings.get(KING * self.turn)
+        side = self.turn
+        in_check = self._in_check
+        if in_check is None:
+            in_check = self.is_check()
+        if piece * side != KING and not in_check:
+            king = self._kings.get(KING * side)
             # Out of check, a move can only expose its own king by vacating a square on
             # the king's lines or a horse leg, or by becoming a cannon's screen.
             if king is None or (f not in EXPOSING[king] and t not in LINES[king]):
                 return True
             board[t] = piece
             board[f] = 0
-            safe = not attacked_after(board, king, -self.turn, f, t)
+            safe = not attacked_after(board, king, -side, f, t)
         else:
             board[t] = piece
             board[f] = 0
-            king = t if piece * self.turn == KING else self._kings.get(KING * self.turn)
-            safe = king is None or not attacked(board, king, -self.turn)
+            king = t if piece * side == KING else self._kings.get(KING * side)
+            safe = king is None or not attacked(board, king, -side)
         board[f] = piece
         board[t] = captured
         return safe
@@ -353,8 +455,15 @@ class BasePosition:
         >>> len(BasePosition.from_fen("3k5/9/9/9/9/9/9/9/9/4K4 w").legal_moves())  # e0d0 would face the king
         2
         """
-        safe = self._leaves_king_safe
-        return [m for m in self.pseudo_legal_moves() if safe(m)]
+        return self._generate(True)
+
+    def legal_captures(self) -> list[Move]:
+        """The legal moves that capture, in the order of :meth:`legal_moves`.
+
+        >>> [str(m) for m in BasePosition().legal_captures()]
+        ['b2b9', 'h2h9']
+        """
+        return self._generate(True, quiet=False)
 
     def is_pseudo_legal(self, move: Move) -> bool:
         """Whether ``move`` follows the pattern of the piece on its origin square."""
@@ -365,20 +474,16 @@ class BasePosition:
         if p <= 0 or board[t] * side > 0 or f == t:
             return False
         if p == CHARIOT or p == CANNON:
-            ff, ft = f % 9, t % 9
-            if ff == ft:
-                step = 9 if t > f else -9
-            elif f // 9 == t // 9:
-                step = 1 if t > f else -1
-            else:
+            between = BETWEEN[f * 90 + t]
+            if between is None:
                 return False
-            between = 0
-            for s in range(f + step, t, step):
+            screens = 0
+            for s in between:
                 if board[s]:
-                    between += 1
+                    screens += 1
             if p == CHARIOT:
-                return between == 0
-            return between == 1 if board[t] else between == 0
+                return screens == 0
+            return screens == 1 if board[t] else screens == 0
         if p == HORSE:
             for leg, dest in HORSE_STEPS[f]:
                 if dest == t:
