@@ -37,6 +37,8 @@ class _Group(click.Group):
             kwargs["prog_name"] = kwargs.get("prog_name") or "xqdb"
         # SIGTERM (a service manager, `kill`) stops a command as Ctrl-C does, so what it
         # cleans up on the way out (its note beside the database, its spool) is cleaned.
+        global _MAIN_PID
+        _MAIN_PID = os.getpid()
         signal.signal(signal.SIGTERM, _terminated)
         return super().main(*args, **kwargs)
 
@@ -78,7 +80,17 @@ class _Group(click.Group):
             _add_commands()
 
 
+#: The command's own process: a worker forked from it inherits the SIGTERM handler until
+#: its own set-up replaces it.
+_MAIN_PID = 0
+
+
 def _terminated(signum: int, frame: object) -> None:
+    if os.getpid() != _MAIN_PID:
+        # A worker stopped before its set-up ran (the pool stops its workers with SIGTERM):
+        # it dies as SIGTERM kills, rather than unwind while holding a queue's lock.
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
     raise KeyboardInterrupt
 
 
