@@ -96,6 +96,8 @@ def export_command(db: str, format_: str, notation: str | None, where: str | Non
     """
     try:
         summary = database(db).export(out, format_, notation, where, game_ids)
+    except BrokenPipeError:
+        raise  # the reader of standard output went away: the handler ends quietly
     except OSError as exc:
         raise cannot_write(out, exc) from None
     click.echo(str(summary), err=out == "-")
