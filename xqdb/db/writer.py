@@ -22,8 +22,10 @@ at a time) straight into the tables, in one transaction, so:
 from __future__ import annotations
 
 import logging
+import os
 import time
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import duckdb
@@ -31,6 +33,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from ..errors import DatabaseError
 from .columns import (
     EVAL_COLUMNS, EVENT_COLUMNS, GAME_COLUMNS, MOVE_COLUMNS, STAGES, TABLES, VARIATION_COLUMNS,
 )
@@ -479,3 +482,19 @@ def _no_memory(exc: duckdb.Error) -> bool:
     text = str(exc).lower()
     return isinstance(exc, duckdb.OutOfMemoryException) or any(
         sign in text for sign in ("could not allocate", "failed to pin block", "out of memory"))
+
+
+@contextmanager
+def writing(db: str | os.PathLike[str], con: duckdb.DuckDBPyConnection, threads: int,
+            checkpoint: str) -> Iterator[None]:
+    """Set ``con`` up for a long write of ``db`` (``threads`` DuckDB threads, a checkpoint
+    each ``checkpoint`` of log), and turn DuckDB's failures inside into one
+    :class:`~xqdb.errors.DatabaseError` naming the file: what was committed stays."""
+    try:
+        con.execute(f"SET checkpoint_threshold = '{checkpoint}'")
+        con.execute(f"SET threads = {max(1, threads)}")
+        yield
+    except duckdb.Error as exc:
+        # e.g. a full disk: what was committed stays, and the same command resumes.
+        raise DatabaseError(f"{os.fspath(db)}: writing failed: "
+                            f"{str(exc).splitlines()[0]}") from None

@@ -26,7 +26,6 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-import duckdb
 
 from ..errors import BadArgumentError, CannotRunError, DatabaseError
 from ..db.holder import WriterNote
@@ -34,7 +33,7 @@ from ..db.players import link_players
 from ..db.rows import UnitBuilder, replay_record
 from ..errors import ErrorKind
 from ..db.schema import connect
-from ..db.writer import Staged, Writer
+from ..db.writer import Staged, Writer, writing
 from ..formats.hashing import open_hashed
 from ..formats.sources import (READ_ERRORS, STDIN, SentSource, Skipped, Source, SourceError,
                                no_such_path, read_failure, readable, walk)
@@ -230,41 +229,38 @@ def import_paths(paths: Sequence[str], db: str | os.PathLike[str], *, jobs: int 
         # touches the folder: a run refused because of the lock must leave it alone.
         spool = f"{os.fspath(db)}.spool"
         note = WriterNote(db, "xqdb import")
+        # The workers own the cores: one DuckDB thread appends faster than several
+        # fighting them for CPU.
+        threads = default_jobs() - executor.local_processes
         try:
-            note.start()
-            shutil.rmtree(spool, ignore_errors=True)
-            os.makedirs(spool, exist_ok=True)
-            # The workers own the cores: one DuckDB thread appends faster than several
-            # fighting them for CPU.
-            con.execute(f"SET checkpoint_threshold = '{DUCKDB_CHECKPOINT}'")
-            con.execute(f"SET threads = {max(1, default_jobs() - executor.local_processes)}")
-            writer = Writer(con, replace=force,
-                            memory=(min(memory, DUCKDB_WORKING_MEMORY), memory))
-            # Cluster workers cannot write to this machine's spool: their big units travel
-            # back whole.
-            units = plan_units(paths, writer.known_sources(), summary, format, encoding,
-                               spool if executor.is_local else None, follow_links, db)
+            with writing(db, con, threads, DUCKDB_CHECKPOINT):
+                note.start()
+                shutil.rmtree(spool, ignore_errors=True)
+                os.makedirs(spool, exist_ok=True)
+                writer = Writer(con, replace=force,
+                                memory=(min(memory, DUCKDB_WORKING_MEMORY), memory))
+                # Cluster workers cannot write to this machine's spool: their big units travel
+                # back whole.
+                units = plan_units(paths, writer.known_sources(), summary, format, encoding,
+                                   spool if executor.is_local else None, follow_links, db)
 
-            def noted(unit: UnitResult, so_far: ImportSummary) -> None:
-                # Others refused the database read how far the import is (xqdb.db.holder).
-                note.update(so_far.imported + so_far.duplicates, so_far.sources)
-                if progress is not None:
-                    progress(unit, so_far)
+                def noted(unit: UnitResult, so_far: ImportSummary) -> None:
+                    # Others refused the database read how far the import is (xqdb.db.holder).
+                    note.update(so_far.imported + so_far.duplicates, so_far.sources)
+                    if progress is not None:
+                        progress(unit, so_far)
 
-            _write(writer, _read_units(executor, units, send_inputs), summary, noted,
-                   commit_records)
-            link_players(con)
-            writer.checkpoint()
-            summary.db_seconds = writer.seconds
-            summary.db_cpu_seconds = writer.cpu_seconds
-            if not executor.is_local:
-                summary.cluster = executor.describe()
-                summary.retried_tasks = executor.retried
+                _write(writer, _read_units(executor, units, send_inputs), summary, noted,
+                       commit_records)
+                link_players(con)
+                writer.checkpoint()
+                summary.db_seconds = writer.seconds
+                summary.db_cpu_seconds = writer.cpu_seconds
+                if not executor.is_local:
+                    summary.cluster = executor.describe()
+                    summary.retried_tasks = executor.retried
         except OSError as exc:
             raise StorageError(f"{spool}: {exc.strerror or exc}") from None
-        except duckdb.Error as exc:
-            # e.g. a full disk: what was committed stays, and the same command resumes.
-            raise StorageError(f"{db}: writing failed: {str(exc).splitlines()[0]}") from None
         finally:
             con.close()
             note.remove()
