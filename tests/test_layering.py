@@ -36,8 +36,9 @@ LAYERS: list[set[str]] = [
     # The package's __init__ exports Position and, loaded on first use, Database.
     {"xqdb"},
 ]
-#: The only layers that may import these packages.
-ONLY = {"click": "xqdb.cli"}
+#: The only layers that may import these packages (the layers above db name a connection
+#: by ``xqdb.db.schema.Connection``; their SQL lives in db/ and queries/).
+ONLY = {"click": "xqdb.cli", "duckdb": "xqdb.db"}
 def layer_of(module: str) -> int | None:
     """The index in ``LAYERS`` of a dotted module name, or ``None`` when it has none.
 

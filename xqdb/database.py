@@ -149,6 +149,12 @@ class Database:
         if self.connection is None:
             require_database(self.path)
 
+    def _require_games(self, con: Connection, games: GameFilter | None) -> None:
+        """Raise :class:`~xqdb.errors.NotFoundError`, naming the file, for a game id of
+        ``games`` that the database does not have."""
+        for game_id in (games.game_ids or ()) if games is not None else ():
+            require_game(con, game_id, self.path)
+
     def _needs_path(self, job: str) -> str:
         if not self.path:
             raise BadArgumentError(f"{job} works on a database file, not on a connection",
@@ -286,6 +292,7 @@ class Database:
         DhtmlXQ or Parquet (a folder)."""
         games = _filter(games, where=where, game_ids=tuple(game_ids) or None)
         with self._open() as con:
+            self._require_games(con, games)
             return export_games(con, out, format, notation, games=games)
 
     def show(self, game_id: int, ply: int | None = None, notation: str = "chinese") -> GameView:
@@ -355,6 +362,7 @@ class Database:
                 thresholds = _thresholds(con, **given)
             ids = None
             if games is not None and not games.is_empty():
+                self._require_games(con, games)
                 ids = tuple(selected_ids(con, games, valid_only=False))
             return Selection(engine_prefix(con, engine), game, player, ids, tuple(classes),
                              thresholds, min_coverage)
