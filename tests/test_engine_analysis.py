@@ -73,7 +73,8 @@ def test_killing_the_engine_mid_run_retries_the_position_and_the_run_finishes():
     with SupervisedEngine(EngineSpec.builtin()) as engine:
         engine.name  # started, so the watcher finds it at once
         watcher = signal_engine(engine, 1, after=0.5)
-        analyser = GameAnalyser(engine, Limit(depth=3))
+        # Deep enough that the run outlasts the half second before the kill.
+        analyser = GameAnalyser(engine, Limit(depth=4))
         analyses = [analyser.analyse(fen, moves, range(len(moves) - 2, len(moves) + 1))
                     for fen, moves in games]
         watcher.join()

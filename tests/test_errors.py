@@ -163,5 +163,7 @@ def test_read_and_info_group_the_same_failures_the_same_way(tmp_path: Path, shar
     assert info.returncode == 0, info.stderr
     by_info = _groups(info.stdout, "invalid by kind:")
 
-    assert by_read == by_info == {"bad fen": 3, "not a game": 2, "illegal move": 2,
-                                  "bad move text": 1, "ambiguous move": 1}
+    # The binary folder's two CBL section headings are no records (a Section tag of the
+    # games after them), so no "not a game" is left.
+    assert by_read == by_info == {"bad fen": 3, "illegal move": 2, "bad move text": 1,
+                                  "ambiguous move": 1}
