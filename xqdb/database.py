@@ -373,11 +373,9 @@ class Database:
         player."""
         with self._open() as con:
             if by == "player":
-                report = player_report(con, selection)
-                return Result(report.columns, report.rows)
+                return player_report(con, selection)
             if by == "game":
-                report = game_report(con, selection)
-                return Result(report.columns, report.rows)
+                return game_report(con, selection)
             return Result(list(MOVE_COLUMNS), [m.row() for m in self.worst(selection, limit)])
 
     def counted(self, selection: Selection) -> list[Counted]:

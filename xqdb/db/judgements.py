@@ -28,6 +28,7 @@ from ..analysis.judgement import (
 )
 from ..engine.score import DEFAULT_CURVES, WinCurve
 from ..position import Position
+from .result import Result
 
 #: Which evaluation of a move counts, when several engines or limits judged it, for every
 #: view, report and the game view: of one engine, the one searched with the game's history
@@ -331,16 +332,8 @@ class Selection:
         return f"SELECT {select} FROM judgements WHERE {' AND '.join(where)}", params
 
 
-@dataclass(frozen=True)
-class Report:
-    """Rows of a report with their column names."""
-
-    columns: list[str]
-    rows: list[tuple[object, ...]]
-
-
 def _summary(con: duckdb.DuckDBPyConnection, query: Callable[[str], str],
-             selection: Selection, order: str) -> Report:
+             selection: Selection, order: str) -> Result:
     """The rows of ``query`` over the judged moves selected, of the selected player alone."""
     judged, params = selection.judged()
     sql = f"SELECT * FROM ({query(judged)})"
@@ -348,15 +341,15 @@ def _summary(con: duckdb.DuckDBPyConnection, query: Callable[[str], str],
         sql += " WHERE player = ?"
         params.append(selection.player)
     cursor = con.execute(f"{sql} ORDER BY {order}", params)
-    return Report([d[0] for d in cursor.description], cursor.fetchall())
+    return Result([d[0] for d in cursor.description], cursor.fetchall())
 
 
-def player_report(con: duckdb.DuckDBPyConnection, selection: Selection) -> Report:
+def player_report(con: duckdb.DuckDBPyConnection, selection: Selection) -> Result:
     """Per player and engine, as the ``player_blunders`` view (worst accuracy first)."""
     return _summary(con, per_player_query, selection, "accuracy, player")
 
 
-def game_report(con: duckdb.DuckDBPyConnection, selection: Selection) -> Report:
+def game_report(con: duckdb.DuckDBPyConnection, selection: Selection) -> Result:
     """Per game, engine and side: moves, average loss, counts per class and accuracy."""
     return _summary(con, per_game_query, selection, "game_id, engine, side DESC")
 

@@ -24,7 +24,7 @@ takes the game filters of :mod:`xqdb.db.selection` as parameters too (``player``
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -32,6 +32,7 @@ from typing import Any
 import duckdb
 
 from ..errors import BadArgumentError, closest
+from .result import Result
 from .selection import FILTER_PARAMS, GameFilter, filter_from_params, resolved, select_games
 
 _PARAM = re.compile(r"--\s*@param\s+(\w+)(?:=(\S*))?\s*(.*)")
@@ -118,19 +119,6 @@ class Query:
             if given.get(alias) is not None:
                 values[alias] = given[alias]
         return values
-
-
-@dataclass
-class Result:
-    """A report's rows, with their column names."""
-
-    columns: list[str]
-    rows: list[tuple[Any, ...]] = field(default_factory=list)
-    labels: dict[str, str] = field(default_factory=dict)
-    """Headers for people where they differ from the column's name (``share``: of what)."""
-
-    def records(self) -> list[dict[str, Any]]:
-        return [dict(zip(self.columns, row)) for row in self.rows]
 
 
 def parse_query(name: str, text: str) -> Query:

@@ -88,14 +88,14 @@ class _Style:
         return text
 
 
-_SIMPLIFIED = _Style(
-    {KING: "帅将", ADVISOR: "仕士", ELEPHANT: "相象", HORSE: "马马", CHARIOT: "车车",
-     CANNON: "炮炮", PAWN: "兵卒"},
-    "进退平", "前中后")
-_TRADITIONAL = _Style(
-    {KING: "帥將", ADVISOR: "仕士", ELEPHANT: "相象", HORSE: "馬馬", CHARIOT: "車車",
-     CANNON: "炮炮", PAWN: "兵卒"},
-    "進退平", "前中後")
+#: The characters of the pieces by piece type, Red's then Black's, as simplified and as
+#: traditional texts write them (the one table of glyphs; boards use it too).
+SIMPLIFIED_PIECES = {KING: "帅将", ADVISOR: "仕士", ELEPHANT: "相象", HORSE: "马马",
+                     CHARIOT: "车车", CANNON: "炮炮", PAWN: "兵卒"}
+TRADITIONAL_PIECES = {KING: "帥將", ADVISOR: "仕士", ELEPHANT: "相象", HORSE: "馬馬",
+                      CHARIOT: "車車", CANNON: "炮炮", PAWN: "兵卒"}
+_SIMPLIFIED = _Style(SIMPLIFIED_PIECES, "进退平", "前中后")
+_TRADITIONAL = _Style(TRADITIONAL_PIECES, "進退平", "前中後")
 #: SIMPLIFIED_PLAIN[piece][move.code]: the simplified text of a move by a piece alone
 #: on its file, once written (see :func:`xqdb.notation.write_wxf_and_chinese`).
 SIMPLIFIED_PLAIN = _SIMPLIFIED.plain

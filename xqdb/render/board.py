@@ -13,15 +13,17 @@
 from __future__ import annotations
 
 from ..position import Position
-from ..rules.board import RED, Move, PIECE_TYPES, piece_color
+from ..notation.chinese import SIMPLIFIED_PIECES, TRADITIONAL_PIECES
+from ..rules.board import CANNON, CHARIOT, HORSE, RED, Move, PIECE_TYPES, piece_color
 
-#: The characters of the pieces, by piece type (king, advisor, elephant, horse, chariot,
-#: cannon, pawn): Red's and Black's differ for king, advisor, elephant and pawn.
-RED_CHARS = dict(zip(PIECE_TYPES, "帅仕相马车炮兵"))
-BLACK_CHARS = dict(zip(PIECE_TYPES, "将士象马车炮卒"))
-#: Black's characters on a board without colour: the traditional forms 馬 車 砲 for the
-#: pieces whose character is otherwise the same for both sides, as printed books do.
-PLAIN_BLACK_CHARS = dict(zip(PIECE_TYPES, "将士象馬車砲卒"))
+#: The characters of the pieces, by piece type, as the notation writes them: Red's and
+#: Black's differ for king, advisor, elephant and pawn.
+RED_CHARS = {ptype: SIMPLIFIED_PIECES[ptype][0] for ptype in PIECE_TYPES}
+BLACK_CHARS = {ptype: SIMPLIFIED_PIECES[ptype][1] for ptype in PIECE_TYPES}
+#: Black's characters on a board without colour: the traditional forms 馬 車 and 砲 for
+#: the pieces whose character is otherwise the same for both sides, as printed books do.
+PLAIN_BLACK_CHARS = {**BLACK_CHARS, HORSE: TRADITIONAL_PIECES[HORSE][1],
+                     CHARIOT: TRADITIONAL_PIECES[CHARIOT][1], CANNON: "砲"}
 #: An empty point: full width, so that every point of the board is two columns wide.
 EMPTY = "＋"
 def piece_char(piece: int, plain: bool = False) -> str:
