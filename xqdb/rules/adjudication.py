@@ -122,7 +122,7 @@ from .board import (
 )
 from ..errors import IllegalMoveError
 from .outcome import Termination
-from .position import BasePosition, attacked
+from .position import BasePosition, attacked, ray_contacts
 
 #: Every ending name, in the order they are checked.
 ENDING_NAMES = tuple(Termination)
@@ -687,17 +687,11 @@ def _attackers(board: list[int], sq: int, by: int) -> list[int]:
     """Squares of the pieces of colour ``by`` whose pattern reaches ``sq`` (no king safety)."""
     out = []
     for ray in RAYS[sq]:
-        screened = False
-        for s in ray:
-            p = board[s]
-            if p:
-                if screened:
-                    if p == CANNON * by:
-                        out.append(s)
-                    break
-                if p == CHARIOT * by:
-                    out.append(s)
-                screened = True
+        first, behind = ray_contacts(board, ray)
+        if first >= 0 and board[first] == CHARIOT * by:
+            out.append(first)
+        if behind >= 0 and board[behind] == CANNON * by:
+            out.append(behind)
     for leg, origin in HORSE_ATTACKS[sq]:
         if board[origin] == HORSE * by and not board[leg]:
             out.append(origin)

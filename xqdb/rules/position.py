@@ -86,19 +86,35 @@ def attacked(board: list[Piece], sq: Square, by: Color) -> bool:
     return False
 
 
+def ray_contacts(board: list[Piece], ray: tuple[Square, ...]) -> tuple[Square, Square]:
+    """The first two occupied points of ``ray`` (-1 where there is none): the piece that
+    meets the ray's start, and the one a cannon would jump to over it. Every question of
+    what attacks along a line is answered from these two.
+
+    Up the middle file from Red's king at the start: Red's pawn, then Black's; from the
+    empty point e5: Black's pawn, then Black's king.
+
+    >>> board = BasePosition().board
+    >>> ray_contacts(board, RAYS[4][0]), ray_contacts(board, RAYS[49][0])
+    ((31, 58), (58, 85))
+    """
+    first = -1
+    for s in ray:
+        if board[s]:
+            if first >= 0:
+                return first, s
+            first = s
+    return first, -1
+
+
 def _ray_attacks(board: list[Piece], ray: tuple[Square, ...], by: Color) -> bool:
     """Whether a piece of ``by`` attacks the start of ``ray`` along it (chariot, facing
     king, or cannon over one screen)."""
-    screened = False
-    for s in ray:
-        p = board[s]
-        if p:
-            if screened:
-                return p == CANNON * by
-            if p == CHARIOT * by or p == KING * by:
-                return True
-            screened = True
-    return False
+    first, behind = ray_contacts(board, ray)
+    if first < 0:
+        return False
+    p = board[first]
+    return p == CHARIOT * by or p == KING * by or (behind >= 0 and board[behind] == CANNON * by)
 
 
 def _guards(board: list[Piece], king: Square, by: Color) -> tuple[list[Square], tuple[Square, ...]]:
