@@ -51,6 +51,12 @@ def one_per_move(judged: str) -> str:
             f"    QUALIFY row_number() OVER (PARTITION BY game_id, ply ORDER BY {ACROSS_ENGINES}) = 1")
 
 
+#: The ``judged_moves(engine)`` macro the named reports use (see ``queries/_shared.sql``).
+JUDGED_MOVES = ("CREATE OR REPLACE TEMP MACRO judged_moves(p_engine) AS TABLE\n"
+                + one_per_move("SELECT * FROM judgements\n"
+                               "    WHERE p_engine IS NULL OR starts_with(engine, p_engine)"))
+
+
 #: The curve of any engine that no row of ``win_curves`` names.
 ANY_ENGINE = ""
 

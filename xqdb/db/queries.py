@@ -32,6 +32,7 @@ from typing import Any
 import duckdb
 
 from ..errors import BadArgumentError, closest
+from .judgements import JUDGED_MOVES
 from .result import Result
 from .selection import FILTER_PARAMS, GameFilter, filter_from_params, resolved, select_games
 
@@ -156,6 +157,7 @@ def create_shared_macros(con: duckdb.DuckDBPyConnection) -> None:
     """Create the macros of ``_shared.sql`` on ``con`` (temporary: a read-only database
     takes them too)."""
     con.execute(_files()["_shared"].read_text(encoding="utf-8"))
+    con.execute(JUDGED_MOVES)
 
 
 

@@ -10,7 +10,10 @@
 -- family_name(letter): what an ECCO family A-E covers.
 -- opening_keys(by, ecco, names): the openings a game counts under: its ECCO code (by =
 -- 'code'), its family letter ('family') or its traditional names ('name'), each once.
--- judged_moves(engine): the analysis's judgements, one per move (see below).
+-- judged_moves(engine): the analysis's judgement of each move (the `judgements` view), one
+-- per move: that of the engine whose name starts with `engine`, or with no engine given,
+-- that of the first engine by name (created from xqdb.db.judgements.JUDGED_MOVES, beside
+-- the rule it follows).
 -- standard_start(fen): whether a stored start position is the standard start, Red to move
 -- (as xqdb.rules.position.is_standard_start says of a FEN).
 
@@ -54,13 +57,6 @@ CREATE OR REPLACE TEMP MACRO opening_keys(p_by, p_ecco, p_names) AS
     CASE p_by WHEN 'code' THEN [p_ecco] WHEN 'family' THEN [left(p_ecco, 1)]
               ELSE list_distinct(p_names) END;
 
--- judged_moves(engine): the analysis's judgement of each move (the `judgements` view), one
--- per move: that of the engine whose name starts with `engine`, or with no engine given,
--- that of the first engine by name that judged the move.
-CREATE OR REPLACE TEMP MACRO judged_moves(p_engine) AS TABLE
-    SELECT * FROM judgements
-    WHERE p_engine IS NULL OR starts_with(engine, p_engine)
-    QUALIFY row_number() OVER (PARTITION BY game_id, ply ORDER BY engine) = 1;
 
 -- disagreement_kind(result, rules_result, termination): how a recorded result contradicts
 -- how the record ends under the rules, NULL when it does not (or either is missing):
