@@ -18,7 +18,7 @@ import dataclasses
 import re
 from typing import BinaryIO, Iterator
 
-from .encoding import decode, detect_encoding
+from .encoding import decode, detect_encoding, head_lines
 from ..errors import ErrorKind
 from . import movelist
 from .record import GameRecord, Origin
@@ -32,8 +32,7 @@ _LINE = re.compile(rb"^([^|\r\n]*)\|[ \t]*((?:[1-9kabnrcpehKABNRCPEH]{1,9}/){9}"
 
 def sniff(head: bytes, name: str) -> bool:
     """Every complete line of the first bytes is ``name|FEN`` or ``name|FEN|moves``."""
-    lines = [line for line in head.split(b"\n")[:-1] if line.strip()] or \
-        [line for line in head.split(b"\n") if line.strip()]
+    lines = head_lines(head)
     return bool(lines) and all(_LINE.match(line.lstrip(b"\xef\xbb\xbf")) for line in lines)
 
 

@@ -158,6 +158,17 @@ def head_text(head: bytes) -> str:
     return head.decode(encoding, errors="replace")
 
 
+def head_lines(head: bytes) -> list[bytes]:
+    """The non-blank lines of a file's first bytes that are whole (the last may be cut
+    off), or, in a head of one line, that line: what a line-per-record format sniffs.
+
+    >>> head_lines(b"a|1\n\nb|2\nc|"), head_lines(b"a|1"), head_lines(b"\n\n")
+    ([b'a|1', b'b|2'], [b'a|1'], [])
+    """
+    lines = head.split(b"\n")
+    return [line for line in lines[:-1] if line.strip()] or [line for line in lines if line.strip()]
+
+
 def text_stream(stream: BinaryIO, head: bytes, encoding: str) -> io.TextIOWrapper:
     """A text view of ``stream`` whose first bytes ``head`` were already read, for the
     encodings whose lines cannot be found in the bytes (UTF-16)."""

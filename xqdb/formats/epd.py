@@ -19,7 +19,7 @@ import dataclasses
 import re
 from typing import BinaryIO, Iterator
 
-from .encoding import decode, detect_encoding
+from .encoding import decode, detect_encoding, head_lines
 from ..errors import ErrorKind
 from .record import GameRecord, Origin
 
@@ -33,8 +33,7 @@ _FEN_LINE = re.compile(rb"^\s*((?:[1-9kabnrcpehKABNRCPEH]{1,9}/){9}[1-9kabnrcpeh
 
 def sniff(head: bytes, name: str) -> bool:
     """Every complete line of the first bytes is a FEN, and there are moves nowhere."""
-    lines = [line for line in head.split(b"\n")[:-1] if line.strip()] or \
-        [line for line in head.split(b"\n") if line.strip()]
+    lines = head_lines(head)
     if not lines:
         return False
     return all(_FEN_LINE.match(line.rstrip(b"\r")) for line in lines) and (
