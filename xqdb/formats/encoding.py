@@ -162,7 +162,7 @@ def head_lines(head: bytes) -> list[bytes]:
     """The non-blank lines of a file's first bytes that are whole (the last may be cut
     off), or, in a head of one line, that line: what a line-per-record format sniffs.
 
-    >>> head_lines(b"a|1\n\nb|2\nc|"), head_lines(b"a|1"), head_lines(b"\n\n")
+    >>> head_lines(b"a|1\\n\\nb|2\\nc|"), head_lines(b"a|1"), head_lines(b"\\n\\n")
     ([b'a|1', b'b|2'], [b'a|1'], [])
     """
     lines = head.split(b"\n")
