@@ -18,14 +18,13 @@ import dataclasses
 import re
 from typing import BinaryIO, Iterator
 
-from .encoding import decode, detect_encoding, head_lines
+from .encoding import decode, detect_encoding, head_lines, numbered_lines
 from ..errors import ErrorKind
 from . import movelist
 from .record import GameRecord, Origin
 
 FORMAT = "eglib"
 
-_CHUNK = 1 << 16
 _LINE = re.compile(rb"^([^|\r\n]*)\|[ \t]*((?:[1-9kabnrcpehKABNRCPEH]{1,9}/){9}"
                    rb"[1-9kabnrcpehKABNRCPEH]{1,9}[^|\r\n]*)(?:\|([^\r\n]*))?\r?$")
 
@@ -40,22 +39,14 @@ def read(stream: BinaryIO, origin: Origin, encoding: str | None = None) -> Itera
     """Yield one game per non-blank line."""
     pending = stream.read(4096)
     file_encoding = encoding or detect_encoding(pending)
-    number, index = 0, 0
-    while True:
-        chunk = stream.read(_CHUNK)
-        pending += chunk
-        lines = pending.split(b"\n")
-        pending = lines.pop() if chunk else b""
-        for line in lines:
-            number += 1
-            if number == 1:
-                line = line.removeprefix(b"\xef\xbb\xbf")
-            if line.strip():
-                where = dataclasses.replace(origin, index=index, line=number)
-                yield parse_line(line.rstrip(b"\r"), where, file_encoding, encoding is None)
-                index += 1
-        if not chunk:
-            break
+    index = 0
+    for number, _, line in numbered_lines(stream, pending):
+        if number == 1:
+            line = line.removeprefix(b"\xef\xbb\xbf")
+        if line.strip():
+            where = dataclasses.replace(origin, index=index, line=number)
+            yield parse_line(line.rstrip(b"\r"), where, file_encoding, encoding is None)
+            index += 1
 
 
 def parse_line(line: bytes, origin: Origin, encoding: str, fallback: bool = True) -> GameRecord:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import codecs
 import functools
 import io
+from collections.abc import Iterator
 from typing import Any, BinaryIO, cast
 
 #: Characters that fill Xiangqi records (pieces, directions, numerals, results, tags)
@@ -167,6 +168,30 @@ def head_lines(head: bytes) -> list[bytes]:
     """
     lines = head.split(b"\n")
     return [line for line in lines[:-1] if line.strip()] or [line for line in lines if line.strip()]
+
+
+def numbered_lines(stream: BinaryIO, head: bytes = b"", chunk_size: int = 1 << 16
+                   ) -> Iterator[tuple[int, int, bytes]]:
+    """``(line number, offset, line)`` for each line of ``stream``, whose first bytes
+    ``head`` were already read; lines keep a ``\\r`` before their ``\\n``, and are read a
+    chunk at a time so that a big file is never held whole.
+
+    >>> import io
+    >>> list(numbered_lines(io.BytesIO(b"b\\r\\n\\nc"), b"a"))
+    [(1, 0, b'ab\\r'), (2, 4, b''), (3, 5, b'c')]
+    """
+    pending, number, offset = head, 0, 0
+    while True:
+        chunk = stream.read(chunk_size)
+        pending += chunk
+        lines = pending.split(b"\n")
+        pending = lines.pop() if chunk else b""
+        for line in lines:
+            number += 1
+            yield number, offset, line
+            offset += len(line) + 1
+        if not chunk:
+            return
 
 
 def text_stream(stream: BinaryIO, head: bytes, encoding: str) -> io.TextIOWrapper:

@@ -19,14 +19,13 @@ import dataclasses
 import re
 from typing import BinaryIO, Iterator
 
-from .encoding import decode, detect_encoding, head_lines
+from .encoding import decode, detect_encoding, head_lines, numbered_lines
 from ..errors import ErrorKind
 from .record import GameRecord, Origin
 
 FORMAT = "epd"
 
 _HEAD = 4096
-_CHUNK = 1 << 16
 _FEN_LINE = re.compile(rb"^\s*((?:[1-9kabnrcpehKABNRCPEH]{1,9}/){9}[1-9kabnrcpehKABNRCPEH]{1,9}"
                        rb"(?:[ \t]*[wbr](?:[ \t]+[-\d]+){0,4}|[wbr](?:--?\d*)?)?)[ \t]*(?:;(.*))?$")
 
@@ -46,22 +45,12 @@ def read(stream: BinaryIO, origin: Origin, encoding: str | None = None) -> Itera
     # Names are too short to tell GBK from Big5 by their characters; xqwizard writes
     # GBK first, so a file that is not UTF-8 is read as GB18030.
     file_encoding = encoding or ("utf-8" if detect_encoding(head) == "utf-8" else "gb18030")
-    pending = head
-    offset, number, index = 0, 0, 0
-    while True:
-        chunk = stream.read(_CHUNK)
-        pending += chunk
-        lines = pending.split(b"\n")
-        pending = lines.pop() if chunk else b""
-        for line in lines:
-            number += 1
-            if line.strip():
-                where = dataclasses.replace(origin, index=index, line=number, offset=offset)
-                yield parse_line(line.rstrip(b"\r"), where, file_encoding, encoding is None)
-                index += 1
-            offset += len(line) + 1
-        if not chunk:
-            break
+    index = 0
+    for number, offset, line in numbered_lines(stream, head):
+        if line.strip():
+            where = dataclasses.replace(origin, index=index, line=number, offset=offset)
+            yield parse_line(line.rstrip(b"\r"), where, file_encoding, encoding is None)
+            index += 1
 
 
 def parse_line(line: bytes, origin: Origin, encoding: str, fallback: bool = True) -> GameRecord:
