@@ -211,6 +211,52 @@ def test_openings_and_tree_commands(db: Path) -> None:
     assert bad.returncode == 2 and "move 2: '车一进九'" in bad.stderr
 
 
+def test_tree_with_no_top_games_lists_every_move_without_that_column(db: Path) -> None:
+    listed = run_xqdb("tree", "--db", str(db), "--moves", "炮二平五", "--format", "json")
+    bare = run_xqdb("tree", "--db", str(db), "--moves", "炮二平五", "--top-games", "0",
+                    "--format", "json")
+    assert bare.returncode == 0, bare.stderr
+    with_games = json.loads(listed.stdout)
+    assert len(with_games) > 5
+    assert json.loads(bare.stdout) == [{k: v for k, v in row.items() if k != "top_games"}
+                                       for row in with_games]
+
+
+def test_the_report_s_main_lines_count_the_games_of_each_line(con) -> None:
+    from xqdb.browse.search import mirrored
+    from xqdb.position import position_after
+    from xqdb.render.report import build_report
+
+    page = build_report(con)
+    table = re.search(r'<table id="tree">(.*?)</table>', page, re.S)[1]
+    rows = [re.findall(r"<td[^>]*>(.*?)</td>", row) for row in re.findall(r"<tr>(.*?)</tr>", table)]
+    lines = [(cells[0], int(cells[1])) for cells in rows if cells]
+    assert lines[0][0] == "1. 炮二平五"
+    # Depth first: the first row of each depth continues the line above it, four plies deep.
+    first_branch = lines[:4]
+    assert [line for line, _ in first_branch] == [
+        "1. 炮二平五", "\u20031… 马８进７", "\u2003\u20032. 马二进三", "\u2003\u2003\u20032… 车９平８"]
+    moves: list[str] = []
+    for line, games in first_branch:
+        before = position_after(" ".join(moves))
+        moves.append(line.split()[-1])
+        after = position_after(" ".join(moves))
+        hand = con.execute("""
+            SELECT count(DISTINCT m.game_id) FROM moves m JOIN games g USING (game_id)
+            WHERE g.status = 'valid' AND m.key_before IN ($b, $mb) AND m.key_after IN ($a, $ma)
+            """, {"b": before.zobrist(), "mb": mirrored(before).zobrist(),
+                  "a": after.zobrist(), "ma": mirrored(after).zobrist()}).fetchone()[0]
+        assert games == hand, line
+    # A game dated 1905 has no year (0000 is no year written), and the charts by year say
+    # they leave it out.
+    doubtful = con.execute("""
+        SELECT count(*) FROM games WHERE status = 'valid' AND year IS NULL
+          AND regexp_matches(date_raw, '^[0-9]{4}')
+          AND CAST(left(date_raw, 4) AS INTEGER) BETWEEN 1000 AND 1919""").fetchone()[0]
+    assert doubtful == 1
+    assert "1 game whose Date tag names a doubtful year" in page
+
+
 def test_players_alias_merges_and_splits_and_survives_relinking(db: Path,
                                                                 tmp_path: Path) -> None:
     copy = tmp_path / "copy.duckdb"

@@ -40,13 +40,14 @@ from .db.judgements import (
 )
 from .analysis.puzzles import Puzzle, PuzzleCount, find_puzzles, puzzle_pgn
 from .browse.export import ExportSummary, export_games
-from .browse.search import Found, MaterialPattern, mirrored, search_material, search_position
+from .browse.search import Found, MaterialPattern, search_material, search_position
 from .browse.show import GameView, load_game
+from .browse.tree import opening_tree
 from .db.info import DatabaseInfo, database_info
 from .db.lookup import require_game, require_player
 from .db.openings import classify_database, explain_game
 from .db.players import merge, split
-from .db.queries import Query, Result, list_queries, run_query, run_report, run_sql
+from .db.queries import Query, Result, list_queries, run_query, run_sql
 from .db.schema import Connection, connect, require_database
 from .db.selection import GameFilter, resolve_player, resolved, selected_ids
 from .db.upgrade import UpgradeSummary, upgrade
@@ -54,7 +55,7 @@ from .engine import EngineError, EngineSpec, Limit, SupervisedEngine, choose_eng
 from .errors import BadArgumentError, CannotRunError, NotFoundError
 from .pipeline.analyze import AnalysisSummary, analyse_database
 from .pipeline.importer import ImportSummary, import_paths
-from .position import Move, Position, position_after
+from .position import Position, position_after
 from .render.report import build_report
 
 __all__ = ["Database", "CalibrationReport", "PuzzleReport", "JUDGEMENTS"]
@@ -244,18 +245,10 @@ class Database:
         the mirror image too (炮八平五 counted as 炮二平五). With ``with_partial``, invalid
         games count too, with their moves up to the failing one."""
         position = position_after(moves, fen)
-        key = position.zobrist()
-        image = mirrored(position).zobrist()
         with self._open() as con:
-            found = run_report(con, "tree", games,
-                               {"key": str(key), "mirror_key": str(image) if mirror else None,
-                                "min_games": str(min_games), "top_games": str(top_games)},
-                               valid_only=not with_partial)
-        rows = [(position.move_text(Move.from_code(code), notation), *rest)
-                for code, *rest in found.rows]
-        result = Result(["move", *found.columns[1:]], rows)
-        result.labels["share"] = f"Share % of {sum(r[1] for r in rows):,}"
-        return result
+            return opening_tree(con, position, notation=notation, min_games=min_games,
+                                mirror=mirror, games=games, top_games=top_games,
+                                with_partial=with_partial)
 
     def search(self, moves: str = "", fen: str | None = None, *, mirror: bool = False,
                notation: str = "chinese", limit: int = 100,

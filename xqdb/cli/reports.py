@@ -219,7 +219,7 @@ def tree_command(db: str, moves: str, fen: str | None, notation: str, min_games:
     xqdb tree --db games.duckdb --moves "h2e2 h9g7" --notation wxf
     """
     emit(database(db).tree(moves, fen, notation=notation, min_games=min_games, mirror=mirror,
-                           games=games, top_games=max(top_games, 1),
+                           games=games, top_games=top_games,
                            with_partial=with_partial), format_, output)
 
 

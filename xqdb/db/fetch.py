@@ -254,6 +254,16 @@ def selected_count(con: duckdb.DuckDBPyConnection) -> int:
     return int(row[0]) if row else 0
 
 
+def doubtful_year_count(con: duckdb.DuckDBPyConnection) -> int:
+    """How many games of the last selection have no year because their ``Date`` tag's
+    was set aside as doubtful (``games.year_note``)."""
+    row = con.execute("""
+        SELECT count(*) FROM games
+        WHERE game_id IN (SELECT game_id FROM selected_games)
+          AND year IS NULL AND year_note IS NOT NULL""").fetchone()
+    return int(row[0]) if row else 0
+
+
 def analysed_count(con: duckdb.DuckDBPyConnection) -> int:
     """How many games of the last selection hold an engine's evaluation of some move."""
     row = con.execute("""

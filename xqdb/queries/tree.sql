@@ -58,6 +58,6 @@ SELECT move AS code, games,
        pct(black_wins, red_wins + draws + black_wins) AS black_win,
        score_pct(red_wins, draws, black_wins) AS red_score,
        round(avg_year, 1) AS avg_year, players, top_games
-FROM tally JOIN top USING (move)
+FROM tally LEFT JOIN top USING (move)
 QUALIFY games >= CAST($min_games AS INTEGER)
 ORDER BY games DESC, move

@@ -2,8 +2,8 @@
 
 It is made of the named reports (:mod:`xqdb.db.queries`): the opening table with the top
 players of each opening (``openings``), the popularity of the families by year
-(``family_years``), results by family (``openings`` by family) and the most played lines
-(``lines``). The charts are Plotly figures; Plotly's JavaScript is written into the page
+(``family_years``), results by family (``openings`` by family), the main lines of the
+tree (``tree``, from :mod:`xqdb.browse.tree`) and the most played lines (``lines``). The charts are Plotly figures; Plotly's JavaScript is written into the page
 once, so nothing is fetched from a network. A script records any error the page raises
 in ``#page-errors`` (empty when all went well), for a browser test to read::
 
@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 from dataclasses import replace
 
-from ..db.fetch import analysed_count, selected_count
+from ..db.fetch import analysed_count, doubtful_year_count, selected_count
 from ..db.queries import Result, run_query
 from .tables import header
 from ..db.schema import Connection
@@ -158,6 +158,13 @@ def build_report(con: Connection, games: GameFilter | None = None, top: int = 30
                                  MIN_YEAR_GAMES if games.player is None else MIN_PLAYER_YEAR_GAMES)
     lines = run_query(con, "lines", games, limit=str(top))
     selected = selected_count(con)
+    doubtful = doubtful_year_count(con)
+    if doubtful:
+        one = doubtful == 1
+        note += (f"<p class=\"note\">{doubtful:,} {'game' if one else 'games'} whose Date "
+                 "tag names a doubtful year (before 1920 or after today, with no other tag to "
+                 f"date {'it' if one else 'them'}) {'is' if one else 'are'} left out of the "
+                 "charts by year (see <code>year_note</code>).</p>")
     title = f"Dossier of {player}" if player else "Openings"
     described = games.describe()
     body = [f"<h1>{html.escape(title)}</h1>",
@@ -202,11 +209,15 @@ def build_report(con: Connection, games: GameFilter | None = None, top: int = 30
                 f"<p>None of the {selected:,} games is analysed yet "
                 "(xqdb analyze --player NAME).</p>"]))
     else:
-        tree = _first_moves(con, games)
+        tree = _main_lines(con, games)
         sections += [
             ("openings", "The openings by ECCO code, with their variations and top players",
              [html_table(Result(codes.columns, codes.rows[:top], codes.labels), "openings")]),
-            ("tree", "The main lines: the first moves", [html_table(tree, "tree")]),
+            ("tree", f"The main lines, to {MAIN_PLIES} plies", [
+                f"<p class=\"note\">At most {MAIN_BRANCHES} moves from each position, each "
+                f"played in at least {MAIN_SHARE:g}% of the games that reached it and in "
+                f"{MAIN_LEAST} games; move orders and mirror images merged.</p>",
+                html_table(tree, "tree")]),
         ]
     sections += [
         ("families", "Popularity of the families by year",
@@ -236,12 +247,45 @@ def build_report(con: Connection, games: GameFilter | None = None, top: int = 30
         f"<script>{get_plotlyjs()}</script>", *body, "</body></html>"])
 
 
-def _first_moves(con: Connection, games: GameFilter) -> Result:
-    """The tree of the start position: each first move with its figures."""
-    from ..position import Position
-    from ..rules.board import Move
+#: How the report's tree of main lines grows: to this many plies, at most ``MAIN_BRANCHES``
+#: moves per position, each played in at least ``MAIN_SHARE`` percent of the games that
+#: reached its position and in ``MAIN_LEAST`` games (a line of three games is no main line).
+MAIN_PLIES = 4
+MAIN_BRANCHES = 3
+MAIN_SHARE = 10.0
+MAIN_LEAST = 10
+#: The tree's columns the report shows, after the line.
+_MAIN_COLUMNS = ["games", "share", "red_win", "draw", "black_win", "red_score", "avg_year",
+                 "players"]
 
-    start = Position()
-    found = run_query(con, "tree", games, key=str(start.zobrist()), top_games="2")
-    return Result(["move", *found.columns[1:]],
-                  [(start.move_text(Move.from_code(code)), *rest) for code, *rest in found.rows])
+
+def _main_lines(con: Connection, games: GameFilter) -> Result:
+    """The tree of the main lines from the start, depth first, each move with the tree's
+    figures (its share is of the games that reached the position before it); transpositions
+    and mirror images merged as ``xqdb tree`` merges them.
+
+    A row's line is the move numbered and indented by its ply, so that the table reads as a
+    tree: ``1. 炮二平五``, then ``1… 马8进7`` under it."""
+    from ..browse.tree import opening_tree
+    from ..position import Position
+
+    rows: list[tuple[object, ...]] = []
+
+    def grow(position: Position, ply: int) -> None:
+        tree = opening_tree(con, position, games=games, top_games=0)
+        at = {c: i for i, c in enumerate(tree.columns)}
+        for row in tree.rows[:MAIN_BRANCHES]:
+            if row[at["games"]] < MAIN_LEAST or (ply > 1 and row[at["share"]] < MAIN_SHARE):
+                break
+            number = f"{(ply + 1) // 2}." if ply % 2 else f"{ply // 2}…"
+            rows.append(("\u2003" * (ply - 1) + f"{number} {row[0]}",
+                         *(row[at[c]] for c in _MAIN_COLUMNS)))
+            if ply < MAIN_PLIES:
+                position.push_text(str(row[0]), "chinese")
+                grow(position, ply + 1)
+                position.pop()
+
+    grow(Position(), 1)
+    result = Result(["line", *_MAIN_COLUMNS], rows)
+    result.labels["share"] = "Share % of the position's games"
+    return result

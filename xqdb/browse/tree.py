@@ -1,0 +1,44 @@
+"""The opening tree: every move played from a position, with its figures, as SCID's tree
+window and the lichess explorer show it.
+
+Transpositions are merged (the moves are counted by the position they leave, not by the
+move order that reached it) and, with ``mirror``, so are the left-right mirror images:
+炮八平五 from the start counts as 炮二平五.
+
+>>> from xqdb.db.schema import connect
+>>> con = connect(":memory:")
+>>> opening_tree(con, Position()).columns[:3]
+['move', 'games', 'share']
+"""
+
+from __future__ import annotations
+
+from ..db.queries import Result, run_report
+from ..db.schema import Connection
+from ..db.selection import GameFilter
+from ..position import Move, Position
+from .search import mirrored
+
+
+def opening_tree(con: Connection, position: Position, *, notation: str = "chinese",
+                 min_games: int = 1, mirror: bool = True, games: GameFilter | None = None,
+                 top_games: int = 3, with_partial: bool = False) -> Result:
+    """Every move played from ``position`` in the games ``games`` selects, most played
+    first: games, share, results, score, average year, distinct players and the
+    ``top_games`` latest games (a column left out with none).
+    With ``with_partial``, invalid games count too, with their moves up to the failing one."""
+    image = mirrored(position).zobrist()
+    found = run_report(con, "tree", games,
+                       {"key": str(position.zobrist()),
+                        "mirror_key": str(image) if mirror else None,
+                        "min_games": str(min_games), "top_games": str(top_games)},
+                       valid_only=not with_partial)
+    columns = ["move", *found.columns[1:]]
+    rows = [(position.move_text(Move.from_code(code), notation), *rest)
+            for code, *rest in found.rows]
+    if not top_games:
+        columns.pop()
+        rows = [row[:-1] for row in rows]
+    result = Result(columns, rows)
+    result.labels["share"] = f"Share % of {sum(r[1] for r in rows):,}"
+    return result
