@@ -287,5 +287,6 @@ def _main_lines(con: Connection, games: GameFilter) -> Result:
 
     grow(Position(), 1)
     result = Result(["line", *_MAIN_COLUMNS], rows)
-    result.labels["share"] = "Share % of the position's games"
+    result.labels.update(line="Line", games="Games", players="Players",
+                         share="Share % of the position's games")
     return result
