@@ -28,8 +28,9 @@ DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 PLIES = tuple(range(20, 61, 5))
 
 
-def samples(engine: SupervisedEngine, limit: Limit, games: int) -> list[tuple[float, float]]:
-    """``(cp for the side to move, its score)`` at the sampled plies of the first games."""
+def samples(engine: SupervisedEngine, limit: Limit, games: int) -> list[tuple[float, float, int]]:
+    """``(cp for the side to move, its score, plies played)`` at the sampled plies of the
+    first games."""
     out = []
     used = 0
     for record in read_paths([str(DATA / "ccpd-dev.zip")]):
@@ -47,7 +48,7 @@ def samples(engine: SupervisedEngine, limit: Limit, games: int) -> list[tuple[fl
                 score = engine.analyse(Position.from_fen(pos.fen()), limit).score.relative
                 if not score.is_mate():
                     mover = result if pos.turn == 1 else 1.0 - result
-                    out.append((float(score.score() or 0), mover))
+                    out.append((float(score.score() or 0), mover, ply))
         if used >= games:
             break
     return out
@@ -71,7 +72,8 @@ def main() -> None:
           f"in {time.perf_counter() - started:.0f} s")
     print(f"fit: {fit}")
     for cp in (0, 100, 200, 300, 500, 900):
-        print(f"  {cp:+5d} cp -> {fit.curve.expectation(Cp(cp)):.3f}")
+        print(f"  {cp:+5d} cp -> " + ", ".join(
+            f"{fit.curve.expectation(Cp(cp), ply):.3f} at ply {ply}" for ply in (20, 40, 60)))
 
 
 if __name__ == "__main__":

@@ -228,4 +228,4 @@ def test_a_curve_is_fitted_from_the_database(db: Path) -> None:
     assert sorted(samples) == sorted([(60.0, 1.0, 1, 1), (200.0, 0.0, 1, 2), (300.0, 1.0, 1, 3),
                                       (-500.0, 1.0, 1, 5)])
     with pytest.raises(ValueError, match="too few"):
-        fit_win_curve([(cp, y) for cp, y, _, _ in samples])
+        fit_win_curve([(cp, y, ply) for cp, y, _, ply in samples])

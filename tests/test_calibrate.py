@@ -19,7 +19,9 @@ FAIRY = "/usr/games/fairy-stockfish"
 
 
 def curves(db: Path) -> dict[str, tuple]:
-    return {row[0]: row[1:] for row in fetch(db, "SELECT * FROM win_curves")}
+    return {row[0]: row[1:] for row in fetch(
+        db, "SELECT engine, cp_offset, cp_scale, positions, log_loss, fitted_on, cp_late_scale "
+            "FROM win_curves")}
 
 
 @pytest.mark.slow  # analyses 30 games with Fairy-Stockfish
@@ -82,14 +84,17 @@ def test_an_upgrade_keeps_the_fitted_curves_and_thresholds(tmp_path: Path) -> No
     assert run_xqdb("calibrate", "--db", str(db), "--blunder", "0.3").returncode == 0
     con = duckdb.connect(str(db))
     try:
+        # As a database written by version 7 would read: no cp_late_scale yet.
+        for view in ("player_blunders", "blunders", "judgements"):
+            con.execute(f"DROP VIEW {view}")
+        con.execute("ALTER TABLE win_curves DROP COLUMN cp_late_scale")
         con.execute("INSERT INTO win_curves VALUES ('Pikafish', 10, 120, 5000, 0.5, 'a fit')")
-        # As a database written by the previous version would read.
-        con.execute("UPDATE meta SET value = '5' WHERE key = 'schema_version'")
+        con.execute("UPDATE meta SET value = '7' WHERE key = 'schema_version'")
     finally:
         con.close()
     done = run_xqdb("upgrade", "--db", str(db))
     assert done.returncode == 0, done.stderr
-    assert curves(db)["Pikafish"] == (10.0, 120.0, 5000, 0.5, "a fit")
+    assert curves(db)["Pikafish"] == (10.0, 120.0, 5000, 0.5, "a fit", None)
     assert curves(db)["Fairy-Stockfish"][:2] == (52.0, 145.0)
     assert fetch(db, "SELECT min_loss FROM judgement_thresholds WHERE class = 'blunder'"
                  ) == [(0.3,)]

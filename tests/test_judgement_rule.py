@@ -4,6 +4,7 @@ view of the database agree on every judged move of real games analysed by a real
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import duckdb
@@ -14,6 +15,7 @@ from xqdb.analysis.games import Thresholds, game_positions, judge_moves
 from xqdb.db.evals import game_evals
 from xqdb.db.judgements import Selection, stored_curve
 from xqdb.engine import EngineSpec, Limit
+from xqdb.engine.score import WinCurve
 from xqdb.pipeline.analyze import analyse_database
 from xqdb.pipeline.importer import import_paths
 from xqdb.position import Position
@@ -48,11 +50,26 @@ def python_judgements(con: duckdb.DuckDBPyConnection, engine: str, limit: str,
     return found
 
 
-@pytest.mark.parametrize("thresholds", [None, Thresholds(0.02, 0.05, 0.08)],
-                         ids=["stored", "given"])
-def test_python_and_sql_judge_every_move_alike(analysed: Path,
-                                               thresholds: Thresholds | None) -> None:
-    con = duckdb.connect(str(analysed), read_only=True)
+@pytest.fixture(scope="module")
+def phased(analysed: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The same analysis judged by a curve whose scale changes with the phase (its WDL
+    figures taken away: the built-in engine gives them, and a WDL is used before any
+    curve)."""
+    from xqdb.db.judgements import StoredCurve, store_curves
+
+    db = tmp_path_factory.mktemp("phased") / "games.duckdb"
+    shutil.copy(analysed, db)
+    con = duckdb.connect(str(db))
+    con.execute("UPDATE evals SET wdl_win = NULL, wdl_draw = NULL, wdl_loss = NULL")
+    store_curves(con, [StoredCurve("xqdb built-in", WinCurve(scale=260, offset=40,
+                                                              late_scale=120))])
+    con.close()
+    return db
+
+
+def judged_alike(db: Path, thresholds: Thresholds | None) -> list[tuple[object, ...]]:
+    """The judged moves of the view, once checked to be the Python rule's."""
+    con = duckdb.connect(str(db), read_only=True)
     try:
         (engine, limit), = con.execute(
             "SELECT DISTINCT engine, search_limit FROM evals").fetchall()
@@ -67,8 +84,24 @@ def test_python_and_sql_judge_every_move_alike(analysed: Path,
     differ = [(k, in_sql[k], expected[k]) for k in in_sql
               if in_sql[k][0] != expected[k][0] or abs(in_sql[k][1] - expected[k][1]) > 1e-9]
     assert differ == []
+    return rows
+
+
+@pytest.mark.parametrize("thresholds", [None, Thresholds(0.02, 0.05, 0.08)],
+                         ids=["stored", "given"])
+def test_python_and_sql_judge_every_move_alike(analysed: Path,
+                                               thresholds: Thresholds | None) -> None:
+    rows = judged_alike(analysed, thresholds)
     # The cases where the copies used to disagree occur: the engine's own best move with a
     # drop big enough to be classed, which neither copy classes now.
     t = thresholds or Thresholds()
     assert any(best and loss >= t.inaccuracy for _, _, _, loss, best in rows)
-    assert len({c for c, _ in in_sql.values()}) >= 3
+    assert len({c for _, _, c, _, _ in rows}) >= 3
+
+
+def test_a_curve_that_changes_with_the_phase_judges_alike_in_python_and_sql(
+        analysed: Path, phased: Path) -> None:
+    rows = judged_alike(phased, None)
+    flat = {(g, p): loss for g, p, _, loss, _ in judged_alike(analysed, None)}
+    # The same evaluations weigh differently: the curve (and its phase) changed the losses.
+    assert sum(abs(loss - flat[g, p]) > 1e-3 for g, p, _, loss, _ in rows) > len(rows) // 4

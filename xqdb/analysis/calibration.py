@@ -1,12 +1,15 @@
 """Fitting an engine's win curve on positions of games with known results.
 
-Each sample is an engine's centipawn score for the side to move and what that side went on
-to score in the game (1, 1/2 or 0). The curve ``E = 1 / (1 + exp(-(cp - offset) / scale))``
-is fitted to them by maximum likelihood: the same log loss a logistic regression minimises,
-solved by Newton's method (two parameters, a convex problem: a few steps suffice).
+Each sample is an engine's centipawn score for the side to move, what that side went on
+to score in the game (1, 1/2 or 0), and how many plies the game had then. The curve
+(:class:`xqdb.engine.score.WinCurve`) is fitted to them by maximum likelihood: the log loss
+a logistic regression minimises, ``logit = a + b * x + c * t * x`` with ``x`` the
+centipawns in hundreds and ``t`` the phase (0 at the start, 1 from ply 100 on), solved by
+Newton's method (a convex problem: a few steps suffice). Without the phase term (``c``)
+the curve has one scale throughout.
 
->>> samples = [(cp, 1.0 if cp > 60 else 0.0) for cp in range(-400, 400, 7)]
->>> samples += [(60, 1.0), (60, 0.0), (100, 0.0), (20, 1.0)]
+>>> samples = [(cp, 1.0 if cp > 60 else 0.0, 30) for cp in range(-400, 400, 7)]
+>>> samples += [(60, 1.0, 30), (60, 0.0, 30), (100, 0.0, 30), (20, 1.0, 30)]
 >>> fit = fit_win_curve(samples)
 >>> 40 < fit.curve.offset < 80, fit.log_loss < fit.baseline_log_loss
 (True, True)
@@ -20,10 +23,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..errors import CannotRunError
-from ..engine.score import Cp, WinCurve
+from ..engine.score import PHASE_PLIES, Cp, WinCurve
 
-#: ``(centipawns for the side to move, that side's score in the game)``.
-Sample = tuple[float, float]
+#: ``(centipawns for the side to move, that side's score in the game, plies played)``.
+Sample = tuple[float, float, int]
 
 #: Results as the side to move's score, from Red's result text.
 RED_POINTS = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
@@ -45,55 +48,83 @@ class CurveFit:
     """Mean log loss of always saying 50 % (ln 2 = 0.693): what the curve improves on."""
 
     def __str__(self) -> str:
-        return (f"offset {self.curve.offset:+.0f} cp, scale {self.curve.scale:.0f} cp, from "
-                f"{self.positions:,} positions: log loss {self.log_loss:.4f} (constant 50 %: "
-                f"{self.baseline_log_loss:.4f})")
+        late = self.curve.late_scale
+        phase = f" ({late:.0f} cp from ply {PHASE_PLIES} on)" if late is not None else ""
+        return (f"offset {self.curve.offset:+.0f} cp, scale {self.curve.scale:.0f} cp{phase}, "
+                f"from {self.positions:,} positions: log loss {self.log_loss:.4f} (constant "
+                f"50 %: {self.baseline_log_loss:.4f})")
 
 
 def log_loss(samples: Sequence[Sample], curve: WinCurve) -> float:
     """Mean log loss of ``curve`` on ``samples`` (lower is better)."""
     total = 0.0
-    for cp, y in samples:
-        p = min(max(1 / (1 + math.exp(-(cp - curve.offset) / curve.scale)), 1e-12), 1 - 1e-12)
+    for cp, y, ply in samples:
+        p = min(max(curve.expectation(Cp(int(cp)), ply), 1e-12), 1 - 1e-12)
         total -= y * math.log(p) + (1 - y) * math.log(1 - p)
     return total / len(samples)
 
 
+def _solve(matrix: list[list[float]], vector: list[float]) -> list[float] | None:
+    """``matrix⁻¹ · vector`` by Gaussian elimination with pivoting; ``None`` if singular."""
+    n = len(vector)
+    rows = [row[:] + [v] for row, v in zip(matrix, vector)]
+    for col in range(n):
+        pivot = max(range(col, n), key=lambda r: abs(rows[r][col]))
+        if abs(rows[pivot][col]) < 1e-12:
+            return None
+        rows[col], rows[pivot] = rows[pivot], rows[col]
+        for r in range(n):
+            if r != col:
+                factor = rows[r][col] / rows[col][col]
+                rows[r] = [a - factor * b for a, b in zip(rows[r], rows[col])]
+    return [rows[i][n] / rows[i][i] for i in range(n)]
+
+
 def fit_win_curve(samples: Sequence[Sample], *, iterations: int = 50,
-                  start: WinCurve | None = None) -> CurveFit:
+                  start: WinCurve | None = None, phased: bool = True) -> CurveFit:
     """The maximum-likelihood curve for ``samples`` (Newton's method from ``start``, or
-    from a flat guess); :class:`CalibrationError` when they cannot give one (fewer than
-    10, or scores that never vary with the centipawns)."""
+    from a flat guess), with a scale that depends on the phase unless ``phased`` is false
+    (or every sample is of one phase); :class:`CalibrationError` when they cannot give one
+    (fewer than 10, or scores that never vary with the centipawns)."""
     if len(samples) < 10:
         raise CalibrationError(f"{len(samples)} positions are too few to fit a curve")
-    # Fit p = sigmoid(a + b * x) with x in hundreds of centipawns (keeps Newton well scaled).
-    a, b = 0.0, 0.5
+    phases = {min(ply, PHASE_PLIES) for _, _, ply in samples}
+    phased = phased and len(phases) > 1
+    # theta = (a, b, c): logit = a + b * x + c * t * x, x in hundreds of centipawns (keeps
+    # Newton well scaled).
+    theta = [0.0, 0.5, 0.0]
     if start is not None:
-        b = 100 / start.scale
-        a = -start.offset * b / 100
+        theta[1] = 100 / start.scale
+        theta[0] = -start.offset * theta[1] / 100
+        if phased and start.late_scale is not None:
+            theta[2] = 100 / start.late_scale - theta[1]
+    size = 3 if phased else 2
     for _ in range(iterations):
-        ga = gb = haa = hab = hbb = 0.0
-        for cp, y in samples:
+        gradient = [0.0] * size
+        hessian = [[0.0] * size for _ in range(size)]
+        for cp, y, ply in samples:
             x = cp / 100
-            p = 1 / (1 + math.exp(-max(-500.0, min(500.0, a + b * x))))
+            features = (1.0, x, min(ply, PHASE_PLIES) / PHASE_PLIES * x)[:size]
+            z = sum(w * f for w, f in zip(theta, features))
+            p = 1 / (1 + math.exp(-max(-500.0, min(500.0, z))))
             w = p * (1 - p)
-            ga += p - y
-            gb += (p - y) * x
-            haa += w
-            hab += w * x
-            hbb += w * x * x
-        det = haa * hbb - hab * hab
-        if det <= 1e-12:
+            for i in range(size):
+                gradient[i] += (p - y) * features[i]
+                for j in range(size):
+                    hessian[i][j] += w * features[i] * features[j]
+        step = _solve(hessian, gradient)
+        if step is None:
             break
-        step_a = (hbb * ga - hab * gb) / det
-        step_b = (haa * gb - hab * ga) / det
-        a, b = a - step_a, b - step_b
-        if abs(step_a) < 1e-9 and abs(step_b) < 1e-9:
+        for i in range(size):
+            theta[i] -= step[i]
+        if max(abs(v) for v in step) < 1e-9:
             break
-    if not b > 1e-6 or not math.isfinite(a):
+    a, b, c = theta
+    if not b > 1e-6 or not b + c > 1e-6 or not math.isfinite(a):
         raise CalibrationError("the results do not rise with the engine's scores: no curve "
                                "fits these positions")
-    curve = WinCurve(scale=100 / b, offset=-100 * a / b)
+    curve = WinCurve(scale=100 / b, offset=-100 * a / b,
+                     late_scale=100 / (b + c) if phased else None)
     baseline = WinCurve(scale=1e12)
     return CurveFit(curve, len(samples), log_loss(samples, curve), log_loss(samples, baseline))
 
@@ -129,6 +160,7 @@ class CheckedFit:
     games: int
     offset_interval: tuple[float, float]
     scale_interval: tuple[float, float]
+    late_scale_interval: tuple[float, float] | None
     """90 % intervals, from refits on games drawn again with replacement (bootstrap)."""
     held_out_games: int
     held_out_positions: int
@@ -151,7 +183,9 @@ class CheckedFit:
         slo, shi = self.scale_interval
         out = [f"fitted on {self.games:,} games: {self.fit}",
                f"  90 % interval: offset {lo:+.0f} .. {hi:+.0f} cp, scale {slo:.0f} .. "
-               f"{shi:.0f} cp",
+               f"{shi:.0f} cp" + (f", late scale {self.late_scale_interval[0]:.0f} .. "
+                                  f"{self.late_scale_interval[1]:.0f} cp"
+                                  if self.late_scale_interval else ""),
                f"  on {self.held_out_games:,} games it did not see ({self.held_out_positions:,} "
                f"positions): log loss {self.held_out_log_loss:.4f}, the curve in use "
                f"{self.current_log_loss:.4f}",
@@ -166,12 +200,12 @@ class CheckedFit:
 def reliability(samples: Sequence[Sample], curve: WinCurve, buckets: int = 10) -> list[Bucket]:
     """Predicted against actual score of ``samples``, by bucket of the prediction.
 
-    >>> [b.positions for b in reliability([(-1000, 0.0), (1000, 1.0)], WinCurve(), 2)]
+    >>> [b.positions for b in reliability([(-1000, 0.0, 9), (1000, 1.0, 9)], WinCurve(), 2)]
     [1, 1]
     """
     rows: list[list[tuple[float, float]]] = [[] for _ in range(buckets)]
-    for cp, y in samples:
-        p = curve.expectation(Cp(int(cp)))
+    for cp, y, ply in samples:
+        p = curve.expectation(Cp(int(cp)), ply)
         rows[min(buckets - 1, int(p * buckets))].append((p, y))
     return [Bucket(i / buckets, (i + 1) / buckets, len(r),
                    sum(p for p, _ in r) / len(r) if r else 0.0,
@@ -179,10 +213,11 @@ def reliability(samples: Sequence[Sample], curve: WinCurve, buckets: int = 10) -
 
 
 def _bootstrap(by_game: dict[int, list[Sample]], start: WinCurve, draws: int,
-               seed: int = 1) -> tuple[tuple[float, float], tuple[float, float]]:
+               seed: int = 1) -> tuple[tuple[float, float], tuple[float, float],
+                                       tuple[float, float] | None]:
     rng = random.Random(seed)
     games = sorted(by_game)
-    offsets, scales = [], []
+    offsets, scales, lates = [], [], []
     for _ in range(draws):
         picked = [s for g in rng.choices(games, k=len(games)) for s in by_game[g]]
         try:
@@ -191,9 +226,11 @@ def _bootstrap(by_game: dict[int, list[Sample]], start: WinCurve, draws: int,
             continue
         offsets.append(curve.offset)
         scales.append(curve.scale)
+        if curve.late_scale is not None:
+            lates.append(curve.late_scale)
     if not offsets:
         raise CalibrationError("no refit of the drawn games gives a curve")
-    return _interval(offsets), _interval(scales)
+    return _interval(offsets), _interval(scales), _interval(lates) if lates else None
 
 
 def _interval(values: list[float]) -> tuple[float, float]:
@@ -216,24 +253,25 @@ def checked_fit(samples: Sequence[GameSample], current: WinCurve, *,
                                f"to fit a curve (at least {min_positions:,} positions of "
                                f"{min_games:,} games)")
     held = {g for i, g in enumerate(sorted(games)) if i % HOLD_OUT_EVERY == HOLD_OUT_EVERY - 1}
-    train = [(cp, y) for cp, y, g, _ in samples if g not in held]
-    test = [(cp, y) for cp, y, g, _ in samples if g in held]
+    # A sample's ply is its move's; the curve's, the plies played before that move.
+    train = [(cp, y, ply - 1) for cp, y, g, ply in samples if g not in held]
+    test = [(cp, y, ply - 1) for cp, y, g, ply in samples if g in held]
     fit = fit_win_curve(train)
     by_game: dict[int, list[Sample]] = {}
-    for cp, y, g, _ in samples:
+    for cp, y, g, ply in samples:
         if g not in held:
-            by_game.setdefault(g, []).append((cp, y))
-    offsets, scales = _bootstrap(by_game, fit.curve, draws)
+            by_game.setdefault(g, []).append((cp, y, ply - 1))
+    offsets, scales, lates = _bootstrap(by_game, fit.curve, draws)
     phases = []
     for low, high in PHASES:
-        part = [(cp, y) for cp, y, g, ply in samples if low <= ply < high]
+        part = [(cp, y, ply - 1) for cp, y, g, ply in samples if low <= ply < high]
         if len(part) >= 100:
             try:
-                scale = fit_win_curve(part, start=fit.curve).curve.scale
+                scale = fit_win_curve(part, phased=False).curve.scale
             except CalibrationError:
                 continue
             name = f"{low}-{high}" if high < 10_000 else f"{low}+"
             phases.append((name, len(part), scale))
-    return CheckedFit(fit, len(games) - len(held), offsets, scales, len(held), len(test),
+    return CheckedFit(fit, len(games) - len(held), offsets, scales, lates, len(held), len(test),
                       log_loss(test, fit.curve), log_loss(test, current),
                       reliability(test, fit.curve), phases)

@@ -60,11 +60,12 @@ class Evaluation:
         return cls(info.score.relative, info.wdl.relative if info.wdl else None,
                    info.pv[0] if info.pv else None, tuple(info.pv), info.depth, info.nodes)
 
-    def expectation(self, curve: WinCurve) -> float:
-        """Expected score of the side to move: the WDL's when there is one, else the curve's."""
+    def expectation(self, curve: WinCurve, ply: int = 0) -> float:
+        """Expected score of the side to move after ``ply`` plies: the WDL's when there is
+        one, else the curve's."""
         if self.wdl is not None and not self.score.is_mate():
             return self.wdl.expectation()
-        return curve.expectation(self.score)
+        return curve.expectation(self.score, ply)
 
 
 #: What identifies an evaluation: Zobrist key, side to move, engine, limit.
@@ -219,8 +220,8 @@ def judge_moves(first_side: int, moves: Sequence[Move], evaluations: Mapping[int
 
 def _judge(ply: int, side: int, move: Move, before: Evaluation, after: Evaluation,
            repeats: bool, curve: WinCurve, thresholds: Thresholds) -> MoveJudgement:
-    expected_before = before.expectation(curve)
-    expected_after = 1.0 - after.expectation(curve)
+    expected_before = before.expectation(curve, ply - 1)
+    expected_after = 1.0 - after.expectation(curve, ply)
     loss = max(0.0, expected_before - expected_after)
     # after.score is the opponent's view: a mate > 0 there means the opponent mates.
     judgement = judge(loss, before.score.mate(), after.score.mate(), repeats=repeats,

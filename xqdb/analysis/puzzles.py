@@ -102,9 +102,10 @@ class Puzzle:
 
 
 def _only_win(engine: SupervisedEngine, pos: Position, limit: Limit, curve: WinCurve,
-              rule: PuzzleRule) -> tuple[str | None, list[Move], float, float]:
+              rule: PuzzleRule, ply: int) -> tuple[str | None, list[Move], float, float]:
     """``(failure, line, best, second)``: the failed test's name (``None`` when only one
-    move keeps the win), the engine's line and both expected scores."""
+    move keeps the win), the engine's line and both expected scores (``pos`` is the
+    position after ``ply`` plies of its game)."""
     if len(pos.legal_moves()) < 2:
         return "one legal move", [], 0.0, 0.0
     try:
@@ -113,7 +114,7 @@ def _only_win(engine: SupervisedEngine, pos: Position, limit: Limit, curve: WinC
         return "engine failed", [], 0.0, 0.0
     if len(lines) < 2 or not lines[0].pv:
         return "engine failed", [], 0.0, 0.0
-    best, second = (Evaluation.from_info(line).expectation(curve) for line in lines[:2])
+    best, second = (Evaluation.from_info(line).expectation(curve, ply) for line in lines[:2])
     if best < rule.wins:
         return "no winning reply", list(lines[0].pv), best, second
     if second >= rule.second_below:
@@ -137,7 +138,7 @@ def find_puzzles(engine: SupervisedEngine, limit: Limit, blunders: Iterable[Judg
             count.failed["met before"] += 1
             continue
         seen.add(pos.fen())
-        failure, line, best, second = _only_win(engine, pos, limit, curve, rule)
+        failure, line, best, second = _only_win(engine, pos, limit, curve, rule, blunder.ply)
         if failure is not None:
             count.failed[failure] += 1
             continue
@@ -150,7 +151,8 @@ def find_puzzles(engine: SupervisedEngine, limit: Limit, blunders: Iterable[Judg
             if not board.is_legal(reply):
                 break
             board.push(reply)
-            further, more, _, _ = _only_win(engine, board, limit, curve, rule)
+            further, more, _, _ = _only_win(engine, board, limit, curve, rule,
+                                            blunder.ply + len(solution) + 1)
             if further is not None or not more:
                 break
             solution += [reply, more[0]]

@@ -539,8 +539,11 @@ _WIN_CURVES = (
     Column("engine", "VARCHAR", "the start of the engine identities it applies to (`evals.engine`;"
            " the longest match wins, `''` matches any engine)", primary_key=True),
     Column("cp_offset", "DOUBLE", "centipawns at which the side to move scores 50 %", not_null=True),
-    Column("cp_scale", "DOUBLE", "centipawns per step of the logistic curve: expected score = "
-           "1 / (1 + exp(-(cp - cp_offset) / cp_scale))", not_null=True),
+    Column("cp_scale", "DOUBLE", "centipawns per step of the logistic curve at the start: "
+           "expected score = 1 / (1 + exp(-(cp - cp_offset) / cp_scale))", not_null=True),
+    Column("cp_late_scale", "DOUBLE", "the scale from ply 100 on (the inverse of the scale moves "
+           "in a straight line from `cp_scale` at ply 0; the offset stays one step of "
+           "`cp_scale`); NULL: `cp_scale` throughout"),
     Column("positions", "INTEGER", "positions of games with known results it was fitted on; NULL "
            "for a shipped default"),
     Column("log_loss", "DOUBLE", "its mean log loss on those positions (a constant 50 % scores "

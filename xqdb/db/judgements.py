@@ -26,7 +26,7 @@ from ..analysis.judgement import (
     LOSS_CLASSES, SERIOUS, JudgedMove, Thresholds, accuracy_sql, check_thresholds,
     judgement_sql,
 )
-from ..engine.score import DEFAULT_CURVES, WinCurve
+from ..engine.score import DEFAULT_CURVES, WinCurve, curve_sql
 from ..position import Position
 from .result import Result
 
@@ -62,20 +62,27 @@ ANY_ENGINE = ""
 
 # The engine's curve: the row of win_curves naming the longest start of its name.
 _CURVES = """curves AS (
-    SELECT e.engine, c.cp_offset, c.cp_scale
+    SELECT e.engine, c.cp_offset, c.cp_scale, c.cp_late_scale
     FROM (SELECT DISTINCT engine FROM evals) e
     JOIN win_curves c ON starts_with(e.engine, c.engine)
     QUALIFY row_number() OVER (PARTITION BY e.engine ORDER BY length(c.engine) DESC) = 1
 )"""
 
 _SCORED = """scored AS (
-    SELECT e.*, CASE
-        WHEN e.mate IS NOT NULL THEN CASE WHEN e.mate > 0 THEN 1.0 ELSE 0.0 END
-        WHEN e.wdl_win IS NOT NULL THEN (e.wdl_win + e.wdl_draw / 2) / 1000
-        ELSE 1 / (1 + exp(-(e.score_cp - c.cp_offset) / c.cp_scale)) END AS expected
+    SELECT e.*, c.cp_offset, c.cp_scale, c.cp_late_scale
     FROM evals e JOIN curves c USING (engine)
     WHERE e.status = 'ok' AND (e.score_cp IS NOT NULL OR e.mate IS NOT NULL)
 )"""
+
+
+def _expected(e: str, ply: str) -> str:
+    """SQL for the expected score of the side to move of the evaluation ``e`` (a row of
+    ``scored``) after ``ply`` plies, as :meth:`xqdb.analysis.games.Evaluation.expectation`
+    gives it: 1 or 0 for a mate, the engine's WDL when it gave one, else the curve's."""
+    return (f"CASE WHEN {e}.mate IS NOT NULL THEN CASE WHEN {e}.mate > 0 THEN 1.0 ELSE 0.0 END "
+            f"WHEN {e}.wdl_win IS NOT NULL THEN ({e}.wdl_win + {e}.wdl_draw / 2) / 1000 "
+            f"ELSE {curve_sql(f'{e}.score_cp', ply, f'{e}.cp_offset', f'{e}.cp_scale', f'{e}.cp_late_scale')} END")
+
 
 # Positions of each game by index (0: the start), numbered by captures so far: a position
 # met again with the same number of captures is a repetition (nothing taken in between).
@@ -92,7 +99,8 @@ _REPEATS = """walked AS (
 
 _PAIRED = f"""paired AS (
     SELECT m.game_id, m.ply, m.side, m.uci AS move, b.best_move, b.engine, b.search_limit,
-           b.expected AS expected_before, 1 - a.expected AS expected_after,
+           {_expected("b", "m.ply - 1")} AS expected_before,
+           1 - {_expected("a", "m.ply")} AS expected_after,
            b.mate AS mate_before, a.mate AS mate_after,
            coalesce(b.nodes, 0) + coalesce(a.nodes, 0) AS nodes,
            coalesce(b.depth, 0) + coalesce(a.depth, 0) AS depth, a.score_cp AS cp_after,
@@ -263,9 +271,10 @@ def default_curves() -> list[StoredCurve]:
 
 def store_curves(con: duckdb.DuckDBPyConnection, curves: Iterable[StoredCurve]) -> None:
     """Add or replace rows of ``win_curves``."""
-    con.executemany("INSERT OR REPLACE INTO win_curves VALUES (?, ?, ?, ?, ?, ?)",
-                    [(c.engine, c.curve.offset, c.curve.scale, c.positions, c.log_loss,
-                      c.fitted_on) for c in curves])
+    con.executemany("INSERT OR REPLACE INTO win_curves (engine, cp_offset, cp_scale, "
+                    "cp_late_scale, positions, log_loss, fitted_on) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    [(c.engine, c.curve.offset, c.curve.scale, c.curve.late_scale, c.positions,
+                      c.log_loss, c.fitted_on) for c in curves])
 
 
 def stored_thresholds(con: duckdb.DuckDBPyConnection) -> Thresholds:
@@ -403,9 +412,10 @@ def worst_moves(con: duckdb.DuckDBPyConnection, selection: Selection,
 def stored_curve(con: duckdb.DuckDBPyConnection, engine: str) -> WinCurve:
     """The curve the views use for ``engine`` (an identity): the row of ``win_curves`` whose
     ``engine`` is its longest start."""
-    row = con.execute("SELECT cp_scale, cp_offset FROM win_curves WHERE starts_with(?, engine) "
-                      "ORDER BY length(engine) DESC LIMIT 1", [engine]).fetchone()
-    return WinCurve(scale=row[0], offset=row[1]) if row else WinCurve()
+    row = con.execute("SELECT cp_scale, cp_offset, cp_late_scale FROM win_curves "
+                      "WHERE starts_with(?, engine) ORDER BY length(engine) DESC LIMIT 1",
+                      [engine]).fetchone()
+    return WinCurve(scale=row[0], offset=row[1], late_scale=row[2]) if row else WinCurve()
 
 
 def analysed_engines(con: duckdb.DuckDBPyConnection) -> list[str]:

@@ -238,10 +238,14 @@ def _carry_judgement_settings(old: duckdb.DuckDBPyConnection,
         "SELECT table_name FROM information_schema.tables").fetchall()}
     for table in ("win_curves", "judgement_thresholds"):
         if table in tables:
-            rows = old.execute(f"SELECT * FROM {table}").fetchall()
+            cursor = old.execute(f"SELECT * FROM {table}")
+            names = ", ".join(d[0] for d in cursor.description)
+            rows = cursor.fetchall()
             if rows:
                 marks = ", ".join("?" for _ in rows[0])
-                new.executemany(f"INSERT OR REPLACE INTO {table} VALUES ({marks})", rows)
+                # By name: a newer schema may have added columns (win_curves.cp_late_scale).
+                new.executemany(f"INSERT OR REPLACE INTO {table} ({names}) VALUES ({marks})",
+                                rows)
 
 
 def _commit(writer: Writer, builder: UnitBuilder, summary: UpgradeSummary) -> None:

@@ -281,30 +281,64 @@ class PovWdl(_Pov[Wdl]):
     """A :class:`Wdl` relative to the side that was to move."""
 
 
+#: The ply from which a curve's scale is its ``late_scale`` (see :class:`WinCurve`).
+PHASE_PLIES = 100
+
+
 @dataclass(frozen=True)
 class WinCurve:
-    """Expected score from centipawns: ``1 / (1 + exp(-(cp - offset) / scale))``.
+    """Expected score from centipawns, for the side to move after ``ply`` plies:
+    ``1 / (1 + exp(-(cp / s - offset / scale)))``, where ``s`` is ``scale`` at the start
+    and ``late_scale`` from ply :data:`PHASE_PLIES` on, its inverse moving in a straight
+    line between (a curve with no ``late_scale`` keeps ``scale`` throughout).
 
     Never chess's constant: each engine scores Xiangqi on its own scale, so each has its
-    own curve (see :data:`DEFAULT_CURVES`).
+    own curve (see :data:`DEFAULT_CURVES`). The scale depends on the phase: the same
+    advantage in centipawns wins more often late in a game, when fewer pieces are left to
+    turn it around. The side to move's bonus (``offset``, in centipawns at the start) is
+    one step of the curve throughout.
 
     >>> curve = WinCurve(scale=145, offset=52)
     >>> round(curve.expectation(Mate(3)), 2), round(curve.expectation(Mate(-2)), 2)
     (1.0, 0.0)
     >>> round(curve.expectation(Cp(100)), 2)
     0.58
+    >>> phased = WinCurve(scale=240, offset=60, late_scale=140)
+    >>> [round(phased.expectation(Cp(160), ply), 2) for ply in (0, 50, 100, 150)]
+    [0.6, 0.66, 0.71, 0.71]
     """
 
     scale: float = 250.0
     offset: float = 0.0
+    late_scale: float | None = None
 
-    def expectation(self, score: Score) -> float:
-        """The expected score of the side ``score`` belongs to."""
+    def scale_at(self, ply: int) -> float:
+        """The scale after ``ply`` plies."""
+        if self.late_scale is None:
+            return self.scale
+        t = min(ply, PHASE_PLIES) / PHASE_PLIES
+        return 1.0 / ((1.0 - t) / self.scale + t / self.late_scale)
+
+    def expectation(self, score: Score, ply: int = 0) -> float:
+        """The expected score of the side ``score`` belongs to, after ``ply`` plies."""
         mate = score.mate()
         if mate is not None:
             return 1.0 if mate > 0 or isinstance(score, MateGiven) else 0.0
         cp = score.score() or 0
-        return 1.0 / (1.0 + math.exp(-(cp - self.offset) / self.scale))
+        return 1.0 / (1.0 + math.exp(-(cp / self.scale_at(ply) - self.offset / self.scale)))
+
+
+def curve_sql(cp: str, ply: str, offset: str = "cp_offset", scale: str = "cp_scale",
+              late_scale: str = "cp_late_scale") -> str:
+    """SQL for :meth:`WinCurve.expectation` of the centipawns ``cp`` after ``ply`` plies,
+    from columns holding the curve (as ``win_curves`` does): the one formula, for the views.
+
+    >>> curve_sql("e.score_cp", "m.ply").count("exp(")
+    1
+    """
+    t = f"(least({ply}, {PHASE_PLIES}) / {PHASE_PLIES}.0)"
+    inverse = f"((1 - {t}) / {scale} + {t} / coalesce({late_scale}, {scale}))"
+    return f"1 / (1 + exp(-({cp} * {inverse} - {offset} / {scale})))"
 
 
 #: Curves by the start of the engine's name. Fairy-Stockfish 11.1's was fitted by
