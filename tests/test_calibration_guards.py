@@ -21,11 +21,16 @@ def curves(db: Path) -> dict[str, tuple]:
     return {r[0]: r[1:] for r in rows(db, "SELECT * FROM win_curves")}
 
 
-def ccpd_games(shared_data: Path, folder: Path, count: int) -> Path:
-    """A database of the first ``count`` games of ccpd-dev.zip (they have results)."""
+STANDARD_FEN = b'[FEN "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w'
+
+
+def ccpd_games(shared_data: Path, folder: Path, count: int, from_start: bool = False) -> Path:
+    """A database of the first ``count`` games of ccpd-dev.zip (they have results), or of
+    those played from the standard start."""
     folder.mkdir()
     with zipfile.ZipFile(shared_data / "ccpd-dev.zip") as archive:
-        members = [m for m in archive.namelist() if m.lower().endswith(".pgn")][:count]
+        members = [m for m in archive.namelist() if m.lower().endswith(".pgn")
+                   and (not from_start or STANDARD_FEN in archive.read(m))][:count]
         for number, member in enumerate(members):
             (folder / f"{number}.pgn").write_bytes(archive.read(member))
     db = folder.with_name("ccpd.duckdb")
@@ -45,6 +50,24 @@ def test_a_few_games_fit_no_curve(shared_data: Path, tmp_path: Path) -> None:
     assert curves(db) == before
 
 
+def test_only_the_games_analysed_give_samples(shared_data: Path, tmp_path: Path) -> None:
+    from xqdb.db.judgements import database_samples
+
+    db = ccpd_games(shared_data, tmp_path / "ccpd", 3, from_start=True)
+    analyse_database(db, EngineSpec.builtin(), Limit(depth=1), jobs=1, where="game_id = 2")
+    (identity,), = rows(db, "SELECT DISTINCT engine FROM evals")
+    # The start position was searched for game 2 alone; games 1 and 3 reach it too.
+    assert rows(db, "SELECT count(DISTINCT key_before) FROM moves WHERE ply = 1") == [(1,)]
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        samples = database_samples(con, identity, min_ply=1)
+    finally:
+        con.close()
+    assert {game for _, _, game, _ in samples} == {2}
+    assert len(samples) == rows(db, "SELECT plies FROM games WHERE game_id = 2")[0][0] - \
+        rows(db, "SELECT count(*) FROM evals WHERE mate IS NOT NULL")[0][0]
+
+
 @pytest.mark.slow  # analyses 40 games of ccpd-dev.zip with the built-in engine
 def test_a_fit_is_stored_only_if_it_beats_the_curve_in_use_on_unseen_games(
         shared_data: Path, tmp_path: Path) -> None:
@@ -54,8 +77,8 @@ def test_a_fit_is_stored_only_if_it_beats_the_curve_in_use_on_unseen_games(
     # A poor curve in use for this engine (the longest start of its name wins): any fit
     # on these games predicts the unseen ones better.
     con = duckdb.connect(str(db))
-    con.execute("INSERT INTO win_curves VALUES (?, 400, 40, NULL, NULL, 'a poor curve')",
-                [identity])
+    con.execute("INSERT INTO win_curves (engine, cp_offset, cp_scale, fitted_on) "
+                "VALUES (?, 400, 40, 'a poor curve')", [identity])
     con.close()
     first = run_xqdb("calibrate", "--db", str(db), "--min-ply", "1", "--min-positions", "300")
     print(first.stdout)

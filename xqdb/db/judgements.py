@@ -429,7 +429,9 @@ def database_samples(con: duckdb.DuckDBPyConnection, engine: str,
     positions before each move from ply ``min_ply`` on of the games with a recorded
     result (one per position of a game: its own history-bound evaluation if it has one,
     else the deepest shared one), as ``(cp, score, game_id, ply)``. Mates are left out:
-    they say nothing about the curve."""
+    they say nothing about the curve. A game counts only once its own analysis covered it
+    (``analysed_games``): an opening position shared through the cache would otherwise
+    count once for every game that reached it."""
     rows = con.execute("""
         SELECT first(e.score_cp ORDER BY e.game_id IS NULL, e.nodes DESC),
                any_value(CASE WHEN m.side = 'red' THEN r.points ELSE 1 - r.points END),
@@ -441,6 +443,9 @@ def database_samples(con: duckdb.DuckDBPyConnection, engine: str,
         JOIN evals e ON e.key = m.key_before AND e.side = m.side AND e.engine = ?
              AND (e.game_id IS NULL OR (e.game_id = m.game_id AND e.ply = m.ply - 1))
         WHERE e.status = 'ok' AND e.score_cp IS NOT NULL AND e.mate IS NULL
+          AND (e.game_id IS NOT NULL
+               OR EXISTS (SELECT 1 FROM analysed_games a WHERE a.game_id = m.game_id
+                          AND a.engine = e.engine AND a.search_limit = e.search_limit))
         GROUP BY m.game_id, m.ply ORDER BY m.game_id, m.ply""", [min_ply, engine]).fetchall()
     return [(float(cp), float(y), int(g), int(ply)) for cp, y, g, ply in rows]
 
