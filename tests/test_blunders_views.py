@@ -37,8 +37,11 @@ FAIRY = "Fairy-Stockfish 11.1 LB 64 (uci-variant)"
 PIKA = "Pikafish dev (uci)"
 
 
-def sigmoid(cp: float, offset: float = 52, scale: float = 145) -> float:
-    return 1 / (1 + math.exp(-(cp - offset) / scale))
+def sigmoid(cp: float, ply: int, offset: float = 45, scale: float = 173,
+            late_scale: float = 194) -> float:
+    """The shipped Fairy-Stockfish curve after ``ply`` plies, as docs/schema.md gives it."""
+    t = min(ply, 100) / 100
+    return 1 / (1 + math.exp(-(cp * ((1 - t) / scale + t / late_scale) - offset / scale)))
 
 
 def lichess_accuracy(before: float, after: float) -> float:
@@ -52,11 +55,11 @@ def lichess_accuracy(before: float, after: float) -> float:
 
 #: The mover's expected score before and after each ply, by hand, for Fairy-Stockfish.
 EXPECTED = {
-    1: (sigmoid(60), 1 - sigmoid(200)),      # the deeper pair (nodes=5000) counts
-    2: (sigmoid(-40), 1 - sigmoid(300)),
-    3: (sigmoid(300), 0.0),                  # Black then mates in 3
-    4: (1.0, 1 - sigmoid(-500)),             # the history-bound evaluation of the start
-    5: (sigmoid(-500), 1 - sigmoid(-40)),
+    1: (sigmoid(60, 0), 1 - sigmoid(200, 1)),      # the deeper pair (nodes=5000) counts
+    2: (sigmoid(-40, 1), 1 - sigmoid(300, 2)),
+    3: (sigmoid(300, 2), 0.0),                     # Black then mates in 3
+    4: (1.0, 1 - sigmoid(-500, 4)),                # the history-bound evaluation of the start
+    5: (sigmoid(-500, 4), 1 - sigmoid(-40, 5)),
 }
 CLASSES = {1: "blunder", 2: "mistake", 3: "allowed_mate", 4: None, 5: None}
 

@@ -59,7 +59,7 @@ def test_a_curve_is_fitted_per_engine_from_games_with_results(shared_data: Path,
     assert 0 < scale < 1000 and -200 < offset < 200 and log_loss < 0.693
     assert f"{name}: offset {offset:+.0f} cp, scale {scale:.0f} cp" in done.stdout
     # The shipped row stays, for other versions; the views now judge by the fitted curve.
-    assert curves(db)["Fairy-Stockfish"][:2] == (52.0, 145.0)
+    assert curves(db)["Fairy-Stockfish"][:2] == (45.0, 173.0)
     after = blunder_rows(db)
     assert [r["loss"] for r in after] != [r["loss"] for r in before]
 
@@ -95,6 +95,6 @@ def test_an_upgrade_keeps_the_fitted_curves_and_thresholds(tmp_path: Path) -> No
     done = run_xqdb("upgrade", "--db", str(db))
     assert done.returncode == 0, done.stderr
     assert curves(db)["Pikafish"] == (10.0, 120.0, 5000, 0.5, "a fit", None)
-    assert curves(db)["Fairy-Stockfish"][:2] == (52.0, 145.0)
+    assert curves(db)["Fairy-Stockfish"][:2] == (45.0, 173.0)
     assert fetch(db, "SELECT min_loss FROM judgement_thresholds WHERE class = 'blunder'"
                  ) == [(0.3,)]

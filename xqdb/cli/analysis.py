@@ -275,7 +275,7 @@ def calibrate_command(db: str, engine: str | None, min_ply: int, min_positions: 
 
     The curve: expected score = 1 / (1 + exp(-(cp - offset) / scale)) for the side to
     move, fitted by maximum likelihood. Until an engine is fitted, the shipped curve is
-    used (Fairy-Stockfish: offset 52, scale 145).
+    used (Fairy-Stockfish: offset 45, scale 173 at the start and 194 from ply 100 on).
     """
     report = database(db).calibrate(engine, min_ply, min_positions, min_games,
                                     inaccuracy=inaccuracy, mistake=mistake, blunder=blunder)
