@@ -25,7 +25,6 @@ import json
 import shutil
 import time
 from collections import Counter
-from dataclasses import replace
 from pathlib import Path
 
 import duckdb
@@ -127,7 +126,13 @@ def report(out: Path, reference_nodes: int, fast_nodes: int) -> None:
                             "FROM games g JOIN moves m USING (game_id) GROUP BY ALL "
                             "ORDER BY 1").fetchall()
     classes: dict[str, dict] = {"reference": {}, "fast single pass": {}}
-    recheck_rules = {"two passes (any flag)": None, "two passes (mistake+, the default)": "mistake"}
+    # Which moves of the fast pass the deep one searches again: (least loss, or None for
+    # the classes mistake or worse; plies either side).
+    recheck_rules = {"two passes (mistake+, the default)": (None, 1),
+                     "two passes (loss >= 0.05, +-1)": (0.05, 1),
+                     "two passes (loss >= 0.03, +-1)": (0.03, 1),
+                     "two passes (loss >= 0.05, +-2)": (0.05, 2),
+                     "two passes (loss >= 0.02, +-2)": (0.02, 2)}
     for name in recheck_rules:
         classes[name] = {}
     nodes = Counter()
@@ -156,12 +161,8 @@ def report(out: Path, reference_nodes: int, fast_nodes: int) -> None:
             classes["reference"][game_id, key] = j.judgement
         for key, j in fast_j.items():
             classes["fast single pass"][game_id, key] = j.judgement
-        for name, least in recheck_rules.items():
-            # recheck_plies takes the mistakes or worse (the default); for "any flag" the
-            # inaccuracies are passed as mistakes.
-            flagged = [replace(j, judgement="mistake") if least is None and j.judgement
-                       else j for j in fast_j.values()]
-            again = recheck_plies(flagged, len(moves))
+        for name, (least, radius) in recheck_rules.items():
+            again = recheck_plies(fast_j.values(), len(moves), least_loss=least, radius=radius)
             searched = {p - d for p in again for d in (0, 1)}
             nodes[name] += fast.nodes(quick, positions) + ref.nodes(deep, searched)
             merged = {p: j.judgement for p, j in fast_j.items()}

@@ -265,9 +265,11 @@ def too_shallow(limit: Limit) -> str | None:
 RECHECKED = ("allowed_mate", "missed_mate", "blunder", "mistake")
 
 
-def recheck_plies(judged: Iterable[MoveJudgement], plies: int) -> set[int]:
+def recheck_plies(judged: Iterable[MoveJudgement], plies: int, *,
+                  least_loss: float | None = None, radius: int = 1) -> set[int]:
     """The plies a deep pass searches again after a fast one: each move flagged a mistake
-    or worse (:data:`RECHECKED`) and the moves next to it, within a game of ``plies`` moves.
+    or worse (:data:`RECHECKED`), or with ``least_loss`` each move that lost at least that
+    much, and the moves within ``radius`` plies of it, in a game of ``plies`` moves.
 
     A swing the fast pass puts on one move often belongs to its neighbour: a shallow
     search sees the punishment a ply late, or the threat a ply early.
@@ -278,8 +280,10 @@ def recheck_plies(judged: Iterable[MoveJudgement], plies: int) -> set[int]:
     >>> sorted(recheck_plies(fast, 3))
     [1, 2, 3]
     """
-    flagged = {m.ply for m in judged if m.judgement in RECHECKED}
-    return {p + d for p in flagged for d in (-1, 0, 1)} & set(range(1, plies + 1))
+    flagged = {m.ply for m in judged if (m.judgement in RECHECKED if least_loss is None
+                                         else m.loss >= least_loss)}
+    return {p + d for p in flagged for d in range(-radius, radius + 1)} & \
+        set(range(1, plies + 1))
 
 
 def analyse_two_pass(engine: SupervisedEngine, fast: Limit, deep: Limit, start_fen: str,
