@@ -3,7 +3,9 @@ of the default two passes and of one pass at 20,000 nodes, against a deep single
 (the reference), with Fairy-Stockfish on real games of ``../shared/data``.
 
 Run: ``python bench/bench_defaults.py [--out DIR] [--games 15] [--reference 1000000]
-[--fast 20000] [--jobs 2] [--report-only]``. Prints figures; asserts nothing.
+[--fast 20000] [--jobs 2] [--report-only] [--other DB ...]``. Prints figures; asserts
+nothing. ``--other`` scores another analysis of the same games (the built-in engine's
+default two passes, say) by its own ``judgements`` view.
 
 Each limit is one single pass over every position of the games (``pgn-chinese-15.pgn``)
 into its own database under ``--out``, so the passes share no cache; a run that was
@@ -118,7 +120,8 @@ def score(name: str, predicted: dict, reference: dict) -> list[str]:
     return lines
 
 
-def report(out: Path, reference_nodes: int, fast_nodes: int) -> None:
+def report(out: Path, reference_nodes: int, fast_nodes: int,
+           others: tuple[Path, ...] = ()) -> None:
     scratch = out / "scratch"
     ref = Analysed(open_copy(out / f"nodes-{reference_nodes}.duckdb", scratch))
     fast = Analysed(open_copy(out / f"nodes-{fast_nodes}.duckdb", scratch))
@@ -169,14 +172,29 @@ def report(out: Path, reference_nodes: int, fast_nodes: int) -> None:
             merged.update({p: ref_j[p].judgement for p in again if p in ref_j})
             for key, c in merged.items():
                 classes[name][game_id, key] = c
+    searched: dict[str, tuple[int, int | None]] = {}
+    for other in others:
+        # Another analysis of the same games (another engine, or xqdb analyze's own two
+        # passes), judged by its database's judgements view, on the games scored.
+        con = open_copy(other, scratch)
+        name = f"{other.stem}: the judgements view"
+        classes[name] = {(g, p): c for g, p, c in con.execute(
+            "SELECT game_id, ply, class FROM judgements "
+            "QUALIFY row_number() OVER (PARTITION BY game_id, ply ORDER BY nodes DESC) = 1"
+        ).fetchall() if g in scored}
+        searched[name] = con.execute("SELECT count(*), sum(nodes) FROM evals").fetchone()
     print(f"scored {len(scored)} of {len(games)} games ({', '.join(map(str, scored))}); "
           f"{len(classes['reference']):,} judged moves; reference nodes={reference_nodes:,}, "
           f"fast nodes={fast_nodes:,}, deep pass at the reference's limit")
     for name, found in classes.items():
         if name == "reference":
             continue
-        share = nodes[name] / nodes["reference"] if nodes["reference"] else float("nan")
-        print(f"{name}: {nodes[name]:,} nodes, {share:.1%} of the reference's")
+        if name in searched:  # perhaps another engine, whose nodes do not compare
+            count, total = searched[name]
+            print(f"{name}: {count:,} searches, {total or 0:,} nodes in all")
+        else:
+            share = nodes[name] / nodes["reference"] if nodes["reference"] else float("nan")
+            print(f"{name}: {nodes[name]:,} nodes, {share:.1%} of the reference's")
         for line in score(name, found, classes["reference"]):
             print(line)
     costs = out / "costs.jsonl"
@@ -194,12 +212,15 @@ def main() -> None:
     parser.add_argument("--fast", type=int, default=20_000)
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--report-only", action="store_true")
+    parser.add_argument("--other", type=Path, action="append", default=[],
+                        help="also score this database's judgements (another engine or "
+                             "analysis of the same games)")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     if not args.report_only:
         for nodes in (args.fast, args.reference):
             run_pass(args.out, nodes, args.jobs)
-    report(args.out, args.reference, args.fast)
+    report(args.out, args.reference, args.fast, tuple(args.other))
 
 
 if __name__ == "__main__":

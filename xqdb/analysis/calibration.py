@@ -13,6 +13,15 @@ the curve has one scale throughout.
 >>> fit = fit_win_curve(samples)
 >>> 40 < fit.curve.offset < 80, fit.log_loss < fit.baseline_log_loss
 (True, True)
+
+Scores drawn from a curve whose scale changes with the phase give that curve back:
+
+>>> true = WinCurve(scale=240, offset=50, late_scale=140)
+>>> samples = [(cp, true.expectation(Cp(cp), ply), ply)
+...            for cp in range(-600, 601, 25) for ply in (5, 30, 70, 120) for _ in range(3)]
+>>> fitted = fit_win_curve(samples).curve
+>>> round(fitted.scale), round(fitted.offset), round(fitted.late_scale)
+(240, 50, 140)
 """
 
 from __future__ import annotations
@@ -27,6 +36,9 @@ from ..engine.score import PHASE_PLIES, Cp, WinCurve
 
 #: ``(centipawns for the side to move, that side's score in the game, plies played)``.
 Sample = tuple[float, float, int]
+
+#: The fewest positions before ply 40 and from ply 60 on for a phase term to be fitted.
+PHASED_LEAST = 200
 
 #: Results as the side to move's score, from Red's result text.
 RED_POINTS = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
@@ -83,13 +95,17 @@ def _solve(matrix: list[list[float]], vector: list[float]) -> list[float] | None
 def fit_win_curve(samples: Sequence[Sample], *, iterations: int = 50,
                   start: WinCurve | None = None, phased: bool = True) -> CurveFit:
     """The maximum-likelihood curve for ``samples`` (Newton's method from ``start``, or
-    from a flat guess), with a scale that depends on the phase unless ``phased`` is false
-    (or every sample is of one phase); :class:`CalibrationError` when they cannot give one
-    (fewer than 10, or scores that never vary with the centipawns)."""
+    from a flat guess), with a scale that depends on the phase unless ``phased`` is false,
+    fewer than :data:`PHASED_LEAST` samples come from before ply 40 or from ply 60 on, or
+    the two scales fitted differ more than threefold; :class:`CalibrationError` when they
+    cannot give one (fewer than 10, or scores that never vary with the centipawns)."""
     if len(samples) < 10:
         raise CalibrationError(f"{len(samples)} positions are too few to fit a curve")
-    phases = {min(ply, PHASE_PLIES) for _, _, ply in samples}
-    phased = phased and len(phases) > 1
+    early = sum(ply < PHASE_PLIES * 0.4 for _, _, ply in samples)
+    late = sum(ply >= PHASE_PLIES * 0.6 for _, _, ply in samples)
+    # A phase term needs both ends of the game; fitted on games of one phase it swings to
+    # any value (30 midgame fragments once gave 4,410 cp at the start and 24 at ply 100).
+    phased = phased and min(early, late) >= PHASED_LEAST
     # theta = (a, b, c): logit = a + b * x + c * t * x, x in hundreds of centipawns (keeps
     # Newton well scaled).
     theta = [0.0, 0.5, 0.0]
@@ -125,6 +141,8 @@ def fit_win_curve(samples: Sequence[Sample], *, iterations: int = 50,
                                "fits these positions")
     curve = WinCurve(scale=100 / b, offset=-100 * a / b,
                      late_scale=100 / (b + c) if phased else None)
+    if curve.late_scale is not None and not 1 / 3 <= curve.late_scale / curve.scale <= 3:
+        return fit_win_curve(samples, iterations=iterations, start=start, phased=False)
     baseline = WinCurve(scale=1e12)
     return CurveFit(curve, len(samples), log_loss(samples, curve), log_loss(samples, baseline))
 

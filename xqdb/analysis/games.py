@@ -232,10 +232,13 @@ def _judge(ply: int, side: int, move: Move, before: Evaluation, after: Evaluatio
 
 #: The default analysis is two passes: every position at :data:`DEFAULT_FAST`, then at
 #: :data:`DEFAULT_DEEP` the moves the fast pass flags and their neighbours. Chosen with
-#: ``bench/bench_defaults.py`` (Fairy-Stockfish, real master games): one pass at 20,000
-#: nodes classes mostly the wrong moves (blunder precision 0.14 against a deep search),
-#: while the deep pass, at the reference's own limit, settles every move it rechecks.
-DEFAULT_FAST = Limit(nodes=20_000)
+#: ``bench/bench_defaults.py`` (Fairy-Stockfish, real master games, against one pass at
+#: 1,000,000 nodes): one pass at 20,000 nodes classes mostly the wrong moves (serious
+#: errors: precision 0.14, recall 0.50), and two passes from it miss what it saw nothing
+#: near (recall 0.67, at 26.7 % of the reference's nodes). From a fast pass at 100,000
+#: nodes the two passes found every serious error and only those (6 of 6), at 22.5 %:
+#: fewer false flags leave less to search again.
+DEFAULT_FAST = Limit(nodes=100_000)
 DEFAULT_DEEP = Limit(nodes=1_000_000)
 #: The same for the built-in engine, which searches about a sixth as many nodes a second
 #: and is weak at any limit.
@@ -247,7 +250,7 @@ def too_shallow(limit: Limit) -> str | None:
     """Why a single pass at ``limit`` cannot be trusted to judge moves, or ``None``.
 
     >>> print(too_shallow(Limit(nodes=20_000)))
-    one pass at nodes=20000 is too shallow to judge moves: at 20,000 nodes most of the moves it classes blunders are fine moves for a search of 1,000,000 nodes (bench/bench_defaults.py); leave out the limit for the default two passes, or give --recheck
+    one pass at nodes=20000 is too shallow to judge moves: at 20,000 nodes most of the moves it classes blunders are fine moves for a search of 1,000,000 nodes, and at 100,000 nodes 3 in 7 (bench/bench_defaults.py); leave out the limit for the default two passes, or give --recheck
     >>> too_shallow(DEFAULT_DEEP) is None
     True
     """
@@ -255,8 +258,8 @@ def too_shallow(limit: Limit) -> str | None:
         return None
     return (f"one pass at {limit.key()} is too shallow to judge moves: at 20,000 nodes most "
             f"of the moves it classes blunders are fine moves for a search of "
-            f"{DEFAULT_DEEP.nodes:,} nodes (bench/bench_defaults.py); leave out the limit for "
-            "the default two passes, or give --recheck")
+            f"{DEFAULT_DEEP.nodes:,} nodes, and at 100,000 nodes 3 in 7 (bench/bench_defaults.py); "
+            "leave out the limit for the default two passes, or give --recheck")
 
 
 #: The classes of the fast pass that the deep pass checks again: rechecking inaccuracies

@@ -342,7 +342,7 @@ def curve_sql(cp: str, ply: str, offset: str = "cp_offset", scale: str = "cp_sca
 
 
 #: Curves by the start of the engine's name. Fairy-Stockfish 11.1's was fitted by
-#: ``xqdb calibrate --min-ply 1`` on the analysis at the default fast limit (20,000 nodes)
+#: ``xqdb calibrate --min-ply 1`` on the analysis at 20,000 nodes
 #: of 147 games of ccpd-dev.zip with results (every position of ``game_id % 60 = 7`` with
 #: 30 plies or more): 111 games, 9,343 positions fitted, offset +45 cp (90 % interval
 #: 36..59), scale 173 cp (117..236) at the start and 194 cp (139..293) from ply 100 on.
