@@ -27,7 +27,7 @@ def serve_command(db: str, port: int, open_: bool) -> None:
 
     busy = check_database(db)
     server = make_server(db, port)
-    url = f"http://{server.host}:{server.server_port}/"
+    url = f"http://{server.host}:{server.port}/"
     click.echo(f"Serving {db} at {url} (Ctrl-C to stop)", err=True)
     if busy:
         click.echo(f"Note: {db}: {busy}; the pages say so until it is free", err=True)

@@ -10,13 +10,14 @@ Everything, scripts and styles included, is served by the app: it works offline.
 Flask is an optional extra (``pip install 'xqdb[serve]'``)::
 
     server = make_server("games.duckdb", port=0)   # 0: any free port
-    print(server.server_port)
+    print(server.port)
     server.serve_forever()
 """
 
 from __future__ import annotations
 
 import os
+import socket
 from typing import TYPE_CHECKING
 
 from ..errors import CannotRunError, DatabaseError
@@ -46,7 +47,7 @@ def check_database(path: str | os.PathLike[str]) -> str | None:
 
 def make_server(path: str | os.PathLike[str], port: int = 8000) -> BaseWSGIServer:
     """A threaded server of the app over ``path`` on 127.0.0.1:``port`` (0 for any free
-    port; ``server_port`` says which), not yet serving.
+    port; ``port`` says which), not yet serving.
 
     Raises :class:`~xqdb.errors.CannotRunError` when Flask is missing or the port is
     taken, and :class:`~xqdb.errors.DatabaseError` for a file that is no xqdb database.
@@ -58,11 +59,21 @@ def make_server(path: str | os.PathLike[str], port: int = 8000) -> BaseWSGIServe
     except ImportError as exc:
         raise CannotRunError(f"xqdb serve needs Flask ({exc})",
                              "pip install 'xqdb[serve]'") from None
+    # Bound here, so that a port in use is an error of ours (Werkzeug would exit).
+    listening = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     try:
-        return werkzeug_server(HOST, port, create_app(path), threaded=True)
+        listening.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listening.bind((HOST, port))
+        listening.listen(128)
     except OSError as exc:
+        listening.close()
         raise CannotRunError(f"cannot serve on {HOST}:{port}: {exc.strerror or exc}",
                              "give another --port, or --port 0 for any free one") from None
+    try:
+        return werkzeug_server(HOST, port, create_app(path), threaded=True,
+                               fd=listening.fileno())
+    finally:
+        listening.close()  # the server holds its own copy
 
 
 __all__ = ["HOST", "check_database", "make_server"]
