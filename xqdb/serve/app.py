@@ -1,8 +1,8 @@
 """The web app of ``xqdb serve``: the explorer, game and player pages and their JSON API.
 
-A Flask app over one database file, read-only. Every request opens the file for as long
-as it needs it (as :class:`xqdb.Database` does given a path) and closes it, so that an
-import or an analysis can still write the database between requests; while one does,
+A Flask app over one database file, read-only. Every request opens the file read-only
+for as long as it needs it and closes it, so that an import or an analysis can still
+write the database between requests; while one does,
 DuckDB lets no other process read it, and the pages and the API answer ``503`` with the
 message of ``xqdb info`` on a locked file (who writes it, until when), which the pages
 show and retry.
@@ -21,9 +21,10 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlencode
 
-from flask import Flask, Response, jsonify, render_template, request, url_for
+from flask import Flask, Response, g, jsonify, render_template, request, url_for
 
 from ..database import Database
+from ..db.schema import connect
 from ..errors import BadArgumentError, DatabaseError, NotFoundError, XqdbError
 from ..notation import WRITTEN_NOTATIONS
 from ..position import Position
@@ -46,7 +47,20 @@ def create_app(path: str | os.PathLike[str]) -> Flask:
     app.json.ensure_ascii = False  # type: ignore[attr-defined]
 
     def database() -> Database:
-        return Database(app.config["XQDB_DB"])
+        # One read-only connection for all a request asks (the explorer asks the tree and
+        # the search), closed when the request ends: between requests the file is free.
+        if "database" not in g:
+            g.connection = connect(app.config["XQDB_DB"], read_only=True, create=False)
+            g.database = Database(g.connection)
+        database: Database = g.database
+        return database
+
+    @app.teardown_request
+    def close(_: BaseException | None) -> None:
+        connection = g.pop("connection", None)
+        g.pop("database", None)
+        if connection is not None:
+            connection.close()
 
     def args() -> dict[str, str]:
         return {k: v for k, v in request.args.items()}

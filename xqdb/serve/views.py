@@ -41,7 +41,7 @@ GAMES_LISTED = 12
 def filters_from(values: Mapping[str, str]) -> GameFilter:
     """The game filters of a request's parameters (empty ones do not filter), as
     ``xqdb tree --player ... --side ... --from ... --to ... --event ...`` takes them."""
-    given = {field: values[name].strip() for name, field in FILTER_FIELDS.items()
+    given: dict[str, Any] = {field: values[name].strip() for name, field in FILTER_FIELDS.items()
              if (values.get(name) or "").strip()}
     if given.get("side", "either") not in SIDES:
         raise BadArgumentError(f"side {given['side']!r} is none of {', '.join(SIDES)}",
