@@ -133,6 +133,7 @@ def create_app(path: str | os.PathLike[str]) -> Flask:
             steps={"start": href(0), "back": href(max(data["ply"] - 1, 0)),
                    "forward": href(min(data["ply"] + 1, n)), "end": href(n)},
             hrefs={m["ply"]: href(m["ply"]) for m in data["moves"]},
+            rows=views.numbered(data["moves"]),
             graph=views.eval_graph(data["moves"], data["ply"], html.escape(
                 url_for("game_page", game_id=game_id) + "?"
                 + urlencode({**extra}) + ("&" if extra else "") + "ply={ply}"))

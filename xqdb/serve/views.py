@@ -94,6 +94,30 @@ def written(start: Position, line: Sequence[Move], notation: str) -> list[dict[s
     return out
 
 
+def numbered(moves: Sequence[Mapping[str, Any]]
+             ) -> list[tuple[int, tuple[Mapping[str, Any] | None, Mapping[str, Any] | None]]]:
+    """The moves as a score sheet has them: move number, Red's move and Black's (``None``
+    before a game's first move when Black begins, and after its last).
+
+    >>> [(n, tuple(m and m["ply"] for m in pair)) for n, pair in numbered(
+    ...     [{"ply": 1, "side": "black"}, {"ply": 2, "side": "red"}])]
+    [(1, (None, 1)), (2, (2, None))]
+    """
+    rows: list[tuple[int, tuple[Mapping[str, Any] | None, Mapping[str, Any] | None]]] = []
+    red: Mapping[str, Any] | None = None
+    for move in moves:
+        if move["side"] == "red":
+            if red is not None:
+                rows.append((len(rows) + 1, (red, None)))
+            red = move
+        else:
+            rows.append((len(rows) + 1, (red, move)))
+            red = None
+    if red is not None:
+        rows.append((len(rows) + 1, (red, None)))
+    return rows
+
+
 def legal_targets(pos: Position) -> dict[int, list[int]]:
     """Each square a piece of the side to move stands on, and the squares it can go to
     (what the board's clicks are checked against)."""

@@ -10,5 +10,10 @@
     }
   });
   var now = document.querySelector('#moves a.now');
-  if (now) now.scrollIntoView({block: 'nearest'});
+  var list = document.getElementById('moves');
+  // The list scrolls, not the page: the move shown is brought into its view.
+  if (now && list) {
+    list.scrollTop += now.getBoundingClientRect().top - list.getBoundingClientRect().top
+                      - list.clientHeight / 2;
+  }
 })();
