@@ -227,7 +227,10 @@ def test_scripts_and_styles_are_served_by_the_app(client) -> None:
     # Nothing is fetched from elsewhere (the SVG's namespace is a name, not a fetch).
     assert "https://" not in page
     assert page.replace('xmlns="http://www.w3.org/2000/svg"', "").count("http://") == 0
-    for name in ("xqdb.css", "explorer.js", "errors.js", "game.js"):
-        assert f"/static/{name}" in page or name == "game.js"
-        assert client.get(f"/static/{name}").status_code == 200
-    assert (ROOT / "xqdb" / "serve" / "static" / "explorer.js").exists()
+    game = client.get("/game/2").get_data(as_text=True)
+    for name, on in (("xqdb.css", page), ("explorer.js", page), ("errors.js", page),
+                     ("game.js", game)):
+        assert f'"/static/{name}"' in on
+        served = client.get(f"/static/{name}")
+        assert served.status_code == 200
+        assert served.data == (ROOT / "xqdb" / "serve" / "static" / name).read_bytes()
