@@ -45,3 +45,12 @@ def ccpd_db(tmp_path_factory: pytest.TempPathFactory, shared_data: Path) -> Path
     path = tmp_path_factory.mktemp("ccpd") / "ccpd.duckdb"
     import_paths([str(shared_data / "ccpd-dev.zip")], path, jobs=2)
     return path
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  # type: ignore[no-untyped-def]
+    """Keep each phase's report on the test (``item.report_call``), for a fixture to see
+    whether the test failed (the browser tests save a screenshot then)."""
+    report = yield
+    setattr(item, f"report_{report.when}", report)
+    return report

@@ -33,10 +33,23 @@ def error_line(code: int, *args: str) -> str:
     return last
 
 
+#: A port on 127.0.0.1 that a socket of this process listens on, for a server refused it.
+_BUSY: list[socket.socket] = []
+
+
+def busy_port() -> str:
+    if not _BUSY:
+        taken = socket.socket()
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        _BUSY.append(taken)
+    return str(_BUSY[0].getsockname()[1])
+
+
 def filled(args: tuple[str, ...], db: Path, tmp: Path) -> list[str]:
     """``args`` with DB the database option, OUT a folder that does not exist, TMP a
-    writable folder and PGN a real game file."""
-    swap = {"DB": ["--db", str(db)]}
+    writable folder, PGN a real game file and BUSYPORT a port in use."""
+    swap = {"DB": ["--db", str(db)], "BUSYPORT": [busy_port()]}
     out: list[str] = []
     for arg in args:
         if arg in swap:
@@ -105,6 +118,7 @@ CANNOT_RUN = {
     "blunders": (("blunders", "DB"), "Error: the database holds no engine analysis (run "
                  "'xqdb analyze --db FILE' first)"),
     "calibrate": (("calibrate", "DB"), "Error: no analysis in "),
+    "serve": (("serve", "DB", "--port", "BUSYPORT"), "Error: cannot serve on 127.0.0.1:"),
 }
 #: Row "the database cannot be used" (4): each command given a file that is not DuckDB.
 DATABASE = {
@@ -114,7 +128,7 @@ DATABASE = {
     "report": ("report", "DB", "--out", "TMP/r.html"), "search": ("search", "DB", "--moves", "h2e2"),
     "export": ("export", "DB", "--out", "TMP/x.pgn"), "show": ("show", "1", "DB"),
     "analyze": ("analyze", "DB", "--engine", "builtin"), "blunders": ("blunders", "DB"),
-    "calibrate": ("calibrate", "DB"),
+    "calibrate": ("calibrate", "DB"), "serve": ("serve", "DB", "--port", "0"),
 }
 
 

@@ -312,11 +312,12 @@ class Database:
             return run_sql(con, text)
 
     def report(self, player: str | None = None, top: int = 30,
-               games: GameFilter | None = None) -> str:
+               games: GameFilter | None = None, links: Sequence[tuple[str, str]] = ()
+               ) -> str:
         """The opening report as one self-contained HTML page: of the whole selection, or
-        with a player, that player's dossier."""
+        with a player, that player's dossier; ``links`` (text, address) go under its title."""
         with self._open() as con:
-            return build_report(con, _filter(games, player=player), top=top)
+            return build_report(con, _filter(games, player=player), top=top, links=links)
 
     # --- analysis ----------------------------------------------------------------------
 

@@ -80,6 +80,13 @@ class GameView:
             lines.append(f"  opening: {f['ecco']} {f['opening'] or ''}"
                          + (f" {f['variation']}" if f["variation"] else "")
                          + (f" ({names})" if names else ""))
+        return lines + self.ending()
+
+    def ending(self) -> list[str]:
+        """How the game ended by the rules, what was played on after a verdict, and why
+        an invalid game is invalid: the last lines of :meth:`header`."""
+        f = self.fields
+        lines = []
         if f["termination"]:
             lines.append(f"  ending: {f['termination'].replace('_', ' ')}, "
                          f"{f['rules_result']} by the rules at ply {f['verdict_ply']}: "

@@ -6,7 +6,7 @@ A closed pipe (``xqdb export --out - | head``) ends the command quietly, as othe
 tools end.
 
 The commands live in a module per family: :mod:`.core` (files, positions, the import),
-:mod:`.reports`, :mod:`.analysis`, :mod:`.browse` and :mod:`.show`. Only :mod:`.core` is
+:mod:`.reports`, :mod:`.analysis`, :mod:`.browse`, :mod:`.show` and :mod:`.serve`. Only :mod:`.core` is
 loaded to start: the others, and the database side they load, are added when one of them
 is asked for or the commands are listed.
 """
@@ -118,9 +118,11 @@ def _add_commands() -> None:
     from .analysis import COMMANDS as ANALYSIS_COMMANDS
     from .browse import COMMANDS as BROWSE_COMMANDS
     from .reports import COMMANDS as REPORT_COMMANDS
+    from .serve import COMMANDS as SERVE_COMMANDS
     from .show import COMMANDS as SHOW_COMMANDS
 
-    for command in (*REPORT_COMMANDS, *ANALYSIS_COMMANDS, *BROWSE_COMMANDS, *SHOW_COMMANDS):
+    for command in (*REPORT_COMMANDS, *ANALYSIS_COMMANDS, *BROWSE_COMMANDS, *SHOW_COMMANDS,
+                    *SERVE_COMMANDS):
         cli.add_command(command)
 
 

@@ -86,9 +86,18 @@ def _point(file: int, rank: int) -> tuple[int, int]:
     return _MARGIN + file * _STEP, _MARGIN + (9 - rank) * _STEP
 
 
-def svg_board(pos: Position, last: Move | None = None) -> str:
+def svg_board(pos: Position, last: Move | None = None, points: bool = False) -> str:
     """The board as a standalone SVG image: the lines, river and palaces, and one
     ``<g class="piece red|black">`` per piece (a disc with its character).
+
+    With ``points``, every point of the board, empty or not, is a target to click: each
+    piece's group carries ``data-square`` (0-89, a1 is 0, as :class:`Move` counts) and an
+    invisible ``<circle class="point" data-square=...>`` lies over every point, above the
+    pieces, so that a page can tell which point was clicked.
+
+    >>> svg = svg_board(Position(), points=True)
+    >>> svg.count('class="point"'), 'data-square="4"' in svg
+    (90, True)
     """
     width, height = 2 * _MARGIN + 8 * _STEP, 2 * _MARGIN + 9 * _STEP
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
@@ -124,9 +133,15 @@ def svg_board(pos: Position, last: Move | None = None) -> str:
             continue
         x, y = _point(square % 9, square // 9)
         side, ink = ("red", "#c0180c") if piece > 0 else ("black", "#111")
-        out.append(f'<g class="piece {side}"><circle cx="{x}" cy="{y}" r="21" fill="#fbe9c4" '
+        square_data = f' data-square="{square}"' if points else ""
+        out.append(f'<g class="piece {side}"{square_data}><circle cx="{x}" cy="{y}" r="21" fill="#fbe9c4" '
                    f'stroke="{ink}" stroke-width="2"/><text x="{x}" y="{y + 8}" '
                    f'font-size="24" text-anchor="middle" fill="{ink}">{piece_char(piece)}'
                    "</text></g>")
+    if points:
+        for square in range(90):
+            x, y = _point(square % 9, square // 9)
+            out.append(f'<circle class="point" data-square="{square}" cx="{x}" cy="{y}" '
+                       'r="24" fill="transparent"/>')
     out.append("</svg>")
     return "\n".join(out)

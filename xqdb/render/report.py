@@ -141,9 +141,11 @@ def _counted_years(rows: list[dict[str, object]], least: int
     return [r for r in rows if r["year"] in kept], note
 
 
-def build_report(con: Connection, games: GameFilter | None = None, top: int = 30) -> str:
+def build_report(con: Connection, games: GameFilter | None = None, top: int = 30,
+                 links: Sequence[tuple[str, str]] = ()) -> str:
     """The report as one HTML page over the games ``games`` selects; with a player, their
-    dossier. ``top`` is how many openings and lines the tables show."""
+    dossier. ``top`` is how many openings and lines the tables show; ``links``, pairs of
+    text and address, are listed under the title (``xqdb serve`` links its explorer)."""
     from plotly.offline import get_plotlyjs
 
     from ..db.selection import resolved
@@ -170,6 +172,10 @@ def build_report(con: Connection, games: GameFilter | None = None, top: int = 30
     body = [f"<h1>{html.escape(title)}</h1>",
             f"<p id=\"selected\">{selected:,} games"
             + (f" ({html.escape(described)})" if described else "") + ".</p>"]
+    if links:
+        body.append('<nav id="links">' + "".join(
+            f'<a href="{html.escape(href)}">{html.escape(text)}</a>' for text, href in links)
+            + "</nav>")
     sections: list[tuple[str, str, list[str]]] = []
     if player:
         other = replace(games, player=None, side="either")

@@ -1,0 +1,236 @@
+"""``xqdb serve``'s JSON API and pages without a browser: the figures are those of
+``xqdb tree``, ``search`` and ``show``; the database is only read, and stays writable by an
+import while the app serves; a database being written is reported, not crashed on.
+
+The API is asked through Flask's test client (the app itself, in this process) and, for
+what a user running the command meets, through a real ``xqdb serve`` process over HTTP.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import socket
+import subprocess
+import urllib.error
+import urllib.parse
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from import_support import DATA, run_xqdb, xqdb_command
+from serve_support import ROOT, build_serve_db, serving
+from test_locked import wait_for
+from xqdb import Database
+from xqdb.db.holder import note_path
+from xqdb.db.selection import GameFilter
+from xqdb.position import position_after
+
+pytest.importorskip("flask", reason="xqdb serve needs Flask (pip install 'xqdb[serve]')")
+from xqdb.serve.app import create_app  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_serve_db(tmp_path_factory.mktemp("serve"))
+
+
+@pytest.fixture(scope="module")
+def client(db: Path):  # type: ignore[no-untyped-def]
+    return create_app(db).test_client()
+
+
+def get_json(client, url: str, status: int = 200) -> dict:  # type: ignore[no-untyped-def]
+    response = client.get(url)
+    assert response.status_code == status, response.get_data(as_text=True)
+    assert response.mimetype == "application/json"
+    return response.get_json()
+
+
+def digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_the_tree_endpoint_gives_the_rows_of_xqdb_tree(client, db: Path) -> None:
+    data = get_json(client, "/api/tree?moves=炮二平五")
+    printed = run_xqdb("tree", "--db", str(db), "--moves", "炮二平五", "--format", "json")
+    assert printed.returncode == 0, printed.stderr
+    rows = json.loads(printed.stdout)
+    assert [{k: m[k] for k in rows[0]} for m in data["moves"]] == rows
+    assert [(m["move"], m["uci"], m["games"]) for m in data["moves"]] == [
+        ("马８进７", "h9g7", 8), ("马２进３", "b9c7", 5)]
+    assert data["total"] == 13
+    assert data["fen"] == "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C2C4/9/RNBAKABNR b - - 1 1"
+    assert data["opening"]["ecco"] == "B00" and data["opening"]["names"] == ["中炮"]
+
+
+def test_the_tree_endpoint_takes_a_fen_notations_and_the_filters(client, db: Path) -> None:
+    fen = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C2C4/9/RNBAKABNR b - - 1 1"
+    by_fen = get_json(client, "/api/tree?" + urllib.parse.urlencode({"fen": fen,
+                                                                     "notation": "wxf"}))
+    assert [m["move"] for m in by_fen["moves"]] == ["H8+7", "H2+3"]
+    assert by_fen["opening"] is None  # no line, only a position
+    for given, games in (
+            ({"player": "Liu Dahua", "side": "black", "event": "National"},
+             GameFilter(player="Liu Dahua", side="black", event="National")),
+            ({"from": "1995", "to": "2006"}, GameFilter(from_="1995", to="2006"))):
+        filtered = get_json(client, "/api/tree?" + urllib.parse.urlencode(
+            {"moves": "h2e2", **given}))
+        expected = Database(db).tree("h2e2", games=games).records()
+        assert [(m["move"], m["games"]) for m in filtered["moves"]] == [
+            (r["move"], r["games"]) for r in expected]
+        assert filtered["filters"] == given
+        assert 0 < filtered["total"] < 13, given
+    # Mirror images apart: 炮八平五's game keeps its own reply.
+    apart = get_json(client, "/api/tree?moves=h2e2&mirror=0")
+    assert apart["total"] == 12
+
+
+def test_bad_requests_are_answered_with_the_library_s_message(client) -> None:
+    bad = get_json(client, "/api/tree?moves=炮二平五+zzz", 400)
+    assert bad["error"].startswith("move 2: 'zzz' is not a move in any notation")
+    assert bad["hint"].startswith("moves are separated by spaces or commas")
+    assert get_json(client, "/api/tree?side=up&player=x", 400)["error"].startswith(
+        "side 'up' is none of")
+    assert get_json(client, "/api/tree?player=nobody", 404)["error"].startswith(
+        "no player named 'nobody'")
+    assert get_json(client, "/api/game/999", 404)["error"] == (
+        "no game 999 in this database (games are 1 to 20)")
+    page = client.get("/?line=h2e2+h2e2")
+    assert page.status_code == 400 and "move 2: &#39;h2e2&#39;" in page.get_data(as_text=True)
+
+
+def test_the_game_endpoint_is_the_game_of_xqdb_show(client, db: Path) -> None:
+    view = Database(db).show(4)
+    data = get_json(client, "/api/game/4?ply=2")
+    assert data["ply"] == 2 and len(data["moves"]) == len(view.moves)
+    assert [m["text"] for m in data["moves"]] == [m.text for m in view.moves]
+    assert data["tags"] == view.tags
+    assert data["ending"] == [line.strip() for line in view.ending()]
+    moves = " ".join(m["uci"] for m in data["moves"][:2])
+    assert data["fen"] == position_after(moves).fen()
+    assert get_json(client, "/api/game/4?notation=iccs")["moves"][0]["text"] == "H2-E2"
+
+
+def test_the_games_and_players_endpoints(client, db: Path) -> None:
+    found = get_json(client, "/api/games?moves=炮二平五&limit=3")
+    expected = Database(db).search("炮二平五", mirror=True, limit=3)
+    assert found["total"] == expected.total == 13
+    assert [g["game_id"] for g in found["games"]] == [r[0] for r in expected.games.rows]
+    players = get_json(client, "/api/players?search=胡荣华")["players"]
+    assert [p["name"] for p in players] == ["胡荣华"]
+
+
+def test_the_explorer_page_plays_moves_by_their_links(client, db: Path) -> None:
+    page = client.get("/?line=h2e2").get_data(as_text=True)
+    assert 'class="point" data-square="0"' in page  # the board takes clicks
+    assert page.count('<tr class="move"') == 2
+    assert 'href="/?line=h2e2+h9g7"' in page  # the reply 马8进7 is a link that plays it
+    # A filter is kept by every link of the page.
+    page = client.get("/?line=h2e2&player=Liu+Dahua").get_data(as_text=True)
+    assert "line=h2e2+h9g7&amp;player=Liu+Dahua" in page
+
+
+def test_an_analysed_game_has_its_evaluation_graph_and_judged_moves(tmp_path: Path) -> None:
+    db = build_serve_db(tmp_path)
+    done = run_xqdb("analyze", "--db", str(db), "--engine", "builtin", "--depth", "2",
+                    "--game", "2", "--jobs", "1")
+    assert done.returncode == 0, done.stderr
+    client = create_app(db).test_client()
+    data = get_json(client, "/api/game/2")
+    assert data["analysed"] and all(m["score"] is not None for m in data["moves"])
+    view = Database(db).show(2)
+    judged = [m.ply for m in view.moves if m.judgement]
+    assert judged == [m["ply"] for m in data["moves"] if m["judgement"]]
+    page = client.get("/game/2").get_data(as_text=True)
+    assert 'id="eval-graph"' in page
+    assert page.count('<circle class="judged ') == len(judged)
+    unanalysed = client.get("/game/3").get_data(as_text=True)
+    assert 'id="eval-graph"' not in unanalysed
+
+
+def test_the_server_never_writes_and_an_import_still_can(tmp_path: Path) -> None:
+    db = build_serve_db(tmp_path)
+    total = sum(r["games"] for r in Database(db).tree().records())
+    before = digest(db)
+    with serving(db, tmp_path / "serve.log") as url:
+        for path in ("", "?line=h2e2", "game/2?ply=5", "api/tree?moves=h2e2", "players",
+                     "player/胡荣华"):
+            with urllib.request.urlopen(url + urllib.parse.quote(path, safe="/?=&")) as page:
+                assert page.status == 200
+        assert digest(db) == before
+        # While it serves, an import writes the same file.
+        more = run_xqdb("import", str(DATA / "pgn-gbk"), "--db", str(db), "-j", "1")
+        assert more.returncode == 0, more.stderr
+        after = sum(r["games"] for r in Database(db).tree().records())
+        assert after > total
+        with urllib.request.urlopen(url + "api/tree") as page:
+            assert json.load(page)["total"] == after
+
+
+def test_a_database_being_written_is_reported_until_it_is_free(tmp_path: Path) -> None:
+    db = build_serve_db(tmp_path)
+    total = sum(r["games"] for r in Database(db).tree().records())
+    with serving(db, tmp_path / "serve.log") as url:
+        writer = subprocess.Popen(xqdb_command("import", "-", "--db", str(db), "-j", "1", "-q"),
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE)
+        try:
+            assert writer.stdin is not None
+            text = b"\n".join(path.read_bytes() for path in sorted((DATA / "pgn-gbk").iterdir()))
+            writer.stdin.write(text[:len(text) // 2])
+            writer.stdin.flush()
+            wait_for(lambda: note_path(db).exists(), "the import to hold the database")
+            with pytest.raises(urllib.error.HTTPError) as refused:
+                urllib.request.urlopen(url + "api/tree")
+            assert refused.value.code == 503
+            assert refused.value.headers["Retry-After"] == "5"
+            error = json.load(refused.value)["error"]
+            assert error.startswith(f"{db}: being written by xqdb import (pid {writer.pid}")
+            with pytest.raises(urllib.error.HTTPError) as page:
+                urllib.request.urlopen(url)
+            body = page.value.read().decode()
+            assert "being written by xqdb import" in body
+            assert '<meta http-equiv="refresh" content="5">' in body
+            _, err = writer.communicate(text[len(text) // 2:], timeout=120)
+            assert writer.returncode == 0, err
+        finally:
+            if writer.poll() is None:
+                writer.kill()
+                writer.communicate()
+        after = sum(r["games"] for r in Database(db).tree().records())
+        assert after > total
+        with urllib.request.urlopen(url + "api/tree") as free:
+            assert json.load(free)["total"] == after
+
+
+def test_a_file_that_is_no_database_and_a_port_in_use(tmp_path: Path) -> None:
+    notes = tmp_path / "notes.duckdb"
+    notes.write_text("my notes\n")
+    refused = run_xqdb("serve", "--db", str(notes), "--port", "0", timeout=60)
+    assert refused.returncode == 4
+    assert refused.stderr.strip() == f"Error: {notes}: not a DuckDB database"
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        busy = run_xqdb("serve", "--db", str(build_serve_db(tmp_path)), "--port", str(port),
+                        timeout=60)
+    assert busy.returncode == 3
+    assert busy.stderr.strip().startswith(f"Error: cannot serve on 127.0.0.1:{port}: ")
+    assert busy.stderr.strip().endswith("(give another --port, or --port 0 for any free one)")
+
+
+def test_scripts_and_styles_are_served_by_the_app(client) -> None:
+    page = client.get("/?line=h2e2").get_data(as_text=True)
+    # Nothing is fetched from elsewhere (the SVG's namespace is a name, not a fetch).
+    assert "https://" not in page
+    assert page.replace('xmlns="http://www.w3.org/2000/svg"', "").count("http://") == 0
+    game = client.get("/game/2").get_data(as_text=True)
+    for name, on in (("xqdb.css", page), ("explorer.js", page), ("errors.js", page),
+                     ("game.js", game)):
+        assert f'"/static/{name}"' in on
+        served = client.get(f"/static/{name}")
+        assert served.status_code == 200
+        assert served.data == (ROOT / "xqdb" / "serve" / "static" / name).read_bytes()
