@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 from ..errors import BadArgumentError
 from ..db.columns import move_text_column
-from ..db.fetch import (COUNTED, game_moves, material_condition, material_states,
+from ..db.fetch import (COUNTED, game_moves, material_condition,
                         material_hits, position_hits, piece_column, start_fen)
 from ..db.queries import Result
 from ..db.schema import Connection
@@ -225,7 +225,7 @@ def search_material(con: Connection, pattern: MaterialPattern, *,
                     games: GameFilter | None = None) -> Found:
     """The games whose material fitted ``pattern`` for at least ``plies`` plies in a row,
     each once, at the first ply it did, with the move it played next in ``notation``."""
-    rows = material_hits(con, material_states(), pattern.sql(), plies, games,
+    rows = material_hits(con, pattern.sql(), plies, games,
                          move_text_column(notation), limit)
     if move_text_column(notation) is None:
         rows = _written_next(con, rows, notation)

@@ -20,6 +20,7 @@ from typing import Any
 import duckdb
 
 from .judgements import one_per_move
+from .lookups import material_spans_sql
 from ..rules.board import (ADVISOR, BLACK, CANNON, CHARIOT, COLOR_NAMES, ELEPHANT, HORSE,
                            PAWN, PIECE_NAMES, RED, Piece, piece_symbol)
 from .columns import TABLES
@@ -109,26 +110,29 @@ def _quoted(path: Path) -> str:
     return str(path).replace("'", "''")
 
 
+# The games that reached one of two keys (the second NULL for none), each at its first ply.
 _POSITION_HITS = """
-    SELECT game_id, min(ply) AS ply, arg_min(key, ply) AS found FROM (
-        SELECT game_id, 0 AS ply, start_key AS key FROM games
-        WHERE start_key IN (SELECT unnest($keys::UBIGINT[]))
-        UNION ALL
-        SELECT game_id, ply, key_after FROM stored_moves
-        WHERE key_after IN (SELECT unnest($keys::UBIGINT[])))
+    SELECT game_id, min(ply) AS ply, arg_min(key, ply) AS found
+    FROM positions_at($key, $other)
     WHERE game_id IN (SELECT game_id FROM selected_games)
     GROUP BY game_id"""
 
+# The page of hits shown is chosen first: only its games' next moves are read.
 _LISTED = """
-SELECT h.game_id, h.ply, coalesce(g.red_name, g.red) AS red,
-       coalesce(g.black_name, g.black) AS black,
-       g.result, g.event, coalesce(CAST(g.date AS VARCHAR), g.date_raw) AS date,
-       n.move AS next_code, {text} AS next_text, h.found, count(*) OVER () AS total
-FROM hits h
-JOIN named_games() g USING (game_id)
-LEFT JOIN moves n ON n.game_id = h.game_id AND n.ply = h.ply + 1
-ORDER BY h.game_id
-LIMIT $limit
+, page AS (
+    SELECT h.game_id, h.ply, coalesce(g.red_name, g.red) AS red,
+           coalesce(g.black_name, g.black) AS black,
+           g.result, g.event, coalesce(CAST(g.date AS VARCHAR), g.date_raw) AS date,
+           h.found, count(*) OVER () AS total
+    FROM hits h
+    JOIN named_games() g USING (game_id)
+    ORDER BY h.game_id
+    LIMIT $limit)
+SELECT p.game_id, p.ply, p.red, p.black, p.result, p.event, p.date,
+       n.move AS next_code, {text} AS next_text, p.found, p.total
+FROM page p
+LEFT JOIN moves n ON n.game_id = p.game_id AND n.ply = p.ply + 1
+ORDER BY p.game_id
 """
 
 
@@ -146,29 +150,33 @@ def _listed(con: duckdb.DuckDBPyConnection, hits: str, params: dict[str, object]
 def position_hits(con: duckdb.DuckDBPyConnection, keys: list[int], games: GameFilter | None,
                   limit: int) -> list[tuple[Any, ...]]:
     """The games among those ``games`` selects (invalid ones too, up to where they failed)
-    that reached a position of Zobrist key in ``keys``, each at the first ply it did."""
+    that reached a position of Zobrist key in ``keys`` (one or two: a position and its
+    mirror image), each at the first ply it did (read from ``position_keys``)."""
     select_games(con, games, valid_only=False)
-    return _listed(con, _POSITION_HITS, {"keys": keys}, None, limit)
+    return _listed(con, _POSITION_HITS, {"key": keys[0], "other": keys[1] if keys[1:] else None},
+                   None, limit)
 
 
-def material_hits(con: duckdb.DuckDBPyConnection, states: str, condition: str, plies: int,
+def material_hits(con: duckdb.DuckDBPyConnection, condition: str, plies: int,
                   games: GameFilter | None, column: str | None, limit: int
                   ) -> list[tuple[Any, ...]]:
-    """The games among those ``games`` selects whose material states (the SQL ``states``)
-    fitted ``condition`` (SQL over the states' count columns, made from a parsed
-    pattern, never from a user's text) for at least ``plies`` plies in a row."""
+    """The games among those ``games`` selects whose material (``material_spans``) fitted
+    ``condition`` (SQL over the count columns of :func:`material_states`, made from a
+    parsed pattern, never from a user's text) for at least ``plies`` plies in a row."""
     select_games(con, games, valid_only=False)
-    # Consecutive states that all fit make one run (a pawn taken need not end it): runs are
-    # numbered by the states before them that do not fit.
+    # The stretches that fit, in game order: consecutive ones (one ending where the next
+    # begins: a pawn taken need not end a run) make one run, numbered by the breaks before.
     hits = f"""
         SELECT game_id, min(first) AS ply, NULL AS found FROM (
             SELECT game_id, min(ply) AS first, max(until) AS last FROM (
-                SELECT game_id, ply, until, fits, count(*) FILTER (NOT fits) OVER (
+                SELECT game_id, ply, until, count(*) FILTER (NOT joined) OVER (
                     PARTITION BY game_id ORDER BY ply ROWS UNBOUNDED PRECEDING) AS run
-                FROM (SELECT game_id, ply, until, ({condition}) AS fits
-                      FROM ({states})
+                FROM (SELECT game_id, ply, until,
+                             coalesce(lag(until) OVER (PARTITION BY game_id ORDER BY ply)
+                                      = ply, false) AS joined
+                      FROM ({material_spans_sql(con, condition)})
                       WHERE game_id IN (SELECT game_id FROM selected_games)))
-            WHERE fits GROUP BY game_id, run)
+            GROUP BY game_id, run)
         WHERE last - first >= $plies
         GROUP BY game_id"""
     return _listed(con, hits, {"plies": plies}, column, limit)
@@ -211,9 +219,10 @@ def material_condition(ranges: tuple[tuple[Piece, int, int], ...],
            if op in compare])
 
 
-def material_states() -> str:
+def material_states(games: str = "TRUE") -> str:
     """SQL listing every material state of every game with a start position (a record
-    that held no game has none): ``game_id``, the ``ply`` it began (0: the start),
+    that held no game has none) among those the condition ``games`` (SQL over
+    ``games``) selects: ``game_id``, the ``ply`` it began (0: the start),
     ``until`` (the ply of the next capture, or one past the game's last ply) and one count
     column per piece of :data:`COUNTED`."""
     counts = ",\n           ".join(
@@ -226,7 +235,7 @@ def material_states() -> str:
     return f"""
     WITH start AS (
         SELECT game_id, plies, split_part(start_fen, ' ', 1) AS board
-        FROM games WHERE start_key IS NOT NULL
+        FROM games WHERE start_key IS NOT NULL AND ({games})
     ), counted AS (
         SELECT game_id, plies,
            {counts}

@@ -33,6 +33,7 @@ import duckdb
 
 from ..errors import BadArgumentError, closest
 from .selection import FILTER_PARAMS, GameFilter, filter_from_params, resolved, select_games
+from .lookups import create_lookup_macros
 
 _PARAM = re.compile(r"--\s*@param\s+(\w+)(?:=(\S*))?\s*(.*)")
 _NEEDS = re.compile(r"--\s*@needs\s+(\w+)")
@@ -166,8 +167,10 @@ def _files() -> dict[str, Any]:
 
 def create_shared_macros(con: duckdb.DuckDBPyConnection) -> None:
     """Create the macros of ``_shared.sql`` on ``con`` (temporary: a read-only database
-    takes them too)."""
+    takes them too), and those reading the lookup tables (see
+    :func:`xqdb.db.lookups.create_lookup_macros`)."""
     con.execute(_files()["_shared"].read_text(encoding="utf-8"))
+    create_lookup_macros(con)
 
 
 

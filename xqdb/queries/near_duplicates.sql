@@ -17,7 +17,7 @@ prefix AS (
            NULL::BIGINT AS source_id, NULL::INTEGER AS record_index,
            'the other game goes on for ' || (l.plies - s.plies) || ' plies' AS differs
     FROM valid s
-    JOIN moves m ON m.key_after = s.final_key AND m.ply = s.plies
+    JOIN all_positions() m ON m.key = s.final_key AND m.ply = s.plies
     JOIN valid l ON l.game_id = m.game_id AND l.start_key = s.start_key AND l.plies > s.plies
     WHERE s.plies >= CAST($min_plies AS INTEGER)
       AND (SELECT list(move ORDER BY ply) FROM moves WHERE game_id = s.game_id)

@@ -13,18 +13,17 @@
 -- @param mirror_key=      the key of its mirror image, to merge its moves in
 -- @param min_games=1      leave out moves with fewer games
 -- @param top_games=3      games listed per move
-WITH here AS (
-    SELECT DISTINCT m.game_id,
-           CASE WHEN m.key_before <> CAST($key AS UBIGINT) THEN mirrored
+WITH here AS (  -- from position_keys, sorted by key: only the matches are read
+    SELECT DISTINCT p.game_id,
+           CASE WHEN p.key <> CAST($key AS UBIGINT) THEN mirrored
                 -- A position that is its own mirror image (the start): a move and its
                 -- mirror are one, written as the one on the right of the mover's board
-                WHEN $mirror_key = $key THEN greatest(m.move, mirrored)
-                ELSE m.move END AS move,
-           m.side
+                WHEN $mirror_key = $key THEN greatest(p.move, mirrored)
+                ELSE p.move END AS move,
+           CASE WHEN p.piece > 0 THEN 'red' ELSE 'black' END AS side
     FROM (SELECT *, mirror_square(move // 90) * 90 + mirror_square(move % 90) AS mirrored
-          FROM moves) m
-    WHERE m.key_before = CAST($key AS UBIGINT)
-       OR ($mirror_key IS NOT NULL AND m.key_before = CAST($mirror_key AS UBIGINT))
+          FROM positions_at($key, $mirror_key)) p
+    WHERE p.move IS NOT NULL
 ),
 played AS (
     SELECT h.move, g.game_id, g.result, g.year, g.red_name, g.black_name,
