@@ -159,6 +159,25 @@ def build(base: Path, target: Path, games: int, memory: str) -> dict[str, Any]:
             "build_s": time.perf_counter() - began, "lookups": refreshed}
 
 
+def upgrade_to_this(target: Path) -> str | None:
+    """Upgrade a database kept from a run of an older layout (``xqdb upgrade``, timed; the
+    copy of the old file it keeps is removed); what it did, ``None`` if nothing."""
+    from xqdb.db.schema import SCHEMA_VERSION
+    from xqdb.db.upgrade import upgrade
+
+    con = duckdb.connect(str(target), read_only=True)
+    version = int(con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0])
+    con.close()
+    if version >= SCHEMA_VERSION:
+        return None
+    cpu, wall = time.process_time(), time.perf_counter()
+    summary = upgrade(target)
+    cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+    if summary.kept:
+        Path(summary.kept).unlink()
+    return f"{str(summary).splitlines()[0]} in {cpu:.1f} s CPU, {wall:.1f} s wall"
+
+
 def timed(call: Callable[[], object], repeat: int) -> tuple[float, float]:
     """Median CPU and wall seconds of ``call`` over ``repeat`` runs."""
     cpu, wall = [], []
@@ -253,7 +272,11 @@ def main() -> None:
         if target.exists() and not args.keep:
             target.unlink()
         built = None
-        if not target.exists():
+        if target.exists():
+            upgraded = upgrade_to_this(target)
+            if upgraded:
+                print(upgraded, flush=True)
+        else:
             built = build(base, target, size, args.memory)
             print(f"built {target}: {built['games']:,} games, {built['moves']:,} moves from "
                   f"{built['replicas']} replicas in {built['build_s']:.1f} s"

@@ -649,7 +649,9 @@ MATERIAL_COUNTS = tuple(f"{COLOR_NAMES[side]}_{PIECE_NAMES[kind]}" for side in (
 
 #: Every table and view, in the order they are created.
 TABLES: dict[str, Table] = {t.name: t for t in (
-    Table("meta", (Column("key", "VARCHAR", "`schema_version`", primary_key=True),
+    Table("meta", (Column("key", "VARCHAR", "`schema_version`; `lookups_through` (the last game "
+                          "id the lookup tables cover) and `lookups_runs` (the sorted runs "
+                          "they hold)", primary_key=True),
                    Column("value", "VARCHAR", "its value")),),
     Table("sources", _SOURCES),
     Table("games", (_GAME_ID, _SOURCE_ID, _RECORD_INDEX, *GAME_COLUMNS, *_GAME_LINKS)),
