@@ -54,7 +54,7 @@ FILTERS = {
 _FILTER_DEFAULTS = {"side": "either"}
 #: Older names of the year filters, still taken.
 _ALIASES = ("from_year", "to_year")
-_USES_FILTERS = re.compile(r"\bpicked_games\s*\(")
+_USES_FILTERS = re.compile(r"\bpicked_games\s*\(|\bselected_games\b")
 _BOUND = re.compile(r"\$(\w+)")
 _INTEGER = re.compile(r"-?\d+")
 #: What fills each table a report may need, for the message when it is empty.

@@ -25,10 +25,13 @@ WITH here AS (  -- from position_keys, sorted by key: only the matches are read
           FROM positions_at($key, $mirror_key)) p
     WHERE p.move IS NOT NULL
 ),
-played AS (
-    SELECT h.move, g.game_id, g.result, g.year, g.red_name, g.black_name,
+played AS (  -- the few games found joined first, then their players
+    SELECT h.move, g.game_id, g.result, g.year, r.name AS red_name, b.name AS black_name,
            CASE h.side WHEN 'red' THEN g.red_player_id ELSE g.black_player_id END AS mover
-    FROM here h JOIN picked_games() g USING (game_id)
+    FROM here h JOIN games g USING (game_id)
+    LEFT JOIN players r ON r.player_id = g.red_player_id
+    LEFT JOIN players b ON b.player_id = g.black_player_id
+    WHERE g.game_id IN (SELECT game_id FROM selected_games)
 ),
 tally AS (
     SELECT move, count(*) AS games,
