@@ -119,18 +119,22 @@ _POSITION_HITS = """
 
 # The page of hits shown is chosen first: only its games' next moves are read.
 _LISTED = """
-, page AS (
-    SELECT h.game_id, h.ply, coalesce(g.red_name, g.red) AS red,
-           coalesce(g.black_name, g.black) AS black,
+, page AS (  -- the page first, then its players (not every game's)
+    SELECT h.game_id, h.ply, h.found, g.red, g.black, g.red_player_id, g.black_player_id,
            g.result, g.event, coalesce(CAST(g.date AS VARCHAR), g.date_raw) AS date,
-           h.found, count(*) OVER () AS total
-    FROM hits h
-    JOIN named_games() g USING (game_id)
+           count(*) OVER () AS total
+    FROM hits h JOIN games g USING (game_id)
     ORDER BY h.game_id
-    LIMIT $limit)
+    LIMIT $limit),
+named AS (
+    SELECT p.game_id, p.ply, coalesce(r.name, p.red) AS red, coalesce(b.name, p.black) AS black,
+           p.result, p.event, p.date, p.found, p.total
+    FROM page p
+    LEFT JOIN players r ON r.player_id = p.red_player_id
+    LEFT JOIN players b ON b.player_id = p.black_player_id)
 SELECT p.game_id, p.ply, p.red, p.black, p.result, p.event, p.date,
        n.move AS next_code, {text} AS next_text, p.found, p.total
-FROM page p
+FROM named p
 LEFT JOIN moves n ON n.game_id = p.game_id AND n.ply = p.ply + 1
 ORDER BY p.game_id
 """

@@ -25,13 +25,21 @@ WITH here AS (  -- from position_keys, sorted by key: only the matches are read
           FROM positions_at($key, $mirror_key)) p
     WHERE p.move IS NOT NULL
 ),
-played AS (  -- the few games found joined first, then their players
-    SELECT h.move, g.game_id, g.result, g.year, r.name AS red_name, b.name AS black_name,
-           CASE h.side WHEN 'red' THEN g.red_player_id ELSE g.black_player_id END AS mover
+-- The games found, joined on their own, then kept if selected, then given their players:
+-- each step on the few rows found, not on every game of the database.
+reached AS MATERIALIZED (
+    SELECT h.move, h.side, g.game_id, g.result, g.year, g.red_player_id, g.black_player_id
     FROM here h JOIN games g USING (game_id)
-    LEFT JOIN players r ON r.player_id = g.red_player_id
-    LEFT JOIN players b ON b.player_id = g.black_player_id
-    WHERE g.game_id IN (SELECT game_id FROM selected_games)
+),
+found AS MATERIALIZED (
+    SELECT * FROM reached WHERE game_id IN (SELECT game_id FROM selected_games)
+),
+played AS (
+    SELECT f.move, f.game_id, f.result, f.year, r.name AS red_name, b.name AS black_name,
+           CASE f.side WHEN 'red' THEN f.red_player_id ELSE f.black_player_id END AS mover
+    FROM found f
+    LEFT JOIN players r ON r.player_id = f.red_player_id
+    LEFT JOIN players b ON b.player_id = f.black_player_id
 ),
 tally AS (
     SELECT move, count(*) AS games,
