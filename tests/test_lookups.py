@@ -11,8 +11,7 @@ import duckdb
 import pytest
 
 from xqdb import Database
-from xqdb.db.fetch import material_states
-from xqdb.db.lookups import MOST_RUNS, rebuild, through
+from xqdb.db.lookups import MOST_RUNS, material_states, rebuild, through
 from xqdb.db.schema import SCHEMA_VERSION
 from xqdb.db.upgrade import upgrade
 from xqdb.pipeline.importer import import_paths

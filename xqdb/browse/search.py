@@ -30,8 +30,8 @@ from dataclasses import dataclass
 
 from ..errors import BadArgumentError
 from ..db.columns import move_text_column
-from ..db.fetch import (COUNTED, game_moves, material_condition,
-                        material_hits, position_hits, piece_column, start_fen)
+from ..db.fetch import game_moves, material_condition, material_hits, position_hits, start_fen
+from ..db.lookups import COUNTED, piece_column
 from ..db.queries import Result
 from ..db.schema import Connection
 from ..db.selection import GameFilter

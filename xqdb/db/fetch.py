@@ -20,9 +20,8 @@ from typing import Any
 import duckdb
 
 from .judgements import one_per_move
-from .lookups import material_spans_sql
-from ..rules.board import (ADVISOR, BLACK, CANNON, CHARIOT, COLOR_NAMES, ELEPHANT, HORSE,
-                           PAWN, PIECE_NAMES, RED, Piece, piece_symbol)
+from .lookups import material_spans_sql, piece_column
+from ..rules.board import Piece
 from .columns import TABLES
 from .queries import create_shared_macros
 from .selection import GameFilter, SelectionError, select_games
@@ -165,7 +164,7 @@ def material_hits(con: duckdb.DuckDBPyConnection, condition: str, plies: int,
                   games: GameFilter | None, column: str | None, limit: int
                   ) -> list[tuple[Any, ...]]:
     """The games among those ``games`` selects whose material (``material_spans``) fitted
-    ``condition`` (SQL over the count columns of :func:`material_states`, made from a
+    ``condition`` (SQL over the count columns of :func:`xqdb.db.lookups.material_states`, made from a
     parsed pattern, never from a user's text) for at least ``plies`` plies in a row."""
     select_games(con, games, valid_only=False)
     # The stretches that fit, in game order: consecutive ones (one ending where the next
@@ -192,18 +191,6 @@ def start_fen(con: duckdb.DuckDBPyConnection, game_id: int) -> str | None:
     return row[0] if row else None
 
 
-#: The pieces a pattern can count, Red's then Black's, in the order patterns are written.
-COUNTED: tuple[Piece, ...] = tuple(t * c for c in (RED, BLACK)
-                                   for t in (CHARIOT, HORSE, ELEPHANT, ADVISOR, CANNON, PAWN))
-
-
-
-def piece_column(piece: Piece) -> str:
-    """``red_chariot``: DuckDB's names are case-blind, so ``R`` and ``r`` cannot be two
-    columns."""
-    return f"{COLOR_NAMES[RED if piece > 0 else BLACK]}_{PIECE_NAMES[abs(piece)]}"
-
-
 def material_condition(ranges: tuple[tuple[Piece, int, int], ...],
                        balances: tuple[tuple[tuple[Piece, ...], str, tuple[Piece, ...]], ...]
                        ) -> str:
@@ -221,44 +208,6 @@ def material_condition(ranges: tuple[tuple[Piece, int, int], ...],
         [f"{piece_column(p)} BETWEEN {int(low)} AND {int(high)}" for p, low, high in ranges]
         + [f"{total(left)} {op} {total(right)}" for left, op, right in balances
            if op in compare])
-
-
-def material_states(games: str = "TRUE") -> str:
-    """SQL listing every material state of every game with a start position (a record
-    that held no game has none) among those the condition ``games`` (SQL over
-    ``games``) selects: ``game_id``, the ``ply`` it began (0: the start),
-    ``until`` (the ply of the next capture, or one past the game's last ply) and one count
-    column per piece of :data:`COUNTED`."""
-    counts = ",\n           ".join(
-        f"length(board) - length(replace(board, '{piece_symbol(p)}', '')) AS {piece_column(p)}"
-        for p in COUNTED)
-    taken = ",\n           ".join(
-        f"s.{piece_column(p)} - count(*) FILTER (c.capture = {p}) OVER later AS {piece_column(p)}"
-        for p in COUNTED)
-    names = ", ".join(piece_column(p) for p in COUNTED)
-    return f"""
-    WITH start AS (
-        SELECT game_id, plies, split_part(start_fen, ' ', 1) AS board
-        FROM games WHERE start_key IS NOT NULL AND ({games})
-    ), counted AS (
-        SELECT game_id, plies,
-           {counts}
-        FROM start
-    ), states AS (
-        SELECT game_id, plies, 0 AS ply, {names} FROM counted
-        UNION ALL
-        SELECT c.game_id, s.plies, c.ply,
-           {taken}
-        FROM stored_moves c JOIN counted s USING (game_id)
-        WHERE c.capture <> 0
-        WINDOW later AS (PARTITION BY c.game_id ORDER BY c.ply ROWS UNBOUNDED PRECEDING)
-    )
-    SELECT game_id, ply,
-           coalesce(lead(ply) OVER (PARTITION BY game_id ORDER BY ply), plies + 1) AS until,
-           {names}
-    FROM states"""
-
-
 
 
 def selected_count(con: duckdb.DuckDBPyConnection) -> int:

@@ -39,6 +39,8 @@ from collections.abc import Mapping
 import duckdb
 
 from .columns import MATERIAL_COUNTS
+from ..rules.board import (ADVISOR, BLACK, CANNON, CHARIOT, COLOR_NAMES, ELEPHANT, HORSE,
+                           PAWN, PIECE_NAMES, RED, Piece, piece_symbol)
 
 #: Sorted runs a lookup table may hold before :func:`refresh` sorts it again whole.
 MOST_RUNS = 8
@@ -81,15 +83,13 @@ def positions_sql(since: str) -> str:
 
 def spans_sql(states: str) -> str:
     """SQL listing ``(signature, game_id, ply, until)`` of the material states ``states``
-    gives (SQL of :func:`xqdb.db.fetch.material_states`' columns)."""
+    gives (SQL of :func:`material_states`' columns)."""
     return f"SELECT {_SIGNATURE} AS signature, game_id, ply, until FROM ({states})"
 
 
 def refresh(con: duckdb.DuckDBPyConnection) -> int:
     """Bring the lookup tables up to date with the games stored (within the caller's
     transaction, if any); returns how many games were added to them."""
-    from .fetch import material_states
-
     done = through(con)
     row = con.execute("SELECT coalesce(max(game_id), 0), count(*) FILTER (game_id > ?)"
                       " FROM games", [done]).fetchone()
@@ -166,8 +166,6 @@ def material_spans_sql(con: duckdb.DuckDBPyConnection, condition: str) -> str:
     """SQL listing ``(game_id, ply, until)`` of every stretch of material that fits
     ``condition`` (SQL over the columns of :data:`MATERIAL_COUNTS`, made from a parsed
     pattern), games past the tables included."""
-    from .fetch import material_states
-
     done = through(con)
     return f"""
         SELECT game_id, ply, until FROM material_spans
@@ -193,3 +191,51 @@ def _meta(con: duckdb.DuckDBPyConnection, key: str) -> int:
 def _set_meta(con: duckdb.DuckDBPyConnection, key: str, value: int) -> None:
     con.execute("DELETE FROM meta WHERE key = ?", [key])
     con.execute("INSERT INTO meta VALUES (?, ?)", [key, str(value)])
+
+
+#: The pieces a pattern can count, Red's then Black's, in the order patterns are written.
+COUNTED: tuple[Piece, ...] = tuple(t * c for c in (RED, BLACK)
+                                   for t in (CHARIOT, HORSE, ELEPHANT, ADVISOR, CANNON, PAWN))
+
+
+
+def piece_column(piece: Piece) -> str:
+    """``red_chariot``: DuckDB's names are case-blind, so ``R`` and ``r`` cannot be two
+    columns."""
+    return f"{COLOR_NAMES[RED if piece > 0 else BLACK]}_{PIECE_NAMES[abs(piece)]}"
+
+
+def material_states(games: str = "TRUE") -> str:
+    """SQL listing every material state of every game with a start position (a record
+    that held no game has none) among those the condition ``games`` (SQL over
+    ``games``) selects: ``game_id``, the ``ply`` it began (0: the start),
+    ``until`` (the ply of the next capture, or one past the game's last ply) and one count
+    column per piece of :data:`COUNTED`."""
+    counts = ",\n           ".join(
+        f"length(board) - length(replace(board, '{piece_symbol(p)}', '')) AS {piece_column(p)}"
+        for p in COUNTED)
+    taken = ",\n           ".join(
+        f"s.{piece_column(p)} - count(*) FILTER (c.capture = {p}) OVER later AS {piece_column(p)}"
+        for p in COUNTED)
+    names = ", ".join(piece_column(p) for p in COUNTED)
+    return f"""
+    WITH start AS (
+        SELECT game_id, plies, split_part(start_fen, ' ', 1) AS board
+        FROM games WHERE start_key IS NOT NULL AND ({games})
+    ), counted AS (
+        SELECT game_id, plies,
+           {counts}
+        FROM start
+    ), states AS (
+        SELECT game_id, plies, 0 AS ply, {names} FROM counted
+        UNION ALL
+        SELECT c.game_id, s.plies, c.ply,
+           {taken}
+        FROM stored_moves c JOIN counted s USING (game_id)
+        WHERE c.capture <> 0
+        WINDOW later AS (PARTITION BY c.game_id ORDER BY c.ply ROWS UNBOUNDED PRECEDING)
+    )
+    SELECT game_id, ply,
+           coalesce(lead(ply) OVER (PARTITION BY game_id ORDER BY ply), plies + 1) AS until,
+           {names}
+    FROM states"""
