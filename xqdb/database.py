@@ -49,7 +49,7 @@ from .db.openings import classify_database, explain_game
 from .db.players import merge, split
 from .db.queries import Query, Result, list_queries, run_query, run_sql
 from .db.schema import Connection, connect, require_database
-from .db.selection import GameFilter, resolve_player, resolved, selected_ids
+from .db.selection import GameFilter, resolve_player, resolved, select_games, selected_ids
 from .db.upgrade import UpgradeSummary, upgrade
 from .engine import EngineError, EngineSpec, Limit, SupervisedEngine, choose_engine
 from .errors import BadArgumentError, CannotRunError, NotFoundError
@@ -215,7 +215,7 @@ class Database:
                 result = run_query(con, "openings", games, **common)
                 if games.player is not None:
                     result.labels["top_players"] = "Top opponents"
-                total = len(selected_ids(con, games))
+                total = select_games(con, games, check=False)
                 selected = f"of {total:,} games" + (f" ({games.describe()})"
                                                       if not games.is_empty() else "")
         result.labels.update(share=f"Share % {selected}", opening=_KEY_HEADERS[by],

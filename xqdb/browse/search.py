@@ -1,16 +1,16 @@
 """Finding games in a database: by position, in any move order, and by material.
 
-A position is found through its Zobrist key: ``games.start_key`` for a game that starts
-there, ``moves.key_after`` for one that reaches it after a move. The key covers the board
-and the side to move and nothing else, so every move order that reaches the position
-finds it (a transposition), and ``mirror=True`` adds the key of the left-right mirror
-image, which is the same position for a player (``炮二平五`` mirrored is ``炮八平五``).
+A position is found through its Zobrist key in ``position_keys`` (every position of every
+game: ``games.start_key`` for a game that starts there, ``moves.key_after`` for one that
+reaches it after a move, sorted by key, see :mod:`xqdb.db.lookups`). The key covers the
+board and the side to move and nothing else, so every move order that reaches the
+position finds it (a transposition), and ``mirror=True`` adds the key of the left-right
+mirror image, which is the same position for a player (``炮二平五`` mirrored is ``炮八平五``).
 
-Material is found without storing anything more: a game's material changes only when a
-piece is taken, so its *material states* are the start position's pieces (counted in
-``games.start_fen``) less the pieces taken up to each capture (``moves.capture``); one
-window over the captures of the database gives every state and the ply it began.
-:class:`MaterialPattern` says which states match.
+Material is found in ``material_spans``: a game's material changes only when a piece is
+taken, so its *material states* are the start position's pieces less the pieces taken up
+to each capture, stored by the import under a signature of their piece counts.
+:class:`MaterialPattern` says which signatures match.
 
 Invalid games are searched too, up to the move where their record failed: those moves
 were played.
@@ -30,8 +30,8 @@ from dataclasses import dataclass
 
 from ..errors import BadArgumentError
 from ..db.columns import move_text_column
-from ..db.fetch import (COUNTED, game_moves, material_condition, material_states,
-                        material_hits, position_hits, piece_column, start_fen)
+from ..db.fetch import game_moves, material_condition, material_hits, position_hits, start_fen
+from ..db.lookups import COUNTED, piece_column
 from ..db.queries import Result
 from ..db.schema import Connection
 from ..db.selection import GameFilter
@@ -225,7 +225,7 @@ def search_material(con: Connection, pattern: MaterialPattern, *,
                     games: GameFilter | None = None) -> Found:
     """The games whose material fitted ``pattern`` for at least ``plies`` plies in a row,
     each once, at the first ply it did, with the move it played next in ``notation``."""
-    rows = material_hits(con, material_states(), pattern.sql(), plies, games,
+    rows = material_hits(con, pattern.sql(), plies, games,
                          move_text_column(notation), limit)
     if move_text_column(notation) is None:
         rows = _written_next(con, rows, notation)

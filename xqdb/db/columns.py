@@ -31,7 +31,8 @@ from ..notation.tables import WRITTEN_LETTERS
 from ..openings.store import classify_game, stored_values
 from ..replay import ReplayedGame
 from ..rules.adjudication import END_SLACK, ENDING_NAMES, settling
-from ..rules.board import PAWN, piece_symbol
+from ..rules.board import (ADVISOR, BLACK, CANNON, CHARIOT, COLOR_NAMES, ELEPHANT, HORSE,
+                           PAWN, PIECE_NAMES, RED, piece_symbol)
 from .judgements import BLUNDERS_QUERY, JUDGEMENTS_QUERY, PLAYER_BLUNDERS_QUERY
 from .dedupe import content_hash
 
@@ -618,9 +619,42 @@ _PLAYER_BLUNDERS = (
     Column("accuracy", "DOUBLE", "lichess's game accuracy (0..100), averaged over the games"),
 )
 
+#: Columns of ``position_keys``: every position of every game, sorted by key (see
+#: :mod:`xqdb.db.lookups`).
+POSITION_KEY_COLUMNS: tuple[Column, ...] = (
+    Column("key", "UBIGINT", "Zobrist key of the position (`games.start_key` at ply 0, then "
+           "`moves.key_after`)", not_null=True),
+    Column("game_id", "BIGINT", "the game that reached it (`games.game_id`)", not_null=True),
+    Column("ply", "SMALLINT", "the plies played before it: 0 for the start position",
+           not_null=True),
+    Column("move", "SMALLINT", "the move the game played from it (`moves.move` of the next "
+           "ply); NULL at the game's end"),
+    Column("piece", "TINYINT", "signed code of the piece that move moved (positive: Red "
+           "moved); NULL at the game's end"),
+)
+
+#: Columns of ``material_spans``: each game's material, one row per stretch between
+#: captures, sorted by signature (see :mod:`xqdb.db.lookups`).
+MATERIAL_SPAN_COLUMNS: tuple[Column, ...] = (
+    Column("signature", "BIGINT", "the material as one number: five bits per piece count "
+           "(`material_signatures` spells it out)", not_null=True),
+    Column("game_id", "BIGINT", "the game (`games.game_id`)", not_null=True),
+    Column("ply", "SMALLINT", "the ply the material began: 0 for the start, else the ply of "
+           "a capture", not_null=True),
+    Column("until", "SMALLINT", "the ply of the next capture, or one past the game's last "
+           "ply", not_null=True),
+)
+
+#: The piece counts a material signature holds, in the order of its bits (see
+#: :mod:`xqdb.db.lookups`).
+MATERIAL_COUNTS = tuple(f"{COLOR_NAMES[side]}_{PIECE_NAMES[kind]}" for side in (RED, BLACK)
+                        for kind in (CHARIOT, HORSE, ELEPHANT, ADVISOR, CANNON, PAWN))
+
 #: Every table and view, in the order they are created.
 TABLES: dict[str, Table] = {t.name: t for t in (
-    Table("meta", (Column("key", "VARCHAR", "`schema_version`", primary_key=True),
+    Table("meta", (Column("key", "VARCHAR", "`schema_version`; `lookups_through` (the last game "
+                          "id the lookup tables cover) and `lookups_runs` (the sorted runs "
+                          "they hold)", primary_key=True),
                    Column("value", "VARCHAR", "its value")),),
     Table("sources", _SOURCES),
     Table("games", (_GAME_ID, _SOURCE_ID, _RECORD_INDEX, *GAME_COLUMNS, *_GAME_LINKS)),
@@ -632,6 +666,14 @@ TABLES: dict[str, Table] = {t.name: t for t in (
     Table("rule_events", (_GAME_ID, *EVENT_COLUMNS)),
     Table("raw_records", (_RECORD_GAME, _SOURCE_ID, _RECORD_INDEX, _TEXT, _DATA)),
     Table("positions", (_SOURCE_ID, *POSITION_COLUMNS)),
+    Table("position_keys", POSITION_KEY_COLUMNS),
+    Table("material_spans", MATERIAL_SPAN_COLUMNS),
+    Table("material_signatures", (
+        Column("signature", "BIGINT", "a signature of `material_spans`", primary_key=True),
+        *(Column(name, "TINYINT", f"how many {name.replace('_', ' ')}s it counts "
+                 "(bits 5i to 5i+4, i its place in this list)", not_null=True)
+          for name in MATERIAL_COUNTS),
+        Column("spans", "BIGINT", "rows of `material_spans` with it", not_null=True))),
     Table("players", _PLAYERS),
     Table("player_names", _PLAYER_NAMES),
     Table("evals", EVAL_COLUMNS),

@@ -20,8 +20,8 @@ from typing import Any
 import duckdb
 
 from .judgements import one_per_move
-from ..rules.board import (ADVISOR, BLACK, CANNON, CHARIOT, COLOR_NAMES, ELEPHANT, HORSE,
-                           PAWN, PIECE_NAMES, RED, Piece, piece_symbol)
+from .lookups import material_spans_sql, piece_column
+from ..rules.board import Piece
 from .columns import TABLES
 from .queries import create_shared_macros
 from .selection import GameFilter, SelectionError, select_games
@@ -109,26 +109,33 @@ def _quoted(path: Path) -> str:
     return str(path).replace("'", "''")
 
 
+# The games that reached one of two keys (the second NULL for none), each at its first ply.
 _POSITION_HITS = """
-    SELECT game_id, min(ply) AS ply, arg_min(key, ply) AS found FROM (
-        SELECT game_id, 0 AS ply, start_key AS key FROM games
-        WHERE start_key IN (SELECT unnest($keys::UBIGINT[]))
-        UNION ALL
-        SELECT game_id, ply, key_after FROM stored_moves
-        WHERE key_after IN (SELECT unnest($keys::UBIGINT[])))
+    SELECT game_id, min(ply) AS ply, arg_min(key, ply) AS found
+    FROM positions_at($key, $other)
     WHERE game_id IN (SELECT game_id FROM selected_games)
     GROUP BY game_id"""
 
+# The page of hits shown is chosen first: only its games' next moves are read.
 _LISTED = """
-SELECT h.game_id, h.ply, coalesce(g.red_name, g.red) AS red,
-       coalesce(g.black_name, g.black) AS black,
-       g.result, g.event, coalesce(CAST(g.date AS VARCHAR), g.date_raw) AS date,
-       n.move AS next_code, {text} AS next_text, h.found, count(*) OVER () AS total
-FROM hits h
-JOIN named_games() g USING (game_id)
-LEFT JOIN moves n ON n.game_id = h.game_id AND n.ply = h.ply + 1
-ORDER BY h.game_id
-LIMIT $limit
+, page AS (  -- the page first, then its players (not every game's)
+    SELECT h.game_id, h.ply, h.found, g.red, g.black, g.red_player_id, g.black_player_id,
+           g.result, g.event, coalesce(CAST(g.date AS VARCHAR), g.date_raw) AS date,
+           count(*) OVER () AS total
+    FROM hits h JOIN games g USING (game_id)
+    ORDER BY h.game_id
+    LIMIT $limit),
+named AS (
+    SELECT p.game_id, p.ply, coalesce(r.name, p.red) AS red, coalesce(b.name, p.black) AS black,
+           p.result, p.event, p.date, p.found, p.total
+    FROM page p
+    LEFT JOIN players r ON r.player_id = p.red_player_id
+    LEFT JOIN players b ON b.player_id = p.black_player_id)
+SELECT p.game_id, p.ply, p.red, p.black, p.result, p.event, p.date,
+       n.move AS next_code, {text} AS next_text, p.found, p.total
+FROM named p
+LEFT JOIN moves n ON n.game_id = p.game_id AND n.ply = p.ply + 1
+ORDER BY p.game_id
 """
 
 
@@ -146,29 +153,33 @@ def _listed(con: duckdb.DuckDBPyConnection, hits: str, params: dict[str, object]
 def position_hits(con: duckdb.DuckDBPyConnection, keys: list[int], games: GameFilter | None,
                   limit: int) -> list[tuple[Any, ...]]:
     """The games among those ``games`` selects (invalid ones too, up to where they failed)
-    that reached a position of Zobrist key in ``keys``, each at the first ply it did."""
+    that reached a position of Zobrist key in ``keys`` (one or two: a position and its
+    mirror image), each at the first ply it did (read from ``position_keys``)."""
     select_games(con, games, valid_only=False)
-    return _listed(con, _POSITION_HITS, {"keys": keys}, None, limit)
+    return _listed(con, _POSITION_HITS, {"key": keys[0], "other": keys[1] if keys[1:] else None},
+                   None, limit)
 
 
-def material_hits(con: duckdb.DuckDBPyConnection, states: str, condition: str, plies: int,
+def material_hits(con: duckdb.DuckDBPyConnection, condition: str, plies: int,
                   games: GameFilter | None, column: str | None, limit: int
                   ) -> list[tuple[Any, ...]]:
-    """The games among those ``games`` selects whose material states (the SQL ``states``)
-    fitted ``condition`` (SQL over the states' count columns, made from a parsed
-    pattern, never from a user's text) for at least ``plies`` plies in a row."""
+    """The games among those ``games`` selects whose material (``material_spans``) fitted
+    ``condition`` (SQL over the count columns of :func:`xqdb.db.lookups.material_states`, made from a
+    parsed pattern, never from a user's text) for at least ``plies`` plies in a row."""
     select_games(con, games, valid_only=False)
-    # Consecutive states that all fit make one run (a pawn taken need not end it): runs are
-    # numbered by the states before them that do not fit.
+    # The stretches that fit, in game order: consecutive ones (one ending where the next
+    # begins: a pawn taken need not end a run) make one run, numbered by the breaks before.
     hits = f"""
         SELECT game_id, min(first) AS ply, NULL AS found FROM (
             SELECT game_id, min(ply) AS first, max(until) AS last FROM (
-                SELECT game_id, ply, until, fits, count(*) FILTER (NOT fits) OVER (
+                SELECT game_id, ply, until, count(*) FILTER (NOT joined) OVER (
                     PARTITION BY game_id ORDER BY ply ROWS UNBOUNDED PRECEDING) AS run
-                FROM (SELECT game_id, ply, until, ({condition}) AS fits
-                      FROM ({states})
+                FROM (SELECT game_id, ply, until,
+                             coalesce(lag(until) OVER (PARTITION BY game_id ORDER BY ply)
+                                      = ply, false) AS joined
+                      FROM ({material_spans_sql(con, condition)})
                       WHERE game_id IN (SELECT game_id FROM selected_games)))
-            WHERE fits GROUP BY game_id, run)
+            GROUP BY game_id, run)
         WHERE last - first >= $plies
         GROUP BY game_id"""
     return _listed(con, hits, {"plies": plies}, column, limit)
@@ -178,18 +189,6 @@ def start_fen(con: duckdb.DuckDBPyConnection, game_id: int) -> str | None:
     """Game ``game_id``'s start position as stored."""
     row = con.execute("SELECT start_fen FROM games WHERE game_id = ?", [game_id]).fetchone()
     return row[0] if row else None
-
-
-#: The pieces a pattern can count, Red's then Black's, in the order patterns are written.
-COUNTED: tuple[Piece, ...] = tuple(t * c for c in (RED, BLACK)
-                                   for t in (CHARIOT, HORSE, ELEPHANT, ADVISOR, CANNON, PAWN))
-
-
-
-def piece_column(piece: Piece) -> str:
-    """``red_chariot``: DuckDB's names are case-blind, so ``R`` and ``r`` cannot be two
-    columns."""
-    return f"{COLOR_NAMES[RED if piece > 0 else BLACK]}_{PIECE_NAMES[abs(piece)]}"
 
 
 def material_condition(ranges: tuple[tuple[Piece, int, int], ...],
@@ -209,43 +208,6 @@ def material_condition(ranges: tuple[tuple[Piece, int, int], ...],
         [f"{piece_column(p)} BETWEEN {int(low)} AND {int(high)}" for p, low, high in ranges]
         + [f"{total(left)} {op} {total(right)}" for left, op, right in balances
            if op in compare])
-
-
-def material_states() -> str:
-    """SQL listing every material state of every game with a start position (a record
-    that held no game has none): ``game_id``, the ``ply`` it began (0: the start),
-    ``until`` (the ply of the next capture, or one past the game's last ply) and one count
-    column per piece of :data:`COUNTED`."""
-    counts = ",\n           ".join(
-        f"length(board) - length(replace(board, '{piece_symbol(p)}', '')) AS {piece_column(p)}"
-        for p in COUNTED)
-    taken = ",\n           ".join(
-        f"s.{piece_column(p)} - count(*) FILTER (c.capture = {p}) OVER later AS {piece_column(p)}"
-        for p in COUNTED)
-    names = ", ".join(piece_column(p) for p in COUNTED)
-    return f"""
-    WITH start AS (
-        SELECT game_id, plies, split_part(start_fen, ' ', 1) AS board
-        FROM games WHERE start_key IS NOT NULL
-    ), counted AS (
-        SELECT game_id, plies,
-           {counts}
-        FROM start
-    ), states AS (
-        SELECT game_id, plies, 0 AS ply, {names} FROM counted
-        UNION ALL
-        SELECT c.game_id, s.plies, c.ply,
-           {taken}
-        FROM stored_moves c JOIN counted s USING (game_id)
-        WHERE c.capture <> 0
-        WINDOW later AS (PARTITION BY c.game_id ORDER BY c.ply ROWS UNBOUNDED PRECEDING)
-    )
-    SELECT game_id, ply,
-           coalesce(lead(ply) OVER (PARTITION BY game_id ORDER BY ply), plies + 1) AS until,
-           {names}
-    FROM states"""
-
-
 
 
 def selected_count(con: duckdb.DuckDBPyConnection) -> int:

@@ -34,6 +34,7 @@ import duckdb
 from ..errors import BadArgumentError, closest
 from .judgements import JUDGED_MOVES
 from .result import Result
+from .lookups import create_lookup_macros
 from .selection import FILTER_PARAMS, GameFilter, filter_from_params, resolved, select_games
 
 _PARAM = re.compile(r"--\s*@param\s+(\w+)(?:=(\S*))?\s*(.*)")
@@ -55,7 +56,7 @@ FILTERS = {
 _FILTER_DEFAULTS = {"side": "either"}
 #: Older names of the year filters, still taken.
 _ALIASES = ("from_year", "to_year")
-_USES_FILTERS = re.compile(r"\bpicked_games\s*\(")
+_USES_FILTERS = re.compile(r"\bpicked_games\s*\(|\bselected_games\b")
 _BOUND = re.compile(r"\$(\w+)")
 _INTEGER = re.compile(r"-?\d+")
 #: What fills each table a report may need, for the message when it is empty.
@@ -155,9 +156,11 @@ def _files() -> dict[str, Any]:
 
 def create_shared_macros(con: duckdb.DuckDBPyConnection) -> None:
     """Create the macros of ``_shared.sql`` on ``con`` (temporary: a read-only database
-    takes them too)."""
+    takes them too), and those reading the lookup tables (see
+    :func:`xqdb.db.lookups.create_lookup_macros`)."""
     con.execute(_files()["_shared"].read_text(encoding="utf-8"))
     con.execute(JUDGED_MOVES)
+    create_lookup_macros(con)
 
 
 

@@ -4,7 +4,7 @@
 >>> con = duckdb.connect()
 >>> create_schema(con)
 >>> sorted(r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall())
-['analysed_games', 'blunders', 'evals', 'game_records', 'games', 'judgement_thresholds', 'judgements', 'meta', 'moves', 'player_blunders', 'player_names', 'players', 'positions', 'raw_records', 'rule_events', 'sources', 'stored_moves', 'variation_moves', 'win_curves']
+['analysed_games', 'blunders', 'evals', 'game_records', 'games', 'judgement_thresholds', 'judgements', 'material_signatures', 'material_spans', 'meta', 'moves', 'player_blunders', 'player_names', 'players', 'position_keys', 'positions', 'raw_records', 'rule_events', 'sources', 'stored_moves', 'variation_moves', 'win_curves']
 """
 
 from __future__ import annotations

@@ -27,13 +27,19 @@ import pyarrow as pa
 from ..formats import cbr, reader_for
 from ..formats.record import GameRecord, Origin
 from .analysed import mark_fully_evaluated
+from .columns import TABLES
 from .players import PlayerError, link_players, merge
 from .rows import UnitBuilder, replay_record
-from .schema import SCHEMA_VERSION, DatabaseError, connect, schema_version
+from .lookups import rebuild
+from .schema import SCHEMA, SCHEMA_VERSION, DatabaseError, connect, schema_version
 from .writer import Writer
 
 #: Sources per transaction of the new database.
 BATCH_SOURCES = 200
+#: Versions brought up to date in place, and what they lack: tables derived from the rows
+#: they hold, built without reading a record again.
+IN_PLACE = {7: "the lookup tables (position_keys, material_spans, material_signatures) "
+                "and the win curves' late scale (win_curves.cp_late_scale)"}
 
 
 @dataclass
@@ -49,10 +55,17 @@ class UpgradeSummary:
     invalid: int = 0
     kept: str | None = None
     """Where the database of the old version was kept; ``None`` when nothing was done."""
+    built: str | None = None
+    """What an upgrade in place built (see :data:`IN_PLACE`); ``None`` after reading every
+    record again."""
 
     def __str__(self) -> str:
         if self.kept is None:
             return f"{self.path}: already at schema version {self.from_version}"
+        if self.built is not None:
+            return (f"upgraded {self.path} from schema version {self.from_version} to "
+                    f"{SCHEMA_VERSION}: built {self.built} for {self.games:,} games\n"
+                    f"the old database is kept as {self.kept}")
         return (f"upgraded {self.path} from schema version {self.from_version} to "
                 f"{SCHEMA_VERSION}: {self.sources:,} sources, {self.records:,} records read "
                 f"again: {self.games:,} games ({self.invalid:,} invalid), "
@@ -79,6 +92,9 @@ def upgrade(path: str | os.PathLike[str]) -> UpgradeSummary:
         summary = UpgradeSummary(str(where), version)
         if version == SCHEMA_VERSION:
             return summary
+        if version in IN_PLACE:
+            old.close()
+            return _upgrade_in_place(where, summary)
         fresh = where.with_name(where.name + ".upgrading")
         fresh.unlink(missing_ok=True)
         new = connect(fresh)
@@ -89,6 +105,7 @@ def upgrade(path: str | os.PathLike[str]) -> UpgradeSummary:
             _carry_judgement_settings(old, new)
             _carry_analysed_games(old, new)
             link_players(new)
+            rebuild(new)
             new.execute("CHECKPOINT")
         finally:
             new.close()
@@ -105,6 +122,45 @@ def upgrade(path: str | os.PathLike[str]) -> UpgradeSummary:
     os.replace(fresh, where)
     summary.kept = str(kept)
     return summary
+
+
+def _upgrade_in_place(where: Path, summary: UpgradeSummary) -> UpgradeSummary:
+    """Add what :data:`IN_PLACE` says the version lacks to the database at ``where``, in
+    one transaction (a kill leaves it as it was), after keeping a copy as ``PATH.vN``."""
+    kept = where.with_name(f"{where.name}.v{summary.from_version}")
+    kept.unlink(missing_ok=True)
+    shutil.copyfile(where, kept)
+    try:
+        con = duckdb.connect(str(where))
+    except duckdb.Error as exc:
+        raise DatabaseError(f"{where}: cannot open it to upgrade it: "
+                            f"{str(exc).splitlines()[0]}") from None
+    try:
+        con.execute("BEGIN TRANSACTION")
+        try:
+            _new_columns_and_views(con)
+            con.execute(SCHEMA)
+            summary.games = rebuild(con)
+            con.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'",
+                        [str(SCHEMA_VERSION)])
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+        con.execute("CHECKPOINT")
+    finally:
+        con.close()
+    summary.kept, summary.built = str(kept), IN_PLACE[summary.from_version]
+    return summary
+
+
+def _new_columns_and_views(con: duckdb.DuckDBPyConnection) -> None:
+    """Add the columns version 8 added to tables a version-7 database has, and drop its
+    views, which the schema then creates anew (their queries read the new columns)."""
+    views = [t.name for t in TABLES.values() if t.query is not None or t.view_of is not None]
+    for name in reversed(views):  # those defined on others first
+        con.execute(f"DROP VIEW IF EXISTS {name}")
+    con.execute("ALTER TABLE win_curves ADD COLUMN IF NOT EXISTS cp_late_scale DOUBLE")
 
 
 def _fold_log(where: Path) -> None:

@@ -37,6 +37,7 @@ from ..errors import DatabaseError
 from .columns import (
     EVAL_COLUMNS, EVENT_COLUMNS, GAME_COLUMNS, MOVE_COLUMNS, STAGES, TABLES, VARIATION_COLUMNS,
 )
+from .lookups import forget_removed, refresh
 
 log = logging.getLogger("xqdb.db")
 
@@ -202,6 +203,28 @@ class Writer:
         log.debug("committed %d records, %d moves in %.3f s", counts.records, counts.moves,
                   counts.seconds)
         return counts
+
+    def refresh_lookups(self) -> int:
+        """Bring the lookup tables up to date with the games committed (one transaction,
+        counted in :attr:`seconds`; see :func:`xqdb.db.lookups.refresh`); returns the
+        games added to them."""
+        start, cpu = time.perf_counter(), time.process_time()
+        if self.memory is not None:  # sorting the new rows may want more than a batch
+            self.con.execute(f"SET memory_limit = '{self.memory[1]}B'")
+        try:
+            self.con.execute("BEGIN TRANSACTION")
+            try:
+                added = refresh(self.con)
+                self.con.execute("COMMIT")
+            except BaseException:
+                self.con.execute("ROLLBACK")
+                raise
+        finally:
+            if self.memory is not None:
+                self.con.execute(f"SET memory_limit = '{self.memory[0]}B'")
+        self.seconds += time.perf_counter() - start
+        self.cpu_seconds += time.process_time() - cpu
+        return added
 
     def checkpoint(self) -> None:
         """Write everything committed into the database file proper (counted in
@@ -391,6 +414,7 @@ class Writer:
         orphans = f"""(SELECT game_id FROM games g
                       WHERE g.source_id IN (SELECT source_id FROM {gone})
                         AND NOT EXISTS (SELECT 1 FROM game_records r WHERE r.game_id = g.game_id))"""
+        forget_removed(con, orphans)
         for table in ("stored_moves", "variation_moves", "rule_events", "evals", "games"):
             con.execute(f"DELETE FROM {table} WHERE game_id IN {orphans}")
         con.execute(f"""

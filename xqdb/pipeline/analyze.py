@@ -285,7 +285,9 @@ class _PassRunner:
     def _plan(self, limit: Limit, games: list[_Game],
               wanted: dict[int, tuple[set[int], set[int]]] | None,
               summary: PassSummary) -> Iterator[SearchTask]:
-        done_shared, done_own = evaluated(self.con, self.identity, limit.key())
+        done_shared, done_own = evaluated(self.con, self.identity, limit.key(),
+                                          (key for game in games for key in game.keys),
+                                          (game.game_id for game in games))
         for game in games:
             indices: Iterable[int] = range(len(game.keys))
             if wanted is not None:

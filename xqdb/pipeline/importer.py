@@ -252,6 +252,7 @@ def import_paths(paths: Sequence[str], db: str | os.PathLike[str], *, jobs: int 
 
                 _write(writer, _read_units(executor, units, send_inputs), summary, noted,
                        commit_records)
+                writer.refresh_lookups()
                 link_players(con)
                 writer.checkpoint()
                 summary.db_seconds = writer.seconds

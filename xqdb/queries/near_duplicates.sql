@@ -12,17 +12,27 @@ WITH valid AS (
     SELECT game_id, start_key, plies, final_key, red, black, event, year
     FROM games WHERE status = 'valid'
 ),
-prefix AS (
-    SELECT 'prefix' AS kind, s.game_id, s.plies, l.game_id AS other_game,
-           NULL::BIGINT AS source_id, NULL::INTEGER AS record_index,
-           'the other game goes on for ' || (l.plies - s.plies) || ' plies' AS differs
+-- The games that reached a shorter game's last position at its last ply (from
+-- position_keys), found before the two games' starts are compared: most games share one.
+ends AS MATERIALIZED (
+    SELECT s.game_id, s.plies, s.start_key, m.game_id AS other_game
     FROM valid s
-    JOIN moves m ON m.key_after = s.final_key AND m.ply = s.plies
-    JOIN valid l ON l.game_id = m.game_id AND l.start_key = s.start_key AND l.plies > s.plies
-    WHERE s.plies >= CAST($min_plies AS INTEGER)
-      AND (SELECT list(move ORDER BY ply) FROM moves WHERE game_id = s.game_id)
-        = (SELECT list(move ORDER BY ply) FROM moves WHERE game_id = l.game_id
-           AND ply <= s.plies)
+    JOIN all_positions() m ON m.key = s.final_key AND m.ply = s.plies
+    WHERE s.plies >= CAST($min_plies AS INTEGER) AND m.game_id <> s.game_id
+),
+pairs AS MATERIALIZED (
+    SELECT e.game_id, e.plies, e.other_game, l.plies AS other_plies
+    FROM ends e
+    JOIN valid l ON l.game_id = e.other_game AND l.start_key = e.start_key AND l.plies > e.plies
+),
+prefix AS (
+    SELECT 'prefix' AS kind, p.game_id, p.plies, p.other_game,
+           NULL::BIGINT AS source_id, NULL::INTEGER AS record_index,
+           'the other game goes on for ' || (p.other_plies - p.plies) || ' plies' AS differs
+    FROM pairs p
+    WHERE (SELECT list(move ORDER BY ply) FROM moves WHERE game_id = p.game_id)
+        = (SELECT list(move ORDER BY ply) FROM moves WHERE game_id = p.other_game
+           AND ply <= p.plies)
 ),
 retagged AS (
     SELECT 'retagged' AS kind, g.game_id, v.plies, NULL::BIGINT AS other_game,

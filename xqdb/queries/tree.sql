@@ -13,23 +13,33 @@
 -- @param mirror_key=      the key of its mirror image, to merge its moves in
 -- @param min_games=1      leave out moves with fewer games
 -- @param top_games=3      games listed per move
-WITH here AS (
-    SELECT DISTINCT m.game_id,
-           CASE WHEN m.key_before <> CAST($key AS UBIGINT) THEN mirrored
+WITH here AS (  -- from position_keys, sorted by key: only the matches are read
+    SELECT DISTINCT p.game_id,
+           CASE WHEN p.key <> CAST($key AS UBIGINT) THEN mirrored
                 -- A position that is its own mirror image (the start): a move and its
                 -- mirror are one, written as the one on the right of the mover's board
-                WHEN $mirror_key = $key THEN greatest(m.move, mirrored)
-                ELSE m.move END AS move,
-           m.side
+                WHEN $mirror_key = $key THEN greatest(p.move, mirrored)
+                ELSE p.move END AS move,
+           CASE WHEN p.piece > 0 THEN 'red' ELSE 'black' END AS side
     FROM (SELECT *, mirror_square(move // 90) * 90 + mirror_square(move % 90) AS mirrored
-          FROM moves) m
-    WHERE m.key_before = CAST($key AS UBIGINT)
-       OR ($mirror_key IS NOT NULL AND m.key_before = CAST($mirror_key AS UBIGINT))
+          FROM positions_at($key, $mirror_key)) p
+    WHERE p.move IS NOT NULL
+),
+-- The games found, joined on their own, then kept if selected, then given their players:
+-- each step on the few rows found, not on every game of the database.
+reached AS MATERIALIZED (
+    SELECT h.move, h.side, g.game_id, g.result, g.year, g.red_player_id, g.black_player_id
+    FROM here h JOIN games g USING (game_id)
+),
+found AS MATERIALIZED (
+    SELECT * FROM reached WHERE game_id IN (SELECT game_id FROM selected_games)
 ),
 played AS (
-    SELECT h.move, g.game_id, g.result, g.year, g.red_name, g.black_name,
-           CASE h.side WHEN 'red' THEN g.red_player_id ELSE g.black_player_id END AS mover
-    FROM here h JOIN picked_games() g USING (game_id)
+    SELECT f.move, f.game_id, f.result, f.year, r.name AS red_name, b.name AS black_name,
+           CASE f.side WHEN 'red' THEN f.red_player_id ELSE f.black_player_id END AS mover
+    FROM found f
+    LEFT JOIN players r ON r.player_id = f.red_player_id
+    LEFT JOIN players b ON b.player_id = f.black_player_id
 ),
 tally AS (
     SELECT move, count(*) AS games,

@@ -1,0 +1,180 @@
+"""The lookup tables (position_keys, material_spans): the tree, position search, material
+search and near-duplicates answer from them exactly as a scan of the moves table does, on
+a real database, and import, replacement and upgrade keep them up to date."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from xqdb import Database
+from xqdb.db.lookups import MOST_RUNS, material_states, rebuild, through
+from xqdb.db.schema import SCHEMA_VERSION
+from xqdb.db.upgrade import upgrade
+from xqdb.pipeline.importer import import_paths
+from xqdb.position import position_after
+
+#: The start (its own mirror image), the most played line, and a line and its mirror.
+LINES = ["", "炮二平五 马8进7 马二进三 车9平8", "兵七进一 卒7进1", "兵三进一 卒3进1"]
+PATTERNS = [("R1 r1 N0 n0 C0 c0", 1), ("RNC>rnc", 10), ("P5 p5", 30)]
+
+
+def answers(path: Path) -> dict[str, object]:
+    """What a user sees from the tree, position and material search and near-duplicates."""
+    db = Database(path)
+    out: dict[str, object] = {}
+    for line in LINES:
+        for mirror in (True, False):
+            out[f"tree {line} {mirror}"] = db.tree(line, mirror=mirror,
+                                                   with_partial=not mirror).rows
+            found = db.search(line, mirror=mirror, limit=100_000)
+            out[f"search {line} {mirror}"] = (found.total, found.games.rows)
+    for pattern, plies in PATTERNS:
+        found = db.search_material(pattern, plies=plies, limit=100_000)
+        out[f"material {pattern} {plies}"] = (found.total, found.games.rows)
+    out["near"] = db.query("near_duplicates").rows
+    return out
+
+
+def without_lookups(source: Path, target: Path) -> Path:
+    """A copy of the database whose lookup tables are empty: every query reads ``moves``."""
+    shutil.copyfile(source, target)
+    con = duckdb.connect(str(target))
+    for table in ("position_keys", "material_spans", "material_signatures"):
+        con.execute(f"DELETE FROM {table}")
+    con.execute("UPDATE meta SET value = '0' WHERE key = 'lookups_through'")
+    con.close()
+    return target
+
+
+@pytest.fixture(scope="module")
+def scanned(ccpd_db: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
+    return answers(without_lookups(ccpd_db, tmp_path_factory.mktemp("scan") / "scan.duckdb"))
+
+
+def test_the_import_fills_the_lookup_tables_sorted_by_key(ccpd_db: Path) -> None:
+    con = duckdb.connect(str(ccpd_db), read_only=True)
+    games, last, positions, moves, starts, spans, unsorted = con.execute("""
+        SELECT (SELECT count(*) FROM games), (SELECT max(game_id) FROM games),
+               (SELECT count(*) FROM position_keys), (SELECT count(*) FROM stored_moves),
+               (SELECT count(*) FROM games WHERE start_key IS NOT NULL),
+               (SELECT sum(spans) FROM material_signatures),
+               (SELECT count(*) FROM (SELECT key < lag(key) OVER (ORDER BY rowid) AS down
+                                      FROM position_keys) WHERE down)""").fetchone()
+    assert through(con) == last and games == 8_407
+    assert positions == moves + starts  # the start and after each ply
+    assert spans == con.execute("SELECT count(*) FROM material_spans").fetchone()[0] > games
+    assert unsorted == 0  # one import: one sorted run
+    con.close()
+
+
+def test_lookups_answer_as_the_moves_table_does(ccpd_db: Path,
+                                                scanned: dict[str, object]) -> None:
+    indexed = answers(ccpd_db)
+    assert indexed["search 炮二平五 马8进7 马二进三 车9平8 False"][0] > 2_000  # type: ignore[index]
+    for name, rows in scanned.items():
+        assert indexed[name] == rows, name
+
+
+def test_position_search_finds_what_a_plain_scan_of_moves_finds(ccpd_db: Path) -> None:
+    db = Database(ccpd_db)
+    con = duckdb.connect(str(ccpd_db), read_only=True)
+    for line in LINES[1:]:
+        found = db.search(line).games  # the position's games, first ply each
+        expected = con.execute("""
+            SELECT game_id, min(ply) FROM (
+                SELECT game_id, 0 AS ply FROM games WHERE start_key = $k
+                UNION ALL SELECT game_id, ply FROM moves WHERE key_after = $k)
+            GROUP BY game_id ORDER BY game_id LIMIT 100""",
+                               {"k": position_after(line, None).zobrist()}).fetchall()
+        assert [(r[0], r[1]) for r in found.rows] == expected, line
+    con.close()
+
+
+def test_material_search_finds_what_the_moves_table_gives(ccpd_db: Path) -> None:
+    con = duckdb.connect(str(ccpd_db), read_only=True)
+    # Games that ever had exactly one chariot each and no horse or cannon, from the moves.
+    expected = [r[0] for r in con.execute(f"""
+        SELECT DISTINCT game_id FROM ({material_states()})
+        WHERE red_chariot = 1 AND black_chariot = 1 AND red_horse = 0 AND black_horse = 0
+          AND red_cannon = 0 AND black_cannon = 0 ORDER BY game_id""").fetchall()]
+    con.close()
+    found = Database(ccpd_db).search_material("R1 r1 N0 n0 C0 c0", limit=100_000)
+    assert found.total == len(expected) > 100
+    assert [r[0] for r in found.games.rows] == expected
+
+
+def test_games_past_the_tables_are_read_from_moves(ccpd_db: Path, tmp_path: Path,
+                                                   scanned: dict[str, object]) -> None:
+    # As an import killed before its end leaves it: the last games not in the tables.
+    path = tmp_path / "killed.duckdb"
+    shutil.copyfile(ccpd_db, path)
+    con = duckdb.connect(str(path))
+    con.execute("DELETE FROM position_keys WHERE game_id > 5000")
+    con.execute("DELETE FROM material_spans WHERE game_id > 5000")
+    con.execute("UPDATE meta SET value = '5000' WHERE key = 'lookups_through'")
+    con.close()
+    assert answers(path) == scanned
+
+
+def test_each_import_appends_a_run_and_many_runs_are_sorted_again(tmp_path: Path,
+                                                                  shared_data: Path) -> None:
+    folder = shared_data / "pgn-gbk"
+    files = sorted(folder.glob("*.PGN"))
+    path = tmp_path / "runs.duckdb"
+    for one in files[:MOST_RUNS + 1]:
+        import_paths([str(one)], path, jobs=1)
+    con = duckdb.connect(str(path))
+    runs = int(con.execute("SELECT value FROM meta WHERE key = 'lookups_runs'").fetchone()[0])
+    last = con.execute("SELECT max(game_id) FROM games").fetchone()[0]
+    assert through(con) == last == MOST_RUNS + 1  # one game a file
+    assert runs == 1  # the ninth run made the table sorted whole again
+    before = con.execute("SELECT * FROM position_keys ORDER BY ALL").fetchall()
+    ordered = con.execute("SELECT count(*) FROM (SELECT key < lag(key) OVER (ORDER BY rowid)"
+                          " AS down FROM position_keys) WHERE down").fetchone()[0]
+    rebuild(con)
+    assert con.execute("SELECT * FROM position_keys ORDER BY ALL").fetchall() == before
+    assert ordered == 0
+    con.close()
+
+
+def test_a_replaced_source_takes_its_positions_with_it(tmp_path: Path,
+                                                       shared_data: Path) -> None:
+    games = sorted((shared_data / "pgn-gbk").glob("*.PGN"))[:3]
+    folder = tmp_path / "in"
+    folder.mkdir()
+    for one in games:
+        shutil.copyfile(one, folder / one.name)
+    path = tmp_path / "replaced.duckdb"
+    import_paths([str(folder)], path, jobs=1)
+    # The last file now holds the first one's game: its own game leaves the database.
+    shutil.copyfile(games[0], folder / games[-1].name)
+    import_paths([str(folder)], path, jobs=1, force=True)
+    con = duckdb.connect(str(path))
+    kept = {r[0] for r in con.execute("SELECT game_id FROM games").fetchall()}
+    indexed = {r[0] for r in con.execute("SELECT DISTINCT game_id FROM position_keys").fetchall()}
+    assert indexed == kept and len(kept) == 2
+    con.close()
+
+
+def test_upgrade_from_version_7_builds_the_lookup_tables_in_place(
+        ccpd_db: Path, tmp_path: Path, scanned: dict[str, object]) -> None:
+    path = tmp_path / "old.duckdb"
+    shutil.copyfile(ccpd_db, path)
+    con = duckdb.connect(str(path))  # a database as version 7 wrote it
+    for table in ("position_keys", "material_spans", "material_signatures"):
+        con.execute(f"DROP TABLE {table}")
+    con.execute("DELETE FROM meta WHERE key <> 'schema_version'")
+    con.execute("UPDATE meta SET value = '7' WHERE key = 'schema_version'")
+    con.close()
+    summary = upgrade(path)
+    assert "built the lookup tables" in str(summary) and summary.games == 8_407
+    assert Path(f"{path}.v7").exists()
+    con = duckdb.connect(str(path), read_only=True)
+    assert con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == (
+        str(SCHEMA_VERSION),)
+    con.close()
+    assert answers(path) == scanned

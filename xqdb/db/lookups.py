@@ -1,0 +1,241 @@
+"""The lookup tables: positions by key and material by signature, sorted so that a lookup
+reads only the row groups holding its matches.
+
+``moves`` is stored in game order, which suits showing and exporting games; finding the
+games that reached a position there means reading the key column of every move. So every
+position of every game is also stored in ``position_keys`` (key, game, ply, the move
+played from it) sorted by key: DuckDB keeps the least and greatest key of each row group
+(a zone map) and skips the groups that cannot hold the key asked for, so a lookup costs
+what its matches cost, whatever the size of the database. The tree, position search
+(``--mirror`` too), near-duplicates and the analysis read it.
+
+Material changes only at a capture, so a game's material is a few stretches between
+captures: ``material_spans`` holds one row per stretch (signature, game, first ply, the ply
+it ended), sorted by signature, and ``material_signatures`` spells each signature out as
+twelve piece counts. A material search tests its pattern on the few thousand signatures,
+then reads the spans of those that fit.
+
+The tables cover the games up to ``meta.lookups_through`` (a game id). An import brings
+them up to date once, at its end (:func:`refresh`): the new games' rows are appended,
+sorted among themselves, as one more *run*; after :data:`MOST_RUNS` runs a table is
+sorted again as a whole. A lookup reads every run (a row group or two each), and the
+games past ``lookups_through`` (an import killed before its end) from ``moves`` itself,
+where they are the last rows: its answer never misses a game.
+
+>>> import duckdb
+>>> from xqdb.db.schema import create_schema
+>>> con = duckdb.connect()
+>>> create_schema(con)
+>>> refresh(con)
+0
+>>> signature({"red_chariot": 2, "black_pawn": 1}) == 2 + (1 << 55)
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import duckdb
+
+from .columns import MATERIAL_COUNTS
+from ..rules.board import (ADVISOR, BLACK, CANNON, CHARIOT, COLOR_NAMES, ELEPHANT, HORSE,
+                           PAWN, PIECE_NAMES, RED, Piece, piece_symbol)
+
+#: Sorted runs a lookup table may hold before :func:`refresh` sorts it again whole.
+MOST_RUNS = 8
+#: Bits per piece count in a material signature (a side has at most 5 pawns; a start
+#: position given by FEN is checked against the same counts).
+BITS = 5
+
+_THROUGH, _RUNS = "lookups_through", "lookups_runs"
+_SIGNATURE = " | ".join(f"({name}::BIGINT << {BITS * i})"
+                        for i, name in enumerate(MATERIAL_COUNTS))
+_COUNTS = ", ".join(f"((signature >> {BITS * i}) & {(1 << BITS) - 1})::TINYINT AS {name}"
+                    for i, name in enumerate(MATERIAL_COUNTS))
+_ORDER = {"position_keys": "key, game_id, ply", "material_spans": "signature, game_id, ply"}
+
+
+def signature(counts: Mapping[str, int]) -> int:
+    """The signature of material given as counts by column name (absent: none)."""
+    return sum(counts.get(name, 0) << (BITS * i) for i, name in enumerate(MATERIAL_COUNTS))
+
+
+def through(con: duckdb.DuckDBPyConnection) -> int:
+    """The last game id the lookup tables cover (0: none)."""
+    row = con.execute("SELECT value FROM meta WHERE key = ?", [_THROUGH]).fetchone()
+    return int(row[0]) if row else 0
+
+
+def positions_sql(since: str) -> str:
+    """SQL listing ``(key, game_id, ply, move, piece)`` of every position of the games whose
+    id is over ``since`` (SQL giving a number), from ``games`` and ``stored_moves``."""
+    return f"""
+        SELECT g.start_key AS key, g.game_id, 0::SMALLINT AS ply, m.move, m.piece
+        FROM games g LEFT JOIN stored_moves m ON m.game_id = g.game_id AND m.ply = 1
+        WHERE g.start_key IS NOT NULL AND g.game_id > {since}
+        UNION ALL
+        SELECT key_after, game_id, ply,
+               lead(move) OVER next_move, lead(piece) OVER next_move
+        FROM stored_moves WHERE game_id > {since}
+        WINDOW next_move AS (PARTITION BY game_id ORDER BY ply)"""
+
+
+def spans_sql(states: str) -> str:
+    """SQL listing ``(signature, game_id, ply, until)`` of the material states ``states``
+    gives (SQL of :func:`material_states`' columns)."""
+    return f"SELECT {_SIGNATURE} AS signature, game_id, ply, until FROM ({states})"
+
+
+def refresh(con: duckdb.DuckDBPyConnection) -> int:
+    """Bring the lookup tables up to date with the games stored (within the caller's
+    transaction, if any); returns how many games were added to them."""
+    done = through(con)
+    row = con.execute("SELECT coalesce(max(game_id), 0), count(*) FILTER (game_id > ?)"
+                      " FROM games", [done]).fetchone()
+    assert row is not None
+    last, added = int(row[0]), int(row[1])
+    if last <= done:
+        return 0
+    con.execute(f"INSERT INTO position_keys SELECT * FROM ({positions_sql(str(done))})"
+                f" ORDER BY {_ORDER['position_keys']}")
+    con.execute("CREATE OR REPLACE TEMP TABLE new_spans AS "
+                + spans_sql(material_states(f"game_id > {done}")))
+    con.execute(f"INSERT INTO material_spans SELECT * FROM new_spans"
+                f" ORDER BY {_ORDER['material_spans']}")
+    con.execute(f"""
+        INSERT INTO material_signatures
+        SELECT signature, {_COUNTS}, count(*) FROM new_spans GROUP BY signature
+        ON CONFLICT (signature) DO UPDATE SET spans = spans + excluded.spans""")
+    con.execute("DROP TABLE new_spans")
+    runs = _meta(con, _RUNS) + 1
+    if runs > MOST_RUNS:
+        for table, order in _ORDER.items():
+            _sort(con, table, order)
+        runs = 1
+    _set_meta(con, _RUNS, runs)
+    _set_meta(con, _THROUGH, last)
+    return added
+
+
+def rebuild(con: duckdb.DuckDBPyConnection) -> int:
+    """Build the lookup tables again from ``games`` and ``moves`` (``xqdb upgrade``);
+    returns how many games they cover."""
+    for table in ("position_keys", "material_spans", "material_signatures"):
+        con.execute(f"DELETE FROM {table}")
+    con.execute("DELETE FROM meta WHERE key IN (?, ?)", [_THROUGH, _RUNS])
+    return refresh(con)
+
+
+def forget_removed(con: duckdb.DuckDBPyConnection, game_ids: str) -> None:
+    """Remove the rows of the games ``game_ids`` (SQL listing ids) from the lookup
+    tables, before those games are deleted. Ids may be given out again after the last
+    game left, so the tables then cover up to the last game that stays."""
+    for table in ("position_keys", "material_spans"):
+        con.execute(f"DELETE FROM {table} WHERE game_id IN {game_ids}")
+    # A signature left without spans matches nothing: kept, it costs a test.
+    row = con.execute(f"SELECT coalesce(max(game_id), 0) FROM games"
+                      f" WHERE game_id NOT IN {game_ids}").fetchone()
+    assert row is not None
+    if int(row[0]) < through(con):
+        _set_meta(con, _THROUGH, int(row[0]))
+
+
+def create_lookup_macros(con: duckdb.DuckDBPyConnection) -> None:
+    """The macros the queries read the lookup tables through (temporary, as the shared
+    macros of :func:`xqdb.db.queries.create_shared_macros`):
+
+    ``positions_at(key, other)``: ``(key, game_id, ply, move, piece)`` of every position of
+    Zobrist key ``key`` or ``other`` (NULL: only ``key``), games past the tables included.
+    ``all_positions()``: every position of every game, likewise.
+    """
+    done = through(con)  # a constant in the SQL, so the scans of moves past it prune
+    tail = positions_sql(str(done))
+    con.execute(f"""
+        CREATE OR REPLACE TEMP MACRO positions_at(p_key, p_other) AS TABLE
+            SELECT * FROM position_keys
+            WHERE key IN (CAST(p_key AS UBIGINT), CAST(coalesce(p_other, p_key) AS UBIGINT))
+            UNION ALL
+            SELECT * FROM ({tail})
+            WHERE key IN (CAST(p_key AS UBIGINT), CAST(coalesce(p_other, p_key) AS UBIGINT));
+        CREATE OR REPLACE TEMP MACRO all_positions() AS TABLE
+            SELECT * FROM position_keys UNION ALL {tail};""")
+
+
+def material_spans_sql(con: duckdb.DuckDBPyConnection, condition: str) -> str:
+    """SQL listing ``(game_id, ply, until)`` of every stretch of material that fits
+    ``condition`` (SQL over the columns of :data:`MATERIAL_COUNTS`, made from a parsed
+    pattern), games past the tables included."""
+    done = through(con)
+    return f"""
+        SELECT game_id, ply, until FROM material_spans
+        WHERE signature IN (SELECT signature FROM material_signatures WHERE {condition})
+        UNION ALL
+        SELECT game_id, ply, until FROM ({material_states(f"game_id > {done}")})
+        WHERE {condition}"""
+
+
+def _sort(con: duckdb.DuckDBPyConnection, table: str, order: str) -> None:
+    con.execute(f"CREATE OR REPLACE TEMP TABLE sorted_rows AS SELECT * FROM {table}"
+                f" ORDER BY {order}")
+    con.execute(f"DELETE FROM {table}")
+    con.execute(f"INSERT INTO {table} SELECT * FROM sorted_rows")
+    con.execute("DROP TABLE sorted_rows")
+
+
+def _meta(con: duckdb.DuckDBPyConnection, key: str) -> int:
+    row = con.execute("SELECT value FROM meta WHERE key = ?", [key]).fetchone()
+    return int(row[0]) if row else 0
+
+
+def _set_meta(con: duckdb.DuckDBPyConnection, key: str, value: int) -> None:
+    con.execute("DELETE FROM meta WHERE key = ?", [key])
+    con.execute("INSERT INTO meta VALUES (?, ?)", [key, str(value)])
+
+
+#: The pieces a pattern can count, Red's then Black's, in the order patterns are written.
+COUNTED: tuple[Piece, ...] = tuple(t * c for c in (RED, BLACK)
+                                   for t in (CHARIOT, HORSE, ELEPHANT, ADVISOR, CANNON, PAWN))
+
+
+
+def piece_column(piece: Piece) -> str:
+    """``red_chariot``: DuckDB's names are case-blind, so ``R`` and ``r`` cannot be two
+    columns."""
+    return f"{COLOR_NAMES[RED if piece > 0 else BLACK]}_{PIECE_NAMES[abs(piece)]}"
+
+
+def material_states(games: str = "TRUE") -> str:
+    """SQL listing every material state of every game with a start position (a record
+    that held no game has none) among those the condition ``games`` (SQL over
+    ``games``) selects: ``game_id``, the ``ply`` it began (0: the start),
+    ``until`` (the ply of the next capture, or one past the game's last ply) and one count
+    column per piece of :data:`COUNTED`."""
+    counts = ",\n           ".join(
+        f"length(board) - length(replace(board, '{piece_symbol(p)}', '')) AS {piece_column(p)}"
+        for p in COUNTED)
+    taken = ",\n           ".join(
+        f"s.{piece_column(p)} - count(*) FILTER (c.capture = {p}) OVER later AS {piece_column(p)}"
+        for p in COUNTED)
+    names = ", ".join(piece_column(p) for p in COUNTED)
+    return f"""
+    WITH start AS (
+        SELECT game_id, plies, split_part(start_fen, ' ', 1) AS board
+        FROM games WHERE start_key IS NOT NULL AND ({games})
+    ), counted AS (
+        SELECT game_id, plies,
+           {counts}
+        FROM start
+    ), states AS (
+        SELECT game_id, plies, 0 AS ply, {names} FROM counted
+        UNION ALL
+        SELECT c.game_id, s.plies, c.ply,
+           {taken}
+        FROM stored_moves c JOIN counted s USING (game_id)
+        WHERE c.capture <> 0
+        WINDOW later AS (PARTITION BY c.game_id ORDER BY c.ply ROWS UNBOUNDED PRECEDING)
+    )
+    SELECT game_id, ply,
+           coalesce(lead(ply) OVER (PARTITION BY game_id ORDER BY ply), plies + 1) AS until,
+           {names}
+    FROM states"""
