@@ -93,12 +93,16 @@ def test_an_upgrade_keeps_the_fitted_curves_and_thresholds(tmp_path: Path) -> No
             con.execute(f"DROP VIEW {view}")
         con.execute("ALTER TABLE win_curves DROP COLUMN cp_late_scale")
         con.execute("INSERT INTO win_curves VALUES ('Pikafish', 10, 120, 5000, 0.5, 'a fit')")
+        # Version 7 shipped another Fairy-Stockfish curve.
+        con.execute("UPDATE win_curves SET cp_offset = 52, cp_scale = 145 "
+                    "WHERE engine = 'Fairy-Stockfish'")
         con.execute("UPDATE meta SET value = '7' WHERE key = 'schema_version'")
     finally:
         con.close()
     done = run_xqdb("upgrade", "--db", str(db))
     assert done.returncode == 0, done.stderr
     assert curves(db)["Pikafish"] == (10.0, 120.0, 5000, 0.5, "a fit", None)
-    assert curves(db)["Fairy-Stockfish"][:2] == (45.0, 173.0)
+    # The fitted curves stay; the shipped ones are this version's.
+    assert curves(db)["Fairy-Stockfish"] == (45.0, 173.0, None, None, "shipped default", 194.0)
     assert fetch(db, "SELECT min_loss FROM judgement_thresholds WHERE class = 'blunder'"
                  ) == [(0.3,)]

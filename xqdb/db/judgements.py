@@ -277,6 +277,15 @@ def store_curves(con: duckdb.DuckDBPyConnection, curves: Iterable[StoredCurve]) 
                       c.log_loss, c.fitted_on) for c in curves])
 
 
+def refresh_shipped_curves(con: duckdb.DuckDBPyConnection) -> None:
+    """Replace the shipped curves a database holds by this version's (an upgrade keeps the
+    curves ``xqdb calibrate`` fitted, not the defaults of an older version)."""
+    shipped = {e for e, in con.execute(
+        "SELECT engine FROM win_curves WHERE starts_with(fitted_on, 'shipped default')"
+    ).fetchall()}
+    store_curves(con, [c for c in default_curves() if c.engine in shipped])
+
+
 def stored_thresholds(con: duckdb.DuckDBPyConnection) -> Thresholds:
     """The thresholds the views judge by."""
     values = dict(con.execute("SELECT class, min_loss FROM judgement_thresholds").fetchall())

@@ -28,6 +28,7 @@ from ..formats import cbr, reader_for
 from ..formats.record import GameRecord, Origin
 from .analysed import mark_fully_evaluated
 from .columns import TABLES
+from .judgements import refresh_shipped_curves
 from .players import PlayerError, link_players, merge
 from .rows import UnitBuilder, replay_record
 from .lookups import rebuild
@@ -103,6 +104,7 @@ def upgrade(path: str | os.PathLike[str]) -> UpgradeSummary:
             _carry_aliases(old, new)
             _carry_evals(old, new)
             _carry_judgement_settings(old, new)
+            refresh_shipped_curves(new)
             _carry_analysed_games(old, new)
             link_players(new)
             rebuild(new)
@@ -140,6 +142,7 @@ def _upgrade_in_place(where: Path, summary: UpgradeSummary) -> UpgradeSummary:
         try:
             _new_columns_and_views(con)
             con.execute(SCHEMA)
+            refresh_shipped_curves(con)
             summary.games = rebuild(con)
             con.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'",
                         [str(SCHEMA_VERSION)])
