@@ -43,7 +43,7 @@ from multiprocessing.connection import Connection, wait
 from multiprocessing.reduction import ForkingPickler
 from typing import Any, TypeVar
 
-from ..errors import ClusterError
+from ..errors import BadArgumentError, ClusterError
 
 log = logging.getLogger(__name__)
 
@@ -367,9 +367,31 @@ class _Pool:
 
 # --- executors: the local pool and a Dask cluster behind one interface -----------------
 
-#: Seconds to wait for the scheduler to answer, and for a first worker to join it.
+#: Seconds to wait for the scheduler to answer, and for a worker to join it (at the
+#: start, or once every one has left); the environment variable ``XQDB_WORKER_WAIT``
+#: sets the second.
 CONNECT_TIMEOUT = 10.0
 WORKER_WAIT = 60.0
+
+
+def worker_wait_seconds() -> float:
+    """Seconds a run on a cluster waits for a worker: ``XQDB_WORKER_WAIT``, else
+    :data:`WORKER_WAIT`.
+
+    >>> worker_wait_seconds()
+    60.0
+    """
+    text = os.environ.get("XQDB_WORKER_WAIT", "").strip()
+    if not text:
+        return WORKER_WAIT
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = -1.0
+    if not 0 < seconds < float("inf"):
+        raise BadArgumentError(f"XQDB_WORKER_WAIT={text!r} is not a number of seconds",
+                               "give one like 60 (the default), or unset it")
+    return seconds
 #: The logger whose records cluster workers send back to this process.
 LOGGER = "xqdb"
 
@@ -588,14 +610,14 @@ class DaskExecutor(Executor):
 
 @contextmanager
 def open_executor(jobs: int | None = None, scheduler: str | None = None,
-                  worker_wait: float = WORKER_WAIT, connect_timeout: float = CONNECT_TIMEOUT
+                  worker_wait: float | None = None, connect_timeout: float = CONNECT_TIMEOUT
                   ) -> Iterator[Executor]:
     """The local pool of ``jobs`` processes (default: every core), or the Dask cluster
     whose scheduler is at ``scheduler`` (``tcp://HOST:8786``), for one run.
 
     A cluster is checked before any work is sent: the scheduler must answer within
-    ``connect_timeout`` seconds, a worker must join within ``worker_wait`` seconds, and
-    every worker must have this xqdb.
+    ``connect_timeout`` seconds, a worker must join within ``worker_wait`` seconds
+    (default :func:`worker_wait_seconds`), and every worker must have this xqdb.
     Raises :class:`ClusterUnavailableError` or :class:`WorkerSetupError` otherwise.
     Like :func:`process_pool`, open it before DuckDB starts its threads.
     """
@@ -604,8 +626,9 @@ def open_executor(jobs: int | None = None, scheduler: str | None = None,
         with process_pool(jobs) as pool:
             yield LocalExecutor(pool, jobs)
         return
-    with _dask_client(scheduler, worker_wait, connect_timeout) as client:
-        yield DaskExecutor(client, scheduler, worker_wait)
+    wait = worker_wait_seconds() if worker_wait is None else worker_wait
+    with _dask_client(scheduler, wait, connect_timeout) as client:
+        yield DaskExecutor(client, scheduler, wait)
 
 
 @contextmanager
