@@ -72,7 +72,7 @@ def _init_worker() -> None:
     # Ctrl-C goes to the whole process group; the parent decides what happens, so a
     # worker must not die with a traceback of its own.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the pool stops its workers with it
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the command's handler: a worker just dies
     try:
         os.nice(WORKER_NICENESS)
     except OSError:  # not allowed here: the workers simply keep the parent's priority
@@ -356,10 +356,16 @@ class _Pool:
             worker.conn.close()
 
     def terminate(self) -> None:
-        """Stop every worker now."""
+        """Stop every worker now.
+
+        SIGKILL, not SIGTERM: a worker holds nothing to clean up, and a SIGTERM that
+        arrives while a new worker still has its parent's handler, just as its set-up
+        replaces it, is lost (Python runs a handler after the signal, and finds none) and
+        the parent would wait for that worker forever.
+        """
         for worker in self.workers:
             if worker.process.exitcode is None:
-                worker.process.terminate()
+                worker.process.kill()
         for worker in self.workers:
             worker.process.join()
             worker.conn.close()
