@@ -265,12 +265,21 @@ def replay(record: GameRecord, move_limit: int | None = DEFAULT_MOVE_LIMIT) -> R
     return game
 
 
+def too_large_message(size: int) -> str:
+    """Why a record of ``size`` bytes (or characters) is not replayed.
+
+    >>> too_large_message(20_000_000)
+    'record too large: 20000000 bytes (the limit is 16777216)'
+    """
+    return f"record too large: {size} bytes (the limit is {MAX_RECORD_BYTES})"
+
+
 def _too_large(record: GameRecord) -> ReplayedGame:
     """The invalid game standing for a ``record`` bigger than :data:`MAX_RECORD_BYTES`: it
     keeps where the record was, its format and its first :data:`KEPT_RECORD_BYTES`."""
     head = GameRecord(origin=record.origin, format=record.format, encoding=record.encoding,
                       notation=record.notation, raw=record.raw[:KEPT_RECORD_BYTES])
-    error = f"record too large: {len(record.raw)} bytes (the limit is {MAX_RECORD_BYTES})"
+    error = too_large_message(len(record.raw))
     return _fail(ReplayedGame(record=head, start_fen=""), ErrorKind.RECORD_TOO_LARGE, error)
 
 
