@@ -28,9 +28,9 @@ from typing import Any, BinaryIO, Iterator
 from .encoding import ascii_view, decode, detect_encoding, head_text, text_stream
 from ..errors import ErrorKind
 from ..notation import REGISTRY, from_tag, sniff_moves
-from ..replay import KEPT_RECORD_BYTES, MAX_RECORD_BYTES, too_large_message
 from .movelist import SNIFF_PLIES, first_moves, opens_legally
-from .record import GameRecord, Line, Origin
+from .record import (KEPT_RECORD_BYTES, MAX_RECORD_BYTES, GameRecord, Line, Origin,
+                     too_large_message)
 from .tags import normalize_result
 
 FORMAT = "pgn"
