@@ -7,9 +7,11 @@ Each runs xqdb in a process of its own, as a user would, on a small real databas
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import socket
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -200,6 +202,81 @@ def test_a_cluster_that_does_not_answer(db: Path, tmp_path: Path, command: str) 
             ("analyze", "DB", "--engine", "builtin", "--depth", "1"))
     line = error_line(5, *filled(args, db, tmp_path), "--scheduler", scheduler)
     assert scheduler in line
+
+
+@pytest.mark.parametrize("command", ["import", "analyze"])
+def test_a_scheduler_no_worker_joins_stops_the_run_with_5(db: Path, tmp_path: Path,
+                                                          command: str) -> None:
+    pytest.importorskip("distributed", reason="the cluster extra (xqdb[cluster]) is needed")
+    port = _free_port()
+    scheduler = subprocess.Popen(["dask", "scheduler", "--host", "127.0.0.1", "--port",
+                                  str(port), "--no-dashboard"],
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            with socket.socket() as probe:
+                if probe.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            time.sleep(0.2)
+        address = f"tcp://127.0.0.1:{port}"
+        copy = tmp_path / "games.duckdb"
+        shutil.copy(db, copy)
+        args = (("import", "PGN", "--db", "TMP/new.duckdb") if command == "import" else
+                ("analyze", "DB", "--engine", "builtin", "--depth", "1"))
+        started = time.monotonic()
+        # The wait is 60 s unless XQDB_WORKER_WAIT says otherwise.
+        result = subprocess.run(xqdb_command(*filled(args, copy, tmp_path), "--scheduler",
+                                             address),
+                                env={**os.environ, "XQDB_WORKER_WAIT": "2"},
+                                capture_output=True, text=True, timeout=120)
+        assert time.monotonic() - started < 60
+    finally:
+        scheduler.terminate()
+        scheduler.wait(30)
+    assert result.returncode == 5, result.stderr
+    assert "Traceback" not in result.stderr
+    assert result.stderr.splitlines()[-1] == (
+        f"Error: no worker joined the scheduler {address} in 2 s (start workers with "
+        f"`dask worker {address} --nthreads 1`)")
+    assert not (tmp_path / "new.duckdb").exists() or command != "import"
+
+
+#: A UCI engine that greets, then dies on every ``go``.
+DIES_ON_GO = """#!{python}
+import sys
+for line in sys.stdin:
+    word = line.split()[0] if line.split() else ""
+    if word == "uci":
+        print("id name dies-on-go")
+        print("uciok")
+    elif word == "isready":
+        print("readyok")
+    elif word == "go":
+        sys.exit(1)
+    elif word == "quit":
+        break
+    sys.stdout.flush()
+"""
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_an_engine_that_fails_three_positions_in_a_row_stops_the_analysis(
+        db: Path, tmp_path: Path, jobs: str) -> None:
+    engine = tmp_path / "engine.py"
+    engine.write_text(DIES_ON_GO.format(python=sys.executable))
+    engine.chmod(0o755)
+    copy = tmp_path / "games.duckdb"
+    shutil.copy(db, copy)
+    line = error_line(3, "analyze", "--db", str(copy), "--engine", str(engine), "--game", "1",
+                      "--nodes", "1000", "--jobs", jobs)
+    assert line == ("Error: the engine failed on 3 positions in a row, each twice: engine "
+                    "dies-on-go exited (status 1) instead of trying to finish its search; "
+                    "stopped")
+    # The run stopped: the next one, with an engine that works, searches everything.
+    again = run_xqdb("analyze", "--db", str(copy), "--engine", "builtin", "--game", "1",
+                     "--depth", "1", "--jobs", "1")
+    assert again.returncode == 0, again.stderr
 
 
 def _interrupted(command: list[str], stdin: bytes | None = None,

@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import os
 import random
+import subprocess
 import tarfile
 import zipfile
 from pathlib import Path
@@ -82,7 +83,8 @@ def test_a_tar_gz_damaged_in_the_middle_keeps_the_members_before_the_damage(
     assert any(error and "damaged" in error for _, _, error in sources), sources[-3:]
 
 
-def test_tar_fifo_device_and_an_earlier_duplicate_are_listed_in_sources(tmp_path: Path) -> None:
+def test_tar_fifo_and_device_are_listed_and_both_members_of_one_name_imported(
+        tmp_path: Path) -> None:
     out = io.BytesIO()
     with tarfile.open(fileobj=out, mode="w") as tar:
         for name, kind, data in [("a.pgn", tarfile.REGTYPE, b"1. h2e2 *\n"),
@@ -97,27 +99,56 @@ def test_tar_fifo_device_and_an_earlier_duplicate_are_listed_in_sources(tmp_path
     run_xqdb("import", str(tmp_path / "odd.tar"), "--db", str(db))
     sources = _sources(db)
     unread = {m: e.split(": ", 1)[1] for m, _, e in sources if e}
-    assert unread["pipe"] == "not read, a FIFO, not a regular file"
-    assert unread["tty"] == "not read, a character device, not a regular file"
-    assert unread["a.pgn"].startswith("not read, an earlier member of the same name")
-    assert ("a.pgn", 1, None) in sources
-    assert rows(db, "SELECT count(*) FROM games")[0][0] == 1
+    assert unread == {"pipe": "not read, a FIFO, not a regular file",
+                      "tty": "not read, a character device, not a regular file"}
+    assert rows(db, "SELECT member, member_index, records FROM sources WHERE error IS NULL"
+                " ORDER BY source_id") == [("a.pgn", 1, 1), ("a.pgn", None, 1)]
+    assert rows(db, "SELECT count(*) FROM games")[0][0] == 2
 
 
-def test_two_zip_members_with_one_name_are_both_listed_in_sources(tmp_path: Path) -> None:
-    out = io.BytesIO()
-    with zipfile.ZipFile(out, "w") as z:
-        z.writestr("a.pgn", b"1. h2e2 *\n")
-        import warnings
+def _duplicate_zip(path: Path) -> None:
+    """A zip, made by Python's zipfile, holding two different members named a.pgn."""
+    import warnings
+
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("a.pgn", b'[Event "first"]\n1. h2e2 *\n')
+        z.writestr("b.pgn", GAME)
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            z.writestr("a.pgn", GAME)
-    (tmp_path / "dup.zip").write_bytes(out.getvalue())
+            warnings.simplefilter("ignore")  # zipfile warns of the duplicate name
+            z.writestr("a.pgn", b'[Event "second"]\n1. c3c4 h9g7 *\n')
+
+
+def test_two_zip_members_with_one_name_are_both_imported(tmp_path: Path) -> None:
+    archive = tmp_path / "dup.zip"
+    _duplicate_zip(archive)
+    # unzip, the independent witness, sees three members, two of them a.pgn.
+    listing = subprocess.run(["unzip", "-Z1", str(archive)], capture_output=True, text=True,
+                             check=True).stdout.split()
+    assert listing == ["a.pgn", "b.pgn", "a.pgn"]
     db = tmp_path / "x.duckdb"
-    run_xqdb("import", str(tmp_path / "dup.zip"), "--db", str(db))
-    sources = _sources(db)
-    assert len(sources) == 2
-    assert any(e and "earlier member of the same name" in e for _, _, e in sources)
+    done = run_xqdb("import", str(archive), "--db", str(db))
+    assert done.returncode == 0, done.stderr
+    assert "0 unreadable" in done.stdout
+    assert rows(db, "SELECT member, member_index, records, error FROM sources"
+                " ORDER BY source_id") == [("a.pgn", 1, 1, None), ("a.pgn", None, 1, None),
+                                           ("b.pgn", None, 1, None)]
+    # Each member's own game, the earlier one's too.
+    assert rows(db, "SELECT s.member_index, r.tags->>'Event' FROM game_records r"
+                " JOIN sources s USING (source_id) WHERE s.member = 'a.pgn'"
+                " ORDER BY s.source_id") == [(1, "first"), (None, "second")]
+    # Each is known again: a second import reads neither.
+    again = run_xqdb("import", str(archive), "--db", str(db))
+    assert again.returncode == 0, again.stderr
+    assert "0 imported, 3 skipped" in again.stdout
+    assert rows(db, "SELECT count(*) FROM sources")[0][0] == 3
+
+
+def test_xqdb_read_reads_both_members_of_one_name(tmp_path: Path) -> None:
+    archive = tmp_path / "dup.zip"
+    _duplicate_zip(archive)
+    done = run_xqdb("read", str(archive))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "3 records read and replayed from 3 sources" in done.stdout
 
 
 def _dhtmlxq(moves: str, extra: str = "") -> str:

@@ -10,8 +10,6 @@ import subprocess
 import time
 from pathlib import Path
 
-import pytest
-
 from import_support import DATA, rows, run_xqdb, xqdb_command
 from xqdb.pipeline.importer import import_paths
 
@@ -69,9 +67,6 @@ def _workers(pid: int) -> list[int]:
         return []
 
 
-@pytest.mark.xfail(reason="known defect: a worker whose parent dies while it sends a result "
-                          "can print a BrokenPipeError traceback before it notices",
-                   strict=False)
 def test_workers_of_a_parent_killed_outright_stop_quietly(tmp_path: Path) -> None:
     folder = tmp_path / "games"
     folder.mkdir()

@@ -82,9 +82,6 @@ def test_a_killed_worker_is_replaced_and_its_unit_read_again(tmp_path: Path) -> 
     assert [r[:10] for r in got["sources"]] == [r[:10] for r in want["sources"]]
 
 
-@pytest.mark.xfail(reason="known defect: with a dozen workers killed in a row the pool can "
-                          "still hang (a killed worker may hold the task queue's lock)",
-                   strict=False)
 def test_workers_that_keep_dying_leave_their_units_stored_as_unreadable(tmp_path: Path) -> None:
     db = tmp_path / "x.duckdb"
     done, killed = _import(tmp_path, db, kills=12)

@@ -318,3 +318,34 @@ def test_fen_tag_quirks_give_the_same_game(quirk):
     rewritten = pgn.parse_record(text, Origin("quirk.pgn"))
     assert rewritten.fen == fen
     assert replay(rewritten).uci == game.uci
+
+
+def test_a_record_past_the_limit_is_read_past_not_held() -> None:
+    # A 10,000-byte line in a record, read with a limit of 1,000 bytes and in chunks of 100:
+    # the reader holds at most the limit, keeps the record's head and goes on at the next game.
+    text = (b'[Event "a"]\n1. h2e2 h9g7 *\n\n[Event "huge"]\n1. h2e2 {' + b"x" * 10_000
+            + b'} *\n\n[Event "c"]\n1. c3c4 *\n')
+    chunks = (text[i:i + 100] for i in range(0, len(text), 100))
+    records = list(pgn._split(chunks, pgn._BOUNDARY_BYTES, limit=1_000))
+    huge = records[1][0]
+    assert isinstance(huge, pgn._TooLarge)
+    assert huge.size == len(b'[Event "huge"]\n1. h2e2 {' + b"x" * 10_000 + b"} *\n\n")
+    assert huge.head.startswith(b'[Event "huge"]\n1. h2e2 {xxx')
+    assert [(offset, line) for _, offset, line in records] == [
+        (0, 1), (text.index(b'[Event "huge"]'), 4), (text.index(b'[Event "c"]'), 7)]
+    assert records[2][0] == b'[Event "c"]\n1. c3c4 *\n'
+
+
+def test_a_single_line_of_40_mb_is_one_record_too_large_and_the_next_game_lands() -> None:
+    import io
+
+    from xqdb.formats.record import Origin
+
+    text = (b'[Event "huge"]\n1. h2e2 {' + b"x" * (40 << 20) + b'} *\n[Event "next"]\n'
+            b"1. h2e2 h9g7 *\n")
+    huge, after = pgn.read(io.BytesIO(text), Origin("big.pgn"))
+    assert huge.error == f"record too large: {len(text) - 30} bytes (the limit is 16777216)"
+    assert huge.error_kind == "record_too_large"
+    assert huge.tags == {"Event": "huge"} and huge.raw.startswith('[Event "huge"]\n1. h2e2 {x')
+    assert len(huge.raw) == 4096
+    assert (after.tags, after.moves, after.origin.line) == ({"Event": "next"}, ["h2e2", "h9g7"], 3)

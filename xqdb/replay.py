@@ -22,7 +22,8 @@ from enum import StrEnum
 from functools import lru_cache
 
 from .errors import ErrorKind, FenError, IllegalMoveError, MoveError, UnknownNotationError
-from .formats.record import GameRecord, Line
+from .formats.record import (KEPT_RECORD_BYTES, MAX_RECORD_BYTES, GameRecord, Line,
+                             too_large_message)
 from .notation import REGISTRY, read_move, reader_for, write_wxf_and_chinese
 from .notation.chinese import script_of
 from .notation.registry import DialectError, settle_by_replay
@@ -43,12 +44,6 @@ class Status(StrEnum):
     """The record could not be read, or a move of its main line failed."""
 
 
-#: A record bigger than this (bytes, or characters of a decoded text) is not replayed but
-#: invalid, "record too large", and keeps only its first :data:`KEPT_RECORD_BYTES` (bytes
-#: or characters): game records are kilobytes, and one of many megabytes is a broken or
-#: hostile file.
-MAX_RECORD_BYTES = 16 << 20
-KEPT_RECORD_BYTES = 4096
 
 #: Characters of a quoted input kept in a message; a longer input is cut, never the
 #: explanation around it (a record can hold megabytes where a move was due).
@@ -270,7 +265,7 @@ def _too_large(record: GameRecord) -> ReplayedGame:
     keeps where the record was, its format and its first :data:`KEPT_RECORD_BYTES`."""
     head = GameRecord(origin=record.origin, format=record.format, encoding=record.encoding,
                       notation=record.notation, raw=record.raw[:KEPT_RECORD_BYTES])
-    error = f"record too large: {len(record.raw)} bytes (the limit is {MAX_RECORD_BYTES})"
+    error = too_large_message(len(record.raw))
     return _fail(ReplayedGame(record=head, start_fen=""), ErrorKind.RECORD_TOO_LARGE, error)
 
 

@@ -466,6 +466,9 @@ _SOURCES = (
            pa.binary()),
     Column("member_bytes", "BLOB", "the bytes of the member name when they are not UTF-8, "
            "like `path_bytes`", pa.binary()),
+    Column("member_index", "INTEGER", "for an archive holding several members of one name: "
+           "1, 2... for the earlier ones, in the archive's order, and NULL for the last (the one "
+           "extracting the archive keeps), as for every other source", pa.int32()),
     Column("imported_at", "TIMESTAMP", "when the source was committed (the only wall-clock "
            "column)"),
 )

@@ -63,13 +63,17 @@ class UnitBuilder:
     move: they are computed in Arrow from each record's ply count and start key, which
     saves three Python lists (and their conversion) of one item per move."""
 
-    def __init__(self, number: int, spool: str | None = None, spill_rows: int = 0) -> None:
+    def __init__(self, number: int, spool: str | None = None, spill_rows: int = 0,
+                 spill_bytes: int = 0) -> None:
         self.number = number
         """The unit's number, the ``unit`` column of its rows."""
         self.spool = spool
         """Folder for the Parquet files of a big unit; ``None``: never spill."""
         self.spill_rows = spill_rows
         """Held moves that make the unit spill (when it has a spool folder)."""
+        self.spill_bytes = spill_bytes or (1 << 62)
+        """Held bytes of record texts that make the unit spill: a few records of
+        megabytes weigh more than many moves (0: no limit)."""
         self.rows = 0
         """Records added so far, spilled or not: the next record's ``row``."""
         self.files: dict[str, list[str]] = {}
@@ -87,17 +91,21 @@ class UnitBuilder:
         """Plies of each record held, in order (0 for a record without moves)."""
         self.start_keys: list[int | None] = []
         """Start key of each record held: the ``key_before`` of its first move."""
+        self.held_bytes = 0
+        """Length of the record texts held (each record's raw text and its comments
+        make most of a big record's weight)."""
 
     def add_source(self, seq: int, path: str, member: str | None, sha: str, size: int,
                    fmt: str | None, enc: str | None, records: int, error: str | None,
-                   real_path: str | None = None) -> None:
+                   real_path: str | None = None, member_index: int | None = None) -> None:
         """Add a source. Names as the file system or archive gave them (with the
         surrogates of bytes that are not UTF-8) are stored readable, with their bytes."""
         self.sources.append((self.number, seq, readable(path),
                              None if member is None else readable(member), sha, size, fmt, enc,
                              records, None if error is None else readable(error),
                              None if real_path is None else readable(real_path),
-                             name_bytes(path), None if member is None else name_bytes(member)))
+                             name_bytes(path), None if member is None else name_bytes(member),
+                             member_index))
 
     def add_game(self, seq: int, game: ReplayedGame) -> None:
         """Add a replayed record: a game, or a position for a positions list."""
@@ -120,7 +128,9 @@ class UnitBuilder:
         for values in comment_evals(game):
             self.evals.append((self.rows, *[values.get(name) for name in _EVAL_NAMES]))
         self.rows += 1
-        if len(self.moves[0]) >= self.spill_rows and self.spool is not None:
+        self.held_bytes += len(game.record.raw)
+        if self.spool is not None and (len(self.moves[0]) >= self.spill_rows
+                                       or self.held_bytes >= self.spill_bytes):
             self.spill()
 
     def moves_table(self) -> pa.Table:

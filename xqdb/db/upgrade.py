@@ -39,8 +39,9 @@ from .writer import Writer
 BATCH_SOURCES = 200
 #: Versions brought up to date in place, and what they lack: tables derived from the rows
 #: they hold, built without reading a record again.
-IN_PLACE = {7: "the lookup tables (position_keys, material_spans, material_signatures) "
-                "and the win curves' late scale (win_curves.cp_late_scale)"}
+IN_PLACE = {7: "the lookup tables (position_keys, material_spans, material_signatures), "
+                "the win curves' late scale (win_curves.cp_late_scale) and the members of a "
+                "repeated name (sources.member_index)"}
 
 
 @dataclass
@@ -164,6 +165,7 @@ def _new_columns_and_views(con: duckdb.DuckDBPyConnection) -> None:
     for name in reversed(views):  # those defined on others first
         con.execute(f"DROP VIEW IF EXISTS {name}")
     con.execute("ALTER TABLE win_curves ADD COLUMN IF NOT EXISTS cp_late_scale DOUBLE")
+    con.execute("ALTER TABLE sources ADD COLUMN IF NOT EXISTS member_index INTEGER")
 
 
 def _fold_log(where: Path) -> None:
@@ -191,6 +193,7 @@ def _rebuild(old: duckdb.DuckDBPyConnection, writer: Writer, summary: UpgradeSum
         FROM sources ORDER BY source_id""").fetchall()
     records = _records(old)
     pending = next(records, None)
+    names = _source_names(old)
     builder = UnitBuilder(0)
     for seq, (source_id, path, member, sha, size, fmt, enc, count, error, _) in enumerate(sources):
         held = []
@@ -202,41 +205,47 @@ def _rebuild(old: duckdb.DuckDBPyConnection, writer: Writer, summary: UpgradeSum
         for record in _reread(path, member, held):
             builder.add_game(seq % BATCH_SOURCES, replay_record(record))
             count += 1
-        builder.add_source(seq % BATCH_SOURCES, path, member, sha, size, fmt, enc, count, error)
+        builder.add_source(seq % BATCH_SOURCES, path, member, sha, size, fmt, enc, count, error,
+                           member_index=names.get(source_id, (None, None, None, None))[3])
         if (seq + 1) % BATCH_SOURCES == 0 or seq + 1 == len(sources):
             _commit(writer, builder, summary)
             builder = UnitBuilder(0)
     # Ids follow the same order, so each source keeps its id; its timestamp goes with it,
     # and so do the names' bytes and resolved path. A version that did not keep the
     # resolved path gets it resolved now, from the folder the upgrade runs in.
-    names = _source_names(old)
     stamps = pa.table({
         "source_id": pa.array([s[0] for s in sources], pa.int64()),
         "imported_at": pa.array([s[-1] for s in sources], pa.timestamp("us")),
-        "real_path": pa.array([names.get(s[0], (_resolved(s[1]), None, None))[0]
+        "real_path": pa.array([names.get(s[0], (_resolved(s[1]), None, None, None))[0]
                                for s in sources], pa.string()),
-        "path_bytes": pa.array([names.get(s[0], (None, None, None))[1] for s in sources],
+        "path_bytes": pa.array([names.get(s[0], (None, None, None, None))[1] for s in sources],
                                pa.binary()),
-        "member_bytes": pa.array([names.get(s[0], (None, None, None))[2] for s in sources],
-                                 pa.binary())})
+        "member_bytes": pa.array([names.get(s[0], (None, None, None, None))[2] for s in sources],
+                                 pa.binary()),
+        "member_index": pa.array([names.get(s[0], (None, None, None, None))[3]
+                                  for s in sources], pa.int32())})
     writer.con.register("old_stamps", stamps)
     writer.con.execute("UPDATE sources SET imported_at = o.imported_at, real_path = o.real_path,"
-                       " path_bytes = o.path_bytes, member_bytes = o.member_bytes"
+                       " path_bytes = o.path_bytes, member_bytes = o.member_bytes,"
+                       " member_index = o.member_index"
                        " FROM old_stamps o WHERE sources.source_id = o.source_id")
     writer.con.unregister("old_stamps")
 
 
 def _source_names(old: duckdb.DuckDBPyConnection
-                  ) -> dict[int, tuple[str | None, bytes | None, bytes | None]]:
-    """``source_id -> (real_path, path_bytes, member_bytes)`` where the old database kept
-    them (schema 7 on), else empty."""
+                  ) -> dict[int, tuple[str | None, bytes | None, bytes | None, int | None]]:
+    """``source_id -> (real_path, path_bytes, member_bytes, member_index)`` where the old
+    database kept them (schema 7 on; the member index from 8 on: before, a name's earlier
+    members were not read), else empty."""
     columns = {row[0] for row in old.execute(
         "SELECT column_name FROM information_schema.columns WHERE table_name = 'sources'"
     ).fetchall()}
     if "real_path" not in columns:
         return {}
-    return {row[0]: (row[1], row[2], row[3]) for row in old.execute(
-        "SELECT source_id, real_path, path_bytes, member_bytes FROM sources").fetchall()}
+    index = "member_index" if "member_index" in columns else "NULL::INTEGER"
+    return {row[0]: (row[1], row[2], row[3], row[4]) for row in old.execute(
+        "SELECT source_id, real_path, path_bytes, member_bytes, "
+        f"{index} FROM sources").fetchall()}
 
 
 def _resolved(path: str) -> str:

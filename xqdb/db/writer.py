@@ -70,6 +70,20 @@ class CommitCounts:
     seconds: float = 0.0
 
 
+#: Rows of a spooled stage are read back and appended this many at most, and fewer
+#: when they are big (records of megabytes): a piece weighs about PIECE_BYTES.
+PIECE_ROWS = 50_000
+PIECE_BYTES = 8 << 20
+
+
+def _batch_rows(metadata: pq.FileMetaData) -> int:
+    """Rows per piece of a spooled file, so that a piece weighs about :data:`PIECE_BYTES`."""
+    size = sum(metadata.row_group(i).total_byte_size for i in range(metadata.num_row_groups))
+    if not size:
+        return PIECE_ROWS
+    return max(1, min(PIECE_ROWS, metadata.num_rows * PIECE_BYTES // size))
+
+
 def _names(columns: Sequence[str]) -> str:
     return ", ".join(f'"{name}"' for name in columns)
 
@@ -138,15 +152,16 @@ class Writer:
         self._last_source, self._last_game = int(row[0]), int(row[1])
         self._registered: list[str] = []
 
-    def known_sources(self) -> dict[tuple[str, str | None, int], str]:
-        """``(real_path, member, bytes) -> sha256`` of the sources stored whole: lets a worker
+    def known_sources(self) -> dict[tuple[str, str | None, int | None, int], str]:
+        """``(real_path, member, member_index, bytes) -> sha256`` of the sources stored
+        whole: lets a worker
         skip a source it would only re-read, after checking the hash. Empty when the
         writer replaces every source."""
         if self.replace:
             return {}
-        rows = self.con.execute("SELECT real_path, member, bytes, sha256 FROM sources"
-                                " WHERE error IS NULL").fetchall()
-        return {(p, m, b): s for p, m, b, s in rows}
+        rows = self.con.execute("SELECT real_path, member, member_index, bytes, sha256"
+                                " FROM sources WHERE error IS NULL").fetchall()
+        return {(p, m, i, b): s for p, m, i, b, s in rows}
 
     def commit(self, batch: Sequence[Staged]) -> CommitCounts:
         """Store the staged results of consecutive work units in one transaction.
@@ -270,7 +285,8 @@ class Writer:
             yield staged.tables[stage]
             return
         for name in staged.files.get(stage, []):
-            for piece in pq.ParquetFile(name).iter_batches(batch_size=50_000):
+            spooled = pq.ParquetFile(name)
+            for piece in spooled.iter_batches(batch_size=_batch_rows(spooled.metadata)):
                 yield pa.Table.from_batches([piece])
 
     # --- deciding and storing -----------------------------------------------------------
@@ -283,9 +299,12 @@ class Writer:
             column = pa.array(by_row, pa.int64())
             kept = sources.append_column("source_id", column).filter(pc.is_valid(column))
             con.execute(f"""
-                INSERT INTO sources
+                INSERT INTO sources (source_id, path, member, sha256, bytes, format, encoding,
+                                     records, error, real_path, path_bytes, member_bytes,
+                                     member_index, imported_at)
                 SELECT source_id, path, member, sha256, bytes, format, encoding, records, error,
-                       real_path, path_bytes, member_bytes, current_timestamp::TIMESTAMP
+                       real_path, path_bytes, member_bytes, member_index,
+                       current_timestamp::TIMESTAMP
                 FROM {self._scan("new_sources", kept)}""")
 
         keys = [self._whole(b, "records", _DECIDING) for b in batch]
@@ -360,7 +379,7 @@ class Writer:
         :attr:`replace` is set) are deleted, for the new ones to take their place.
         """
         name = self._scan("sources", sources.select(["unit", "seq", "real_path", "member",
-                                                            "sha256"]))
+                                                            "member_index", "sha256"]))
         # What is stored for each staged source's file (by resolved path): the same bytes
         # read whole make the staged source a repeat; a failure, other bytes (a file edited
         # in place), or anything when replacing, is replaced. Standard input is no file:
@@ -373,24 +392,25 @@ class Writer:
                        st.real_path = '-'
                 FROM {name} st JOIN sources old
                 ON old.real_path = st.real_path
-                   AND old.member IS NOT DISTINCT FROM st.member""").fetchall():
+                   AND old.member IS NOT DISTINCT FROM st.member
+                   AND old.member_index IS NOT DISTINCT FROM st.member_index""").fetchall():
             if same and not self.replace:
                 stored.add((unit, seq))
             elif self.replace or failed or not piped:
                 earlier.setdefault((unit, seq), []).append(old_id)
         ids: dict[tuple[int, int], int] = {}
         by_row: list[int | None] = []
-        seen: set[tuple[str, str | None, str]] = set()
+        seen: set[tuple[str, str | None, int | None, str]] = set()
         replaced: set[int] = set()
         last = self._last_source
         columns = [sources[c].to_pylist() for c in ("unit", "seq", "real_path", "member",
-                                                    "sha256", "error")]
-        for unit, seq, path, member, sha, error in zip(*columns):
-            if (unit, seq) in stored or (path, member, sha) in seen:
+                                                    "member_index", "sha256", "error")]
+        for unit, seq, path, member, index, sha, error in zip(*columns):
+            if (unit, seq) in stored or (path, member, index, sha) in seen:
                 counts.skipped_sources += 1
                 by_row.append(None)
                 continue
-            seen.add((path, member, sha))
+            seen.add((path, member, index, sha))
             replaced.update(earlier.get((unit, seq), ()))
             last += 1
             ids[(unit, seq)] = last

@@ -116,7 +116,9 @@ def read_source(source: Source, format: str | None = None, encoding: str | None 
     ``stream``, when given, is the source's bytes already opened (an importer that hashed
     them in memory hands them over, so they are not read twice); it is closed here.
     """
-    origin = Origin(path=source.display_path, member=source.member)
+    # Several members of one name are told apart in every message.
+    origin = Origin(path=source.display_path, member=source.member
+                    if source.member_index is None else source.shown_member_copy)
     if stream is None:
         try:
             stream = source.open()

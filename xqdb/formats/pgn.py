@@ -29,13 +29,18 @@ from .encoding import ascii_view, decode, detect_encoding, head_text, text_strea
 from ..errors import ErrorKind
 from ..notation import REGISTRY, from_tag, sniff_moves
 from .movelist import SNIFF_PLIES, first_moves, opens_legally
-from .record import GameRecord, Line, Origin
+from .record import (KEPT_RECORD_BYTES, MAX_RECORD_BYTES, GameRecord, Line, Origin,
+                     too_large_message)
 from .tags import normalize_result
 
 FORMAT = "pgn"
 
 _CHUNK = 1 << 16
 _HEAD = 4096
+#: A line longer than this is handed on in pieces of this size rather than held whole.
+_LONG_LINE = 1 << 20
+#: The bytes kept of a record too large, to give the characters kept once decoded.
+_KEPT_HEAD = 4 * KEPT_RECORD_BYTES
 
 _TAG_LINE = re.compile(r'^[ \t]*\[[A-Za-z][A-Za-z0-9_]*[ \t]+"', re.M)
 _TAG = re.compile(r'^[ \t\ufeff]*\[([A-Za-z][A-Za-z0-9_]*)[ \t]*(?:"(.*)"|([^"\]\r\n]*))[ \t]*\]?[ \t]*\r?$',
@@ -93,11 +98,15 @@ def read(stream: BinaryIO, origin: Origin, encoding: str | None = None) -> Itera
     else:
         chunks = _byte_records(stream, head, base)
     for index, (data, offset, line) in enumerate(chunks):
+        where = Origin(origin.path, origin.member, index, offset, line)
+        if isinstance(data, _TooLarge):
+            yield data.record(where, file_encoding)
+            continue
         if isinstance(data, str):
             text, used = data, file_encoding
         else:
             text, used = decode(data, file_encoding, fallback=encoding is None)
-        yield parse_record(text, Origin(origin.path, origin.member, index, offset, line), used)
+        yield parse_record(text, where, used)
 
 
 def parse_record(text: str, origin: Origin, encoding: str | None = None) -> GameRecord:
@@ -106,9 +115,7 @@ def parse_record(text: str, origin: Origin, encoding: str | None = None) -> Game
     header = _HEADER.match(text)
     body_start = header.end() if header else 0
     tags = record.tags
-    for name, quoted, bare in _TAG.findall(text, 0, body_start):
-        value = quoted or bare.strip()
-        tags[name] = value.replace('\\"', '"') if "\\" in value else value
+    _read_tags(text, body_start, tags)
     fen = tags.get("FEN", "").strip()
     record.fen = fen or None
     result = _parse_movetext(text, body_start, record.mainline)
@@ -206,6 +213,13 @@ def _plain_movetext(body: str, moves: list[str]) -> str | None | object:
     return result
 
 
+def _read_tags(text: str, end: int, tags: dict[str, str]) -> None:
+    """Add the tags of ``text[:end]`` (a record's header) to ``tags``."""
+    for name, quoted, bare in _TAG.findall(text, 0, end):
+        value = quoted or bare.strip()
+        tags[name] = value.replace('\\"', '"') if "\\" in value else value
+
+
 def _add_comment(line: Line, comment: str) -> None:
     if not comment:
         return
@@ -224,11 +238,39 @@ _TAG_START_BYTES = re.compile(rb"\n[ \t]*\[")
 _TAG_START_TEXT = re.compile(_TAG_START_BYTES.pattern.decode())
 
 
-def _split(chunks: Iterator[bytes] | Iterator[str], boundary: re.Pattern, base: int = 0
-           ) -> Iterator[tuple[bytes | str, int, int]]:
+class _TooLarge:
+    """A record longer than :data:`~xqdb.replay.MAX_RECORD_BYTES`, of which only the
+    first :data:`~xqdb.replay.KEPT_RECORD_BYTES` were kept: the rest was read past, never
+    held."""
+
+    def __init__(self, head: bytes | str, size: int) -> None:
+        self.head = head
+        self.size = size
+
+    def record(self, origin: Origin, encoding: str) -> GameRecord:
+        text = self.head if isinstance(self.head, str) else decode(self.head, encoding)[0]
+        text = text[:KEPT_RECORD_BYTES]  # characters, as the replay keeps of a decoded one
+        header = _HEADER.match(text)
+        tags: dict[str, str] = {}
+        _read_tags(text, header.end() if header else 0, tags)
+        return GameRecord(tags=tags, 
+            origin=origin, format=FORMAT, encoding=encoding, raw=text,
+            error=too_large_message(self.size),
+            error_kind=ErrorKind.RECORD_TOO_LARGE)
+
+
+def _split(chunks: Iterator[bytes] | Iterator[str], boundary: re.Pattern, base: int = 0,
+           limit: int | None = None) -> Iterator[tuple[bytes | str | _TooLarge, int, int]]:
     """Cut a stream of chunks (each of whole lines but the last) into records; yields
     ``(record, offset, line)`` where offset counts bytes (or characters) and line is
-    1-based, both of its first non-blank line."""
+    1-based, both of its first non-blank line.
+
+    A record that grows past ``limit`` (default :data:`~xqdb.replay.MAX_RECORD_BYTES`)
+    is no longer held: its head is kept, the rest read past up to the next tag line, and
+    it comes out as a :class:`_TooLarge`, so memory holds at most ``limit`` whatever the
+    file (a single line of hundreds of megabytes).
+    """
+    limit = MAX_RECORD_BYTES if limit is None else limit
     is_bytes = boundary is _BOUNDARY_BYTES
     # The text is bytes or str, as the stream is; the same all along.
     header: Any
@@ -244,7 +286,21 @@ def _split(chunks: Iterator[bytes] | Iterator[str], boundary: re.Pattern, base: 
     start = None  # where the first header ends in the text held, once it does
     offset, line = base, 1
     chunk: Any
+    too_large: _TooLarge | None = None  # the record being read past
+    lines = 0  # its newlines
     for chunk in chunks:
+        if too_large is not None:
+            found = tag_start.search(newline + chunk if too_large.size else chunk)
+            if found is None:
+                too_large.size += len(chunk)
+                lines += chunk.count(newline)
+                continue
+            cut = found.start() + (0 if too_large.size else 1)  # the tag line's start
+            too_large.size += cut
+            lines += chunk.count(newline, 0, cut)
+            yield too_large, offset, line
+            offset, line = offset + too_large.size, line + lines
+            too_large, chunk = None, chunk[cut:]
         at = size
         before = parts[-1][-1:] if parts else newline[:0]
         parts.append(chunk)
@@ -256,24 +312,36 @@ def _split(chunks: Iterator[bytes] | Iterator[str], boundary: re.Pattern, base: 
         # A boundary needs a tag line after the first header: most files of one game
         # have none, and are found so without running the boundary pattern. A tag
         # line's newline may end the chunk before.
-        if start is None:
-            continue
-        window_at = at - len(before)
-        if tag_start.search(before + chunk, max(start, at - 1) - window_at) is None:
-            continue
-        pending = newline[:0].join(parts)
-        cut = 0
-        for m in boundary.finditer(pending, start):
-            yield from _emit(pending[cut:m.end()], offset, line)
-            offset += m.end() - cut
-            line += pending.count(newline, cut, m.end())
-            cut = m.end()
-        rest = pending[cut:]
-        parts, size, start = [rest], len(rest), None
-        end = header.match(rest).end()
-        if end < len(rest):
-            start = end
-    if size:
+        if start is not None:
+            window_at = at - len(before)
+            if tag_start.search(before + chunk, max(start, at - 1) - window_at) is not None:
+                pending = newline[:0].join(parts)
+                cut = 0
+                for m in boundary.finditer(pending, start):
+                    yield from _emit(pending[cut:m.end()], offset, line)
+                    offset += m.end() - cut
+                    line += pending.count(newline, cut, m.end())
+                    cut = m.end()
+                rest = pending[cut:]
+                parts, size, start = [rest], len(rest), None
+                end = header.match(rest).end()
+                if end < len(rest):
+                    start = end
+        if size > limit:
+            # What is held is one record (no boundary in it), and too long to hold on.
+            held = newline[:0].join(parts)
+            body = held.lstrip()
+            skipped = len(held) - len(body)
+            offset += skipped
+            line += held.count(newline, 0, skipped)
+            # Bytes enough for the characters kept, whatever the encoding.
+            too_large = _TooLarge(body[:_KEPT_HEAD], len(body))
+            lines = body.count(newline)
+            parts, size, start = [], 0, None
+            del held, body
+    if too_large is not None:
+        yield too_large, offset, line
+    elif size:
         yield from _emit(newline[:0].join(parts), offset, line)
 
 
@@ -290,10 +358,13 @@ def _emit(record: bytes | str, offset: int, line: int) -> Iterator[tuple[bytes |
 
 
 def _byte_chunks(stream: BinaryIO, head: bytes) -> Iterator[bytes]:
-    """The stream in large chunks, each cut after its last newline."""
+    """The stream in large chunks, each cut after its last newline, or, within a line
+    longer than :data:`_LONG_LINE`, at that length (the record it belongs to then holds
+    it, up to its limit: see :func:`_split`)."""
     # The pieces of a line are joined once it ends: adding each to the line so far
     # would copy a line of many megabytes (a huge comment) once per piece.
     pieces = [head]
+    held = len(head)
     while True:
         chunk = stream.read(_CHUNK)
         if not chunk:
@@ -303,20 +374,25 @@ def _byte_chunks(stream: BinaryIO, head: bytes) -> Iterator[bytes]:
             pieces.append(chunk[:cut])
             yield b"".join(pieces)
             pieces = [chunk[cut:]]
+            held = len(pieces[0])
         else:
             pieces.append(chunk)
+            held += len(chunk)
+            if held >= _LONG_LINE:
+                yield b"".join(pieces)
+                pieces, held = [], 0
     rest = b"".join(pieces)
     if rest:
         yield rest
 
 
 def _byte_records(stream: BinaryIO, head: bytes, base: int = 0
-                  ) -> Iterator[tuple[bytes | str, int | None, int]]:
+                  ) -> Iterator[tuple[bytes | str | _TooLarge, int | None, int]]:
     yield from _split(_byte_chunks(stream, head), _BOUNDARY_BYTES, base)
 
 
 def _text_records(stream: BinaryIO, head: bytes, encoding: str
-                  ) -> Iterator[tuple[bytes | str, int | None, int]]:
+                  ) -> Iterator[tuple[bytes | str | _TooLarge, int | None, int]]:
     """UTF-16 files: records are found in the decoded text (byte offsets are not kept)."""
     text = text_stream(stream, head, encoding)
 
@@ -328,6 +404,8 @@ def _text_records(stream: BinaryIO, head: bytes, encoding: str
                 break
             pending += chunk.replace("\r\n", "\n")
             cut = pending.rfind("\n") + 1
+            if not cut and len(pending) >= _LONG_LINE:
+                cut = len(pending)  # within a long line (see _byte_chunks)
             if cut:
                 yield pending[:cut]
                 pending = pending[cut:]
@@ -335,8 +413,9 @@ def _text_records(stream: BinaryIO, head: bytes, encoding: str
             yield pending
 
     for record, _, line in _split(chunks(), _BOUNDARY_TEXT):
-        assert isinstance(record, str)  # text chunks are split into text records
-        yield record.lstrip("\ufeff"), None, line
+        if isinstance(record, str):
+            record = record.lstrip("\ufeff")
+        yield record, None, line
 
 
 # --- writing ------------------------------------------------------------------------------

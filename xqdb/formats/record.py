@@ -21,6 +21,23 @@ from .engine_comments import EngineComment, parse_engine_comment
 RESULTS = ("1-0", "0-1", "1/2-1/2", "*")
 
 
+#: A record bigger than this (bytes, or characters of a decoded text) is not replayed but
+#: invalid, "record too large", and keeps only its first :data:`KEPT_RECORD_BYTES` (bytes
+#: or characters): game records are kilobytes, and one of many megabytes is a broken or
+#: hostile file.
+MAX_RECORD_BYTES = 16 << 20
+KEPT_RECORD_BYTES = 4096
+
+
+def too_large_message(size: int) -> str:
+    """Why a record of ``size`` bytes (or characters) is not replayed.
+
+    >>> too_large_message(20_000_000)
+    'record too large: 20000000 bytes (the limit is 16777216)'
+    """
+    return f"record too large: {size} bytes (the limit is {MAX_RECORD_BYTES})"
+
+
 @dataclass(slots=True)
 class Origin:
     """Where a record came from, precisely enough for a user to find it again."""

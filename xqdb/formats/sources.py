@@ -167,6 +167,10 @@ class Source:
     real: str | None = None
     """The file's resolved absolute path (``-`` for standard input): what a source is
     known by, so the same file reached by two paths is one source."""
+    member_index: int | None = None
+    """Which of the archive's members named :attr:`member` this is, when there are several:
+    1, 2... for the earlier ones in the archive's order, ``None`` for the last (the one
+    extracting the archive keeps), as for every member of a name used once."""
 
     @property
     def display_path(self) -> str:
@@ -184,6 +188,17 @@ class Source:
     def shown_member(self) -> str | None:
         """The member name, readable (see :func:`readable`)."""
         return None if self.member is None else readable(self.member)
+
+    @property
+    def shown_member_copy(self) -> str | None:
+        """The member name, readable, saying which of several of that name it is.
+
+        >>> Source("a.zip", "a.pgn", 9, member_index=1).shown_member_copy
+        'a.pgn (member 1 of that name)'
+        """
+        if self.member is None or self.member_index is None:
+            return self.shown_member
+        return f"{self.shown_member} (member {self.member_index} of that name)"
 
     @property
     def real_path(self) -> str:
@@ -209,6 +224,9 @@ class Source:
             return open(self.path, "rb")
         archive, index = _ARCHIVES.get(self.path)
         info = index.get(self.member)
+        if self.member_index is not None:
+            earlier = index.earlier.get(self.member, [])
+            info = earlier[self.member_index - 1] if self.member_index <= len(earlier) else None
         if info is None:
             raise SourceError(f"{self.path}: no member {self.member!r}", self.display_path,
                               self.member)
@@ -222,7 +240,7 @@ class Source:
 
     def __str__(self) -> str:
         where = self.display_path
-        return where if self.member is None else f"{where}!{self.shown_member}"
+        return where if self.member is None else f"{where}!{self.shown_member_copy}"
 
     def with_bytes(self) -> SentSource:
         """This source carrying its bytes, for a process that cannot see ``path`` (a
@@ -239,7 +257,8 @@ class Source:
         """
         with self.open() as stream:
             data = stream.read()
-        return SentSource(self.path, self.member, self.size, self.label, self.real, data)
+        return SentSource(self.path, self.member, self.size, self.label, self.real,
+                          self.member_index, data)
 
 
 @dataclass(frozen=True)
@@ -442,11 +461,11 @@ def _zip_members(path: str, limit: int, label: str | None, real: str
                  ) -> Iterator[Source | SourceError]:
     # A compact listing, so the walk holds no archive index of its own (see _OpenArchives).
     index = _ARCHIVES.get(path)[1]
-    listing: list[tuple[str, int, int | None, str | None]] = [
+    listing: list[tuple[str, int, int | None, str | None, int | None]] = [
         (name, info.file_size,  # type: ignore[union-attr]
          info.compress_size if info.compress_type != zipfile.ZIP_STORED  # type: ignore[union-attr]
-         else None, None)
-        for name, info in index.items()]
+         else None, None, number)
+        for name, info, number in index.members()]
     yield from _unlisted(path, label, index)
     yield from _checked_members(path, limit, label, listing, real)
 
@@ -454,10 +473,11 @@ def _zip_members(path: str, limit: int, label: str | None, real: str
 def _tar_members(path: str, limit: int, label: str | None, real: str
                  ) -> Iterator[Source | SourceError]:
     index = _ARCHIVES.get(path)[1]
-    listing: list[tuple[str, int, int | None, str | None]] = [
+    listing: list[tuple[str, int, int | None, str | None, int | None]] = [
         (name, info.size,  # type: ignore[union-attr]
-         None, info.linkname if info.issym() or info.islnk() else None)  # type: ignore[union-attr]
-        for name, info in index.items()]
+         None, info.linkname if info.issym() or info.islnk() else None,  # type: ignore[union-attr]
+         number)
+        for name, info, number in index.members()]
     yield from _unlisted(path, label, index)
     yield from _checked_members(path, limit, label, listing, real)
     if index.damage is not None:
@@ -468,24 +488,25 @@ def _tar_members(path: str, limit: int, label: str | None, real: str
 
 def _unlisted(path: str, label: str | None, index: _Index) -> Iterator[SourceError]:
     """The members no source reads, each as a refusal saying why: a FIFO or device in a
-    tar, an earlier member with the name of a later one."""
+    tar."""
     shown = label or path
     for name, why in index.unread:
         yield SourceError(f"{shown}!{name}: not read, {why}", shown, name)
 
 
 def _checked_members(path: str, limit: int, label: str | None,
-                     listing: list[tuple[str, int, int | None, str | None]], real: str
-                     ) -> Iterator[Source | SourceError]:
-    """Sources for the listed ``(name, size, packed size, link target)`` members, and a
-    refusal for each one that could escape the folder, is a link or would expand too far."""
+                     listing: list[tuple[str, int, int | None, str | None, int | None]],
+                     real: str) -> Iterator[Source | SourceError]:
+    """Sources for the listed ``(name, size, packed size, link target, member index)``
+    members, and a refusal for each one that could escape the folder, is a link or would
+    expand too far."""
     shown = label or path
     try:
         archive_size = os.path.getsize(path)
     except OSError:
         archive_size = 0
     total = 0
-    for name, size, packed, link in listing:
+    for name, size, packed, link, number in listing:
         why = _unsafe(name)
         if why is None and link is not None:
             why = f"a link (to {link!r})"
@@ -504,7 +525,7 @@ def _checked_members(path: str, limit: int, label: str | None,
                               "like a zip bomb", shown, name)
             continue
         total += size
-        yield Source(path, name, size, label, real)
+        yield Source(path, name, size, label, real, number)
 
 
 class _OpenArchives(threading.local):
@@ -540,21 +561,32 @@ class _OpenArchives(threading.local):
 
 
 class _Index(dict[str, "zipfile.ZipInfo | tarfile.TarInfo"]):
-    """An archive's readable members by name, with what is in it but cannot be read."""
+    """An archive's readable members by name (the last of a name used more than once),
+    with the earlier members of such names and what is in it but cannot be read."""
 
     def __init__(self) -> None:
         super().__init__()
+        self.earlier: dict[str, list[zipfile.ZipInfo | tarfile.TarInfo]] = {}
+        """The members before the last of a name used more than once, in archive order:
+        each is data the user gave, read as a source of its own (see
+        :attr:`Source.member_index`)."""
         self.unread: list[tuple[str, str]] = []
-        """``(name, why)`` of members left unread: special files, names used twice."""
+        """``(name, why)`` of members left unread: special files."""
         self.damage: str | None = None
         """Why listing stopped early (a damaged tar), if it did."""
 
     def put(self, name: str, info: zipfile.ZipInfo | tarfile.TarInfo) -> None:
         if name in self:
-            # Extracting the archive keeps the last member of a name: so does reading it.
-            self.unread.append((name, "an earlier member of the same name (the last one "
-                                      "of that name is read)"))
+            self.earlier.setdefault(name, []).append(self[name])
         self[name] = info
+
+    def members(self) -> Iterator[tuple[str, zipfile.ZipInfo | tarfile.TarInfo, int | None]]:
+        """Every readable member as ``(name, info, member index)``, a name's earlier
+        members just before its last."""
+        for name, info in self.items():
+            for number, before in enumerate(self.earlier.get(name, ()), start=1):
+                yield name, before, number
+            yield name, info, None
 
 
 def _tar_tail_damage(tar: tarfile.TarFile) -> str | None:

@@ -5,13 +5,12 @@ default, and a Dask distributed cluster, for work that outgrows one machine. Bot
 same work items and the same worker functions, and both hand the results back in input
 order, so the one writer that stores them assigns the same ids either way.
 
-The local pool uses the ``fork`` start method on purpose: multiprocessing-logging relays
-the workers' log records to the parent's handlers and only works with ``fork``. Forking a
-process that already runs threads can deadlock the child, so the pool must be created
-before DuckDB, a progress bar or any other thread starts, and one pool serves a whole
-run. All of that lives in :func:`process_pool`, the one place to change if a future
-Python forces another start method (the stdlib ``QueueHandler``/``QueueListener`` pair
-would replace multiprocessing-logging here).
+The local pool forks its workers (see :class:`_Pool`): they start at once with what the
+parent has loaded, and each talks to the parent through a pipe of its own, which carries
+its log records to the parent's handlers too. Forking a process that already runs threads
+can deadlock the child, so the pool must be created before DuckDB, a progress bar or any
+other thread starts, and one pool serves a whole run. Only a worker that replaces a dead
+one is forked later; it runs nothing but Python code of its own and never touches DuckDB.
 
 >>> with process_pool(2) as pool:
 ...     list(ordered_map(pool, abs, [-3, 1, -2], window=2))
@@ -27,8 +26,9 @@ import importlib.metadata
 import itertools
 import logging
 import multiprocessing
-import multiprocessing.pool
 import os
+import pickle
+import queue
 import signal
 import sys
 import threading
@@ -39,11 +39,11 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import CancelledError
 from contextlib import contextmanager
+from multiprocessing.connection import Connection, wait
+from multiprocessing.reduction import ForkingPickler
 from typing import Any, TypeVar
 
-from multiprocessing_logging import MultiProcessingHandler, install_mp_handler, uninstall_mp_handler
-
-from ..errors import ClusterError
+from ..errors import BadArgumentError, ClusterError
 
 log = logging.getLogger(__name__)
 
@@ -59,34 +59,6 @@ def default_jobs() -> int:
         return os.cpu_count() or 1
 
 
-class _Pool(multiprocessing.pool.Pool):
-    """A pool whose worker-maintenance thread sleeps until a worker exits or the pool
-    changes state.
-
-    The stock pool also wakes that thread whenever the result pipe is readable; it does
-    not read the pipe, so while a large result is still being received it spins, burning
-    a core's worth of time the workers need (a tenth of the parent's CPU in an import).
-    Exited workers are already seen through their own sentinels, which stay watched.
-    """
-
-    def _get_sentinels(self) -> list[Any]:
-        return [self._change_notifier._reader]  # type: ignore[attr-defined]
-
-    started: Any
-    """Where the workers say which task each starts (see :func:`_tracked`)."""
-
-    def renew(self) -> None:
-        """Stop every worker and start as many anew, with fresh queues: what a worker
-        that died held (a queue's lock) is let go. Tasks not finished are lost; the
-        caller sends them again (see :class:`_Tracker`)."""
-        processes, context = self._processes, self._ctx  # type: ignore[attr-defined]
-        self.terminate()
-        self.join()
-        self.started = context.SimpleQueue()
-        super().__init__(processes, initializer=_init_worker, initargs=(self.started,),
-                         context=context)
-
-
 #: How much lower the workers' scheduling priority is than the parent's. The parent is the
 #: one writer every result must pass through: when it has work it should get a core at
 #: once rather than share it with a worker, or the workers end up waiting for it.
@@ -96,18 +68,11 @@ WORKER_NICENESS = 5
 #: Seconds between a waiting parent's looks at its workers, and a worker's at its parent.
 WATCH_SECONDS = 0.5
 
-#: Where each worker says which task it starts: ``(task number, pid)``. Made before the
-#: pool forks, so every worker (those that replace a dead one too) inherits it.
-_STARTED: Any = None
-
-
-def _init_worker(started: Any = None) -> None:
-    global _STARTED
-    _STARTED = started
+def _init_worker() -> None:
     # Ctrl-C goes to the whole process group; the parent decides what happens, so a
     # worker must not die with a traceback of its own.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the pool stops its workers with it
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the command's handler: a worker just dies
     try:
         os.nice(WORKER_NICENESS)
     except OSError:  # not allowed here: the workers simply keep the parent's priority
@@ -124,15 +89,73 @@ def _watch_parent(parent: int) -> None:
     os._exit(0)
 
 
-def _tracked(number: int, fn: Callable[[T], R], item: T) -> R:
-    """``fn(item)`` in a worker, which first says it took task ``number``."""
-    if _STARTED is not None:
-        _STARTED.put((number, os.getpid()))
-    return fn(item)
+def _serve(conn: Connection, inherited: list[Connection]) -> None:
+    """A worker's life: run the tasks the parent sends on ``conn``, answer each in turn.
+
+    Answers and log records leave through one sender thread, so the work goes on while
+    the parent, busy writing, has not read the last answer yet. A parent that is gone
+    (its end of the pipe closed) ends the worker at once and quietly: nobody is left to
+    tell.
+    """
+    for other in inherited:  # the parent's ends, copied by the fork
+        other.close()
+    _init_worker()
+    outbox: queue.SimpleQueue[tuple[str, Any] | None] = queue.SimpleQueue()
+    sender = threading.Thread(target=_send_all, args=(conn, outbox), daemon=True)
+    sender.start()
+    logging.getLogger().handlers = [_RelayHandler(outbox)]
+    while True:
+        try:
+            task = conn.recv()
+        except (EOFError, OSError):
+            os._exit(0)
+        if task is None:
+            break
+        fn, item = task
+        try:
+            outbox.put(("ok", fn(item)))
+        except Exception as exc:
+            outbox.put(("error", exc))
+    outbox.put(None)
+    sender.join()
+
+
+def _send_all(conn: Connection, outbox: queue.SimpleQueue[tuple[str, Any] | None]) -> None:
+    while (message := outbox.get()) is not None:
+        try:
+            data = ForkingPickler.dumps(message)
+        except Exception as exc:
+            if message[0] == "log":
+                continue
+            data = ForkingPickler.dumps(
+                ("error", RuntimeError(f"a worker's answer cannot be sent: {exc!r}")))
+        try:
+            conn.send_bytes(data)
+        except OSError:
+            os._exit(0)
+
+
+class _RelayHandler(logging.Handler):
+    """A worker's one log handler: records go to the parent, whose handlers write them."""
+
+    def __init__(self, outbox: queue.SimpleQueue[tuple[str, Any] | None]) -> None:
+        super().__init__()
+        self.outbox = outbox
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            # Made plain text here: arguments and tracebacks may not survive pickling.
+            record.msg, record.args = record.getMessage(), None
+            if record.exc_info:
+                record.exc_text = logging.Formatter().formatException(record.exc_info)
+                record.exc_info = None
+            self.outbox.put(("log", record))
+        except Exception:
+            self.handleError(record)
 
 
 @contextmanager
-def process_pool(jobs: int) -> Iterator[multiprocessing.pool.Pool | None]:
+def process_pool(jobs: int) -> Iterator[_Pool | None]:
     """A pool of ``jobs`` forked workers whose logging reaches this process's handlers.
 
     ``jobs <= 1`` yields ``None``: the work then runs in this process (see
@@ -141,139 +164,240 @@ def process_pool(jobs: int) -> Iterator[multiprocessing.pool.Pool | None]:
     if jobs <= 1:
         yield None
         return
-    context = multiprocessing.get_context("fork")
-    root = logging.getLogger()
-    wrapped = not any(isinstance(h, MultiProcessingHandler) for h in root.handlers)
-    if wrapped:
-        install_mp_handler(root)
-    started = context.SimpleQueue()
-    pool = _Pool(jobs, initializer=_init_worker, initargs=(started,), context=context)
-    pool.started = started
+    pool = _Pool(jobs, multiprocessing.get_context("fork"))
     try:
         yield pool
         pool.close()
     except BaseException:
         pool.terminate()
         raise
-    finally:
-        pool.join()
-        if wrapped:
-            relays = [h for h in root.handlers if isinstance(h, MultiProcessingHandler)]
-            uninstall_mp_handler(root)
-            for relay in relays:
-                # close() waits until the relay thread has written every queued record.
-                relay.close()
 
 
-def ordered_map(pool: multiprocessing.pool.Pool | None, fn: Callable[[T], R],
-                items: Iterable[T], window: int,
+def ordered_map(pool: _Pool | None, fn: Callable[[T], R], items: Iterable[T], window: int,
                 lost: Callable[[T, str], R] | None = None) -> Iterator[R]:
     """``map(fn, items)`` on ``pool``, in input order, with at most ``window`` items in flight.
 
     The window bounds memory: results that finish early wait for their turn, and no more
     than ``window`` of them can pile up however long the input is.
 
-    A worker that dies (killed, out of memory) takes its task with it, and the pool would
-    wait for that task forever: the dead worker is noticed, its task run once more on the
-    worker that replaces it, and if that one dies too, ``lost(item, why)`` stands for its
-    result (without ``lost``, :class:`TaskLostError` is raised).
+    A worker that dies (killed, out of memory) takes its task with it: the dead worker is
+    noticed, its task run once more on the worker that replaces it, and if that one dies
+    too, ``lost(item, why)`` stands for its result (without ``lost``,
+    :class:`TaskLostError` is raised).
     """
     if pool is None:
         yield from map(fn, items)
         return
-    tracker = _Tracker(pool, fn, lost)
-    for item in items:
-        tracker.submit(item)
-        if len(tracker.pending) >= max(1, window):
-            yield tracker.next_result()
-    while tracker.pending:
-        yield tracker.next_result()
+    yield from pool.map(fn, items, window, lost)
 
 
 #: Times a task may lose its worker: once it is run again, twice it is given up.
 TASK_RUNS = 2
 
 
-class _Tracker:
-    """The tasks in flight on a pool, which of its workers runs each, and what a dead
-    worker costs.
+class _Worker:
+    """One forked worker and the parent's end of its own pipe."""
 
-    A worker of a ``multiprocessing`` pool that dies may take more than its task with
-    it: killed while waiting for work, it holds the lock on the queue of tasks, and no
-    other worker gets one again. So a death renews the whole pool (see
-    :meth:`_Pool.renew`) and every task not finished is sent again; the ones the dead
-    worker was running count one loss each.
+    def __init__(self, process: Any, conn: Connection) -> None:
+        self.process = process
+        self.conn = conn
+        self.tasks: deque[_Task] = deque()
+        """The tasks sent to it whose answers have not come back, in the order sent (the
+        order it runs them)."""
+
+
+class _Task:
+    """One item of a map, and how it ended: ``answer`` is ``(kind, value)`` once known."""
+
+    __slots__ = ("item", "answer", "losses")
+
+    def __init__(self, item: Any) -> None:
+        self.item = item
+        self.answer: tuple[str, Any] | None = None
+        self.losses = 0
+
+
+#: Tasks sent ahead to a worker: the one it runs and the next, so it need not wait for
+#: the parent (busy writing) before it starts another.
+TASKS_PER_WORKER = 2
+
+
+class _Pool:
+    """Forked workers, each talking to this process through a pipe of its own.
+
+    Nothing is shared between the workers: no queue, no lock. A ``multiprocessing.Pool``
+    worker killed while it waits for work dies holding the lock of the one queue of
+    tasks, and one killed while it sends a result may hold the result queue's lock or
+    leave half a message in the shared pipe; the pool, and even its ``terminate()``,
+    then wait forever. Here a dead worker breaks only its own pipe: the parent sees its
+    sentinel or the pipe's end, starts a new worker and sends the lost tasks again.
     """
 
-    def __init__(self, pool: multiprocessing.pool.Pool, fn: Callable[[Any], Any],
-                 lost: Callable[[Any, str], Any] | None) -> None:
-        self.pool, self.fn, self.lost = pool, fn, lost
-        self.pending: deque[list[Any]] = deque()
-        """``[number, item, async result or None when given up, losses]`` per task, in
-        input order."""
-        self.numbers = itertools.count()
-        self.running: dict[int, int] = {}
-        """Task number -> pid of the worker that took it."""
-        self.workers = list(getattr(pool, "_pool", []))
+    def __init__(self, jobs: int, context: Any) -> None:
+        self.context = context
+        self.started = 0
+        self.workers: list[_Worker] = []
+        for _ in range(jobs):
+            self.workers.append(self._start())
 
-    def submit(self, item: Any) -> None:
-        self.pending.append([0, item, None, 0])
-        self._send(self.pending[-1])
+    def _start(self) -> _Worker:
+        ours, theirs = self.context.Pipe(duplex=True)
+        self.started += 1
+        process = self.context.Process(
+            target=_serve, args=(theirs, [ours] + [w.conn for w in self.workers]),
+            name=f"ForkPoolWorker-{self.started}", daemon=True)
+        process.start()
+        theirs.close()
+        return _Worker(process, ours)
 
-    def _send(self, entry: list[Any]) -> None:
-        entry[0] = next(self.numbers)
-        entry[2] = self.pool.apply_async(_tracked, (entry[0], self.fn, entry[1]))
+    def map(self, fn: Callable[[T], R], items: Iterable[T], window: int,
+            lost: Callable[[T, str], R] | None) -> Iterator[R]:
+        pending: deque[_Task] = deque()  # in input order
+        waiting: deque[_Task] = deque()  # not yet sent to a worker
+        for item in items:
+            task = _Task(item)
+            pending.append(task)
+            waiting.append(task)
+            self._dispatch(fn, waiting)
+            if len(pending) >= max(1, window):
+                yield self._outcome(pending.popleft(), fn, waiting, lost)
+        while pending:
+            yield self._outcome(pending.popleft(), fn, waiting, lost)
 
-    def next_result(self) -> Any:
-        entry = self.pending[0]
-        while entry[2] is not None:
+    def _outcome(self, task: _Task, fn: Callable[[Any], Any], waiting: deque[_Task],
+                 lost: Callable[[Any, str], Any] | None) -> Any:
+        while task.answer is None:
+            self._listen(fn, waiting)
+        kind, value = task.answer
+        if kind == "ok":
+            return value
+        if kind == "error":
+            raise value
+        if lost is None:
+            raise TaskLostError(f"a task was lost: {value}",
+                                "what was stored stays: run the command again")
+        return lost(task.item, value)
+
+    def _dispatch(self, fn: Callable[[Any], Any], waiting: deque[_Task]) -> None:
+        """Send waiting tasks to the least busy workers that can take one."""
+        while waiting:
+            worker = min(self.workers, key=lambda w: len(w.tasks))
+            if len(worker.tasks) >= TASKS_PER_WORKER:
+                return
+            task = waiting.popleft()
+            worker.tasks.append(task)
             try:
-                value = entry[2].get(timeout=WATCH_SECONDS)
-                break
-            except multiprocessing.TimeoutError:
-                pass
-            if hasattr(self.pool, "renew") and any(
-                    w.exitcode is not None for w in self.workers):
-                self._recover()
-        self.pending.popleft()
-        self.running.pop(entry[0], None)
-        if entry[2] is None:
-            why = f"the worker running it died, {TASK_RUNS} times (killed, or out of memory?)"
-            if self.lost is None:
-                raise TaskLostError(f"a task was lost: {why}",
-                                    "what was stored stays: run the command again")
-            return self.lost(entry[1], why)
-        return value
+                worker.conn.send((fn, task.item))
+            except OSError:  # it died: its sentinel says so at the next listen
+                return
 
-    def _recover(self) -> None:
-        """A worker died: charge its task, renew the pool, send what is unfinished again."""
-        started = getattr(self.pool, "started")
-        while not started.empty():
-            number, pid = started.get()
-            self.running[number] = pid
-        dead = {w.pid for w in self.workers if w.exitcode is not None}
-        unfinished = [e for e in self.pending if e[2] is not None and not e[2].ready()]
-        for entry in unfinished:
-            if self.running.get(entry[0]) in dead:
-                entry[3] += 1
-                log.warning("a worker (pid %s) died while running a task: %s",
-                            self.running[entry[0]],
-                            "running it again" if entry[3] < TASK_RUNS else "giving it up")
-        self.pool.renew()  # type: ignore[attr-defined]
-        self.workers = list(self.pool._pool)  # type: ignore[attr-defined]
-        self.running.clear()
-        for entry in unfinished:
-            if entry[3] >= TASK_RUNS:
-                entry[2] = None
-            else:
-                self._send(entry)
+    def _listen(self, fn: Callable[[Any], Any], waiting: deque[_Task]) -> None:
+        """Wait until a worker answers or dies, and take what it says."""
+        by_handle: dict[Any, _Worker] = {}
+        for worker in self.workers:
+            by_handle[worker.conn] = by_handle[worker.process.sentinel] = worker
+        ready = {by_handle[h] for h in wait(list(by_handle))}
+        for worker in self.workers[:]:
+            if worker in ready and not self._receive(worker):
+                self._replace(worker, waiting)
+        self._dispatch(fn, waiting)
+
+    def _receive(self, worker: _Worker) -> bool:
+        """Take every message ``worker`` has sent; whether it is still alive."""
+        try:
+            while worker.conn.poll():
+                data = worker.conn.recv_bytes()
+                try:
+                    kind, value = pickle.loads(data)
+                except Exception as exc:  # an answer that cannot be rebuilt here
+                    kind, value = "error", RuntimeError(f"a worker's answer is unreadable: {exc}")
+                if kind == "log":
+                    logging.getLogger(value.name).handle(value)
+                else:
+                    worker.tasks.popleft().answer = (kind, value)
+        except (EOFError, OSError):  # its end of the pipe is closed: it died
+            return False
+        return worker.process.exitcode is None
+
+    def _replace(self, worker: _Worker, waiting: deque[_Task]) -> None:
+        """``worker`` died: charge the task it was running, start another worker, and
+        put what it held back in line, first."""
+        worker.process.join(WATCH_SECONDS)
+        if worker.process.exitcode is None:  # its pipe broke, yet it lives: stop it
+            worker.process.kill()
+            worker.process.join()
+        worker.conn.close()
+        self.workers.remove(worker)
+        # A worker takes its tasks in the order sent, so the first without an answer is
+        # the one it was running when it died.
+        held = list(worker.tasks)
+        if held:
+            running = held[0]
+            running.losses += 1
+            log.warning("a worker (pid %s) died while running a task: %s",
+                        worker.process.pid,
+                        "running it again" if running.losses < TASK_RUNS else "giving it up")
+            if running.losses >= TASK_RUNS:
+                held.pop(0)
+                running.answer = ("lost", f"the worker running it died, {TASK_RUNS} times "
+                                          "(killed, or out of memory?)")
+        waiting.extendleft(reversed(held))
+        self.workers.append(self._start())
+
+    def close(self) -> None:
+        """Let every worker finish what it was sent, then stop."""
+        for worker in self.workers:
+            try:
+                worker.conn.send(None)
+            except OSError:
+                pass
+        for worker in self.workers:
+            worker.process.join()
+            worker.conn.close()
+
+    def terminate(self) -> None:
+        """Stop every worker now.
+
+        SIGKILL, not SIGTERM: a worker holds nothing to clean up, and a SIGTERM that
+        arrives while a new worker still has its parent's handler, just as its set-up
+        replaces it, is lost (Python runs a handler after the signal, and finds none) and
+        the parent would wait for that worker forever.
+        """
+        for worker in self.workers:
+            if worker.process.exitcode is None:
+                worker.process.kill()
+        for worker in self.workers:
+            worker.process.join()
+            worker.conn.close()
 
 
 # --- executors: the local pool and a Dask cluster behind one interface -----------------
 
-#: Seconds to wait for the scheduler to answer, and for a first worker to join it.
+#: Seconds to wait for the scheduler to answer, and for a worker to join it (at the
+#: start, or once every one has left); the environment variable ``XQDB_WORKER_WAIT``
+#: sets the second.
 CONNECT_TIMEOUT = 10.0
 WORKER_WAIT = 60.0
+
+
+def worker_wait_seconds() -> float:
+    """Seconds a run on a cluster waits for a worker: ``XQDB_WORKER_WAIT``, else
+    :data:`WORKER_WAIT`.
+
+    >>> worker_wait_seconds()
+    60.0
+    """
+    text = os.environ.get("XQDB_WORKER_WAIT", "").strip()
+    if not text:
+        return WORKER_WAIT
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = -1.0
+    if not 0 < seconds < float("inf"):
+        raise BadArgumentError(f"XQDB_WORKER_WAIT={text!r} is not a number of seconds",
+                               "give one like 60 (the default), or unset it")
+    return seconds
 #: The logger whose records cluster workers send back to this process.
 LOGGER = "xqdb"
 
@@ -373,7 +497,7 @@ class LocalExecutor(Executor):
     """The local process pool (see :func:`process_pool`); ``pool=None`` runs the work in
     this process."""
 
-    def __init__(self, pool: multiprocessing.pool.Pool | None, jobs: int) -> None:
+    def __init__(self, pool: _Pool | None, jobs: int) -> None:
         self.pool = pool
         self.jobs = jobs
         # Without a pool the work runs in this process, which still takes a core.
@@ -492,14 +616,14 @@ class DaskExecutor(Executor):
 
 @contextmanager
 def open_executor(jobs: int | None = None, scheduler: str | None = None,
-                  worker_wait: float = WORKER_WAIT, connect_timeout: float = CONNECT_TIMEOUT
+                  worker_wait: float | None = None, connect_timeout: float = CONNECT_TIMEOUT
                   ) -> Iterator[Executor]:
     """The local pool of ``jobs`` processes (default: every core), or the Dask cluster
     whose scheduler is at ``scheduler`` (``tcp://HOST:8786``), for one run.
 
     A cluster is checked before any work is sent: the scheduler must answer within
-    ``connect_timeout`` seconds, a worker must join within ``worker_wait`` seconds, and
-    every worker must have this xqdb.
+    ``connect_timeout`` seconds, a worker must join within ``worker_wait`` seconds
+    (default :func:`worker_wait_seconds`), and every worker must have this xqdb.
     Raises :class:`ClusterUnavailableError` or :class:`WorkerSetupError` otherwise.
     Like :func:`process_pool`, open it before DuckDB starts its threads.
     """
@@ -508,8 +632,9 @@ def open_executor(jobs: int | None = None, scheduler: str | None = None,
         with process_pool(jobs) as pool:
             yield LocalExecutor(pool, jobs)
         return
-    with _dask_client(scheduler, worker_wait, connect_timeout) as client:
-        yield DaskExecutor(client, scheduler, worker_wait)
+    wait = worker_wait_seconds() if worker_wait is None else worker_wait
+    with _dask_client(scheduler, wait, connect_timeout) as client:
+        yield DaskExecutor(client, scheduler, wait)
 
 
 @contextmanager

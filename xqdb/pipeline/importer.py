@@ -45,9 +45,10 @@ log = logging.getLogger("xqdb.import")
 #: archive members travel together, a big file travels alone.
 UNIT_SOURCES = 200
 UNIT_BYTES = 256 << 10
-#: A unit whose staged moves pass this many rows spills them to Parquet files, so a
-#: single huge file never has to fit in memory.
+#: A unit whose staged moves pass this many rows, or whose record texts this many bytes,
+#: spills them to Parquet files, so a single huge file never has to fit in memory.
 SPILL_ROWS = 400_000
+SPILL_BYTES = 16 << 20
 #: Share of the machine's RAM DuckDB may use while importing, by default (it spills to
 #: disk beyond this), and the least it gets: a batch of big records needs room for them.
 DUCKDB_MEMORY_SHARE = 0.1
@@ -60,11 +61,14 @@ DUCKDB_WORKING_MEMORY = 64 << 20
 #: DuckDB checkpoints (rewrites the tables' tails) each time its write-ahead log passes
 #: this; at the default 16 MB that is every few commits, and costs both time and memory
 #: spikes that grow with the database. The log stays bounded, and the run ends with one.
+#: (At 64 MB a zip of 214 records of 1 MiB peaked at 300 MB instead of 700 MB, but a
+#: checkpoint at a commit within the working memory can fail, which DuckDB takes as fatal
+#: for the connection: the import then stopped with exit 4.)
 DUCKDB_CHECKPOINT = "256MB"
 #: The writer commits once it holds this many staged records (or a spilled unit), or
 #: records read from this many bytes: a batch of big records stays a few of them.
 COMMIT_RECORDS = 4000
-COMMIT_BYTES = 32 << 20
+COMMIT_BYTES = 8 << 20
 
 
 class InputError(CannotRunError):
@@ -346,7 +350,7 @@ def default_memory_limit() -> int:
     return max(DUCKDB_MEMORY_FLOOR, int(physical_memory() * DUCKDB_MEMORY_SHARE))
 
 
-def plan_units(paths: Sequence[str], known: dict[tuple[str, str | None, int], str],
+def plan_units(paths: Sequence[str], known: dict[tuple[str, str | None, int | None, int], str],
                summary: ImportSummary, format: str | None = None, encoding: str | None = None,
                spool: str | None = None, follow_links: bool = False,
                db: str | os.PathLike[str] | None = None) -> Iterator[WorkUnit]:
@@ -362,7 +366,7 @@ def plan_units(paths: Sequence[str], known: dict[tuple[str, str | None, int], st
     number = 0
 
     def unit() -> WorkUnit:
-        hints = tuple(known.get((readable(s.real_path), s.shown_member, s.size))
+        hints = tuple(known.get((readable(s.real_path), s.shown_member, s.member_index, s.size))
                       if isinstance(s, Source) else None for s in batch)
         return WorkUnit(number, tuple(batch), hints, format, encoding, spool)
 
@@ -457,7 +461,7 @@ def read_unit(unit: WorkUnit) -> UnitResult:
     """
     from ..formats import is_source_failure, read_source  # heavy: load them where they run
 
-    out = UnitBuilder(unit.number, unit.spool, SPILL_ROWS)
+    out = UnitBuilder(unit.number, unit.spool, SPILL_ROWS, SPILL_BYTES)
     result = UnitResult(unit.number, Staged())
     for seq, (source, known) in enumerate(zip(unit.sources, unit.known)):
         if not isinstance(source, Source):
@@ -471,7 +475,7 @@ def read_unit(unit: WorkUnit) -> UnitResult:
             log.error("%s: %s", source, why)
             result.failed_sources.append(f"{source}: {why}")
             out.add_source(seq, source.given_path, source.member, "", source.size, None, None,
-                           0, why, source.real_path)
+                           0, why, source.real_path, source.member_index)
             continue
         if stream is None:
             result.skipped_sources += 1
@@ -504,7 +508,8 @@ def read_unit(unit: WorkUnit) -> UnitResult:
         result.records += records
         result.sources += 1
         out.add_source(seq, source.given_path, source.member, digest.hexdigest(),
-                       source.size, fmt, enc, records, error, source.real_path)
+                       source.size, fmt, enc, records, error, source.real_path,
+                       source.member_index)
     log.debug("unit %d: %d sources, %d records", unit.number, result.sources, result.records)
     result.staged = out.finish()
     return result
@@ -545,7 +550,7 @@ def lost_unit(unit: WorkUnit, why: str) -> UnitResult:
         result.failed_sources.append(f"{source}: {error}")
         result.sources += 1
         out.add_source(seq, source.given_path, source.member, "", source.size, None, None, 0,
-                       error, source.real_path)
+                       error, source.real_path, source.member_index)
     result.staged = out.finish()
     return result
 
