@@ -131,7 +131,9 @@ def report(out: Path, reference_nodes: int, fast_nodes: int,
     classes: dict[str, dict] = {"reference": {}, "fast single pass": {}}
     # Which moves of the fast pass the deep one searches again: (least loss, or None for
     # the classes mistake or worse; plies either side).
-    recheck_rules = {"two passes (mistake+, the default)": (None, 1),
+    recheck_rules = {"two passes (mistake+, +-1)": (None, 1),
+                     "two passes (loss >= 0.07, +-1)": (0.07, 1),
+                     "two passes (loss >= 0.05, the move: the default)": (0.05, 0),
                      "two passes (loss >= 0.05, +-1)": (0.05, 1),
                      "two passes (loss >= 0.03, +-1)": (0.03, 1),
                      "two passes (loss >= 0.05, +-2)": (0.05, 2),

@@ -262,26 +262,34 @@ def too_shallow(limit: Limit) -> str | None:
             "leave out the limit for the default two passes, or give --recheck")
 
 
-#: The classes of the fast pass that the deep pass checks again: rechecking inaccuracies
-#: too costs 45 % of a deep single pass instead of 28 % and finds no more blunders
-#: (bench/bench_defaults.py).
+#: The classes that ``recheck_plies(least_loss=None)`` checks again.
 RECHECKED = ("allowed_mate", "missed_mate", "blunder", "mistake")
+#: Which moves of the fast pass the deep pass checks again, by default: those that lost at
+#: least this much of the expected score, and the moves within this many plies of them.
+#: Chosen with bench/bench_defaults.py (12 real games, a fast pass at 100,000 nodes,
+#: against one pass at 1,000,000): rechecking the moves that lost 0.05 finds 8 of the 9
+#: serious errors at 30.6 % of the reference's nodes; the mistakes or worse and their
+#: neighbours find 7 at 24.1 %; those that lost 0.05 and their neighbours find all 9, but at
+#: 43.2 %, over the third of the reference's cost the defaults may take.
+RECHECK_LOSS = 0.05
+RECHECK_RADIUS = 0
 
 
 def recheck_plies(judged: Iterable[MoveJudgement], plies: int, *,
-                  least_loss: float | None = None, radius: int = 1) -> set[int]:
-    """The plies a deep pass searches again after a fast one: each move flagged a mistake
-    or worse (:data:`RECHECKED`), or with ``least_loss`` each move that lost at least that
-    much, and the moves within ``radius`` plies of it, in a game of ``plies`` moves.
+                  least_loss: float | None = RECHECK_LOSS,
+                  radius: int = RECHECK_RADIUS) -> set[int]:
+    """The plies a deep pass searches again after a fast one: each move that lost at least
+    ``least_loss`` (with ``None``: each move flagged a mistake or worse, :data:`RECHECKED`)
+    and the moves within ``radius`` plies of it, in a game of ``plies`` moves.
 
-    A swing the fast pass puts on one move often belongs to its neighbour: a shallow
-    search sees the punishment a ply late, or the threat a ply early.
+    A wider ``radius`` catches a swing the fast pass put on the wrong move (a shallow
+    search sees the punishment a ply late, or the threat a ply early), at a cost.
 
     >>> fast = judge_moves(1, [Move.from_uci("h2e2")] * 3, {0: Evaluation(Cp(0)),
     ...     1: Evaluation(Cp(0)), 2: Evaluation(Cp(900)), 3: Evaluation(Cp(-900))},
     ...     [1, 2, 3], (), WinCurve(), Thresholds())
-    >>> sorted(recheck_plies(fast, 3))
-    [1, 2, 3]
+    >>> sorted(recheck_plies(fast, 3)), sorted(recheck_plies(fast, 3, least_loss=None, radius=1))
+    ([2], [1, 2, 3])
     """
     flagged = {m.ply for m in judged if (m.judgement in RECHECKED if least_loss is None
                                          else m.loss >= least_loss)}
@@ -291,8 +299,8 @@ def recheck_plies(judged: Iterable[MoveJudgement], plies: int, *,
 
 def analyse_two_pass(engine: SupervisedEngine, fast: Limit, deep: Limit, start_fen: str,
                      moves: Sequence[Move], *, cache: EvalCache | None = None) -> GameAnalysis:
-    """Judge a game at the ``fast`` limit, then again at the ``deep`` limit only the moves the
-    fast pass flagged a mistake or worse and the moves next to them.
+    """Judge a game at the ``fast`` limit, then again at the ``deep`` limit only the moves
+    :func:`recheck_plies` picks from the fast pass.
 
     A cheap pass finds the swings; the deep search confirms or clears them, as puzzle
     miners do. The result holds the deep judgement where there is one, the fast one

@@ -102,7 +102,7 @@ class _Bar:
               help="Engine option, as many as needed (--option Hash=64).")
 @click.option("--nodes", type=click.IntRange(1), default=None,
               help="Nodes per position: one pass at this limit (by default two passes: "
-                   f"every position at {DEFAULT_FAST.key()}, then {DEFAULT_DEEP.key()} around "
+                   f"every position at {DEFAULT_FAST.key()}, then {DEFAULT_DEEP.key()} for "
                    "the moves it flags; the built-in engine "
                    f"{BUILTIN_FAST.key()}, then {BUILTIN_DEEP.key()}).")
 @click.option("--depth", type=click.IntRange(1), default=None, help="Depth per position.")
@@ -114,8 +114,8 @@ class _Bar:
 @game_filters
 @click.option("--recheck", default=None, metavar="LIMIT",
               help="Two passes: every position at LIMIT (nodes=2000, depth=6), then at the "
-                   "main limit (given, or the default deep one) only the moves that pass "
-                   "flags and their neighbours.")
+                   "main limit (given, or the default deep one) only the moves that lost "
+                   "0.05 of the expected score or more in that pass.")
 @click.option("--keep-hash", is_flag=True,
               help="Let the engine's hash table carry from one search to the next: a few "
                    "percent faster, but an evaluation then depends on the searches before "

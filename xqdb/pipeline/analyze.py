@@ -14,7 +14,7 @@ workers are those of that cluster (see :mod:`xqdb.pipeline.executors`): each kee
 alive, and only the positions missing from ``evals`` travel to them.
 
 With a recheck limit the run has two passes: every position at that (low) limit, then,
-at the run's own limit, only the positions around the moves the first pass flags
+at the run's own limit, only the positions of the moves the first pass flags
 (:func:`xqdb.analysis.games.recheck_plies`)::
 
     summary = analyse_database("games.duckdb", EngineSpec(("/usr/games/fairy-stockfish",)),
