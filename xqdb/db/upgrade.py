@@ -133,11 +133,7 @@ def _upgrade_in_place(where: Path, summary: UpgradeSummary) -> UpgradeSummary:
     kept = where.with_name(f"{where.name}.v{summary.from_version}")
     kept.unlink(missing_ok=True)
     shutil.copyfile(where, kept)
-    try:
-        con = duckdb.connect(str(where))
-    except duckdb.Error as exc:
-        raise DatabaseError(f"{where}: cannot open it to upgrade it: "
-                            f"{str(exc).splitlines()[0]}") from None
+    con = _open_to_write(where, "upgrade it")
     try:
         con.execute("BEGIN TRANSACTION")
         try:
@@ -158,6 +154,16 @@ def _upgrade_in_place(where: Path, summary: UpgradeSummary) -> UpgradeSummary:
     return summary
 
 
+def _open_to_write(where: Path, why: str) -> duckdb.DuckDBPyConnection:
+    """A connection that may write ``where``, or a :class:`DatabaseError` saying ``why``
+    it was wanted and what DuckDB answered."""
+    try:
+        return duckdb.connect(str(where))
+    except duckdb.Error as exc:
+        raise DatabaseError(f"{where}: cannot open it to {why}: "
+                            f"{str(exc).splitlines()[0]}") from None
+
+
 def _new_columns_and_views(con: duckdb.DuckDBPyConnection) -> None:
     """Add the columns version 8 added to tables a version-7 database has, and drop its
     views, which the schema then creates anew (their queries read the new columns)."""
@@ -174,11 +180,7 @@ def _fold_log(where: Path) -> None:
     would be replayed into that one, and ruin it."""
     if not where.with_name(where.name + ".wal").exists():
         return
-    try:
-        con = duckdb.connect(str(where))
-    except duckdb.Error as exc:
-        raise DatabaseError(f"{where}: cannot open it to write its leftover write-ahead log "
-                            f"into it: {str(exc).splitlines()[0]}") from None
+    con = _open_to_write(where, "write its leftover write-ahead log into it")
     try:
         con.execute("CHECKPOINT")
     finally:

@@ -166,12 +166,9 @@ def create_app(path: str | os.PathLike[str]) -> Flask:
     @app.get("/api/tree")
     def api_tree() -> Response:
         values = args()
-        start, line = views.line_of(values.get("moves") or "", values.get("fen") or None)
-        pos = start.copy()
-        for move in line:
-            pos.push(move)
+        start, line, pos = _position(values)
         games = views.filters_from(values)
-        mirror = values.get("mirror", "1") not in ("0", "false", "no")
+        mirror = _mirror(values)
         top = _count(values.get("top_games"), "top_games", 3)
         moves = views.tree_moves(database(), pos, games, views.notation_from(values),
                                  mirror, top)
@@ -194,7 +191,7 @@ def create_app(path: str | os.PathLike[str]) -> Flask:
         values = args()
         limit = _count(values.get("limit"), "limit", 100)
         found = database().search(values.get("moves") or "", values.get("fen") or None,
-                                  mirror=values.get("mirror", "1") not in ("0", "false", "no"),
+                                  mirror=_mirror(values),
                                   notation=views.notation_from(values), limit=limit,
                                   games=views.filters_from(values))
         return jsonify(total=found.total, games=found.games.records())
@@ -209,10 +206,7 @@ def create_app(path: str | os.PathLike[str]) -> Flask:
     @app.get("/api/board.svg")
     def api_board() -> Response:
         values = args()
-        start, line = views.line_of(values.get("moves") or "", values.get("fen") or None)
-        pos = start.copy()
-        for move in line:
-            pos.push(move)
+        start, line, pos = _position(values)
         return Response(svg_board(pos, line[-1] if line else None), mimetype="image/svg+xml")
 
     return app
@@ -229,18 +223,25 @@ def _status(exc: XqdbError) -> int:
 
 
 def _ply(text: str | None) -> int | None:
-    if text is None or text == "":
-        return None
-    try:
-        return int(text)
-    except ValueError:
-        raise BadArgumentError(f"ply {text!r} is not a number") from None
+    return None if text is None or text == "" else views.whole_number(text, "ply", 0)
 
 
 def _count(text: str | None, name: str, default: int) -> int:
-    value = _ply(text)
-    if value is None:
-        return default
+    value = views.whole_number(text, name, default)
     if value < 0:
         raise BadArgumentError(f"{name} {value} is below 0")
     return value
+
+
+def _position(values: Mapping[str, str]) -> tuple[Position, list[Move], Position]:
+    """The start, the moves and the position after them, from ``moves`` and ``fen``."""
+    start, line = views.line_of(values.get("moves") or "", values.get("fen") or None)
+    pos = start.copy()
+    for move in line:
+        pos.push(move)
+    return start, line, pos
+
+
+def _mirror(values: Mapping[str, str]) -> bool:
+    """Whether ``mirror`` asks for mirror images merged (the default)."""
+    return values.get("mirror", "1") not in ("0", "false", "no")

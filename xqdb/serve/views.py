@@ -158,7 +158,7 @@ class Explorer:
         keeps mirror images apart) and the filters."""
         start, line = line_of(values.get("line") or values.get("moves") or "",
                               values.get("fen") or None)
-        ply = _number(values.get("ply"), "ply", len(line))
+        ply = whole_number(values.get("ply"), "ply", len(line))
         if not 0 <= ply <= len(line):
             raise BadArgumentError(f"ply {ply} is not in the line of {len(line)} moves",
                                    f"give 0 to {len(line)}")
@@ -333,7 +333,9 @@ def eval_graph(moves: Sequence[Mapping[str, Any]], ply: int, href: str = "?ply={
     return "\n".join(out)
 
 
-def _number(text: str | None, name: str, default: int) -> int:
+def whole_number(text: str | None, name: str, default: int) -> int:
+    """The number a query parameter ``name`` holds, or ``default`` when it is empty;
+    :class:`BadArgumentError` for anything else."""
     if text is None or text == "":
         return default
     try:
@@ -342,6 +344,6 @@ def _number(text: str | None, name: str, default: int) -> int:
         raise BadArgumentError(f"{name} {text!r} is not a number") from None
 
 
-__all__ = ["Explorer", "FILTER_FIELDS", "eval_graph", "eval_pawns", "explore",
+__all__ = ["Explorer", "whole_number", "FILTER_FIELDS", "eval_graph", "eval_pawns", "explore",
            "filter_params", "filters_from", "game", "legal_targets", "line_of",
            "notation_from", "opening_of", "tree_moves", "written"]
