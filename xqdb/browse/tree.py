@@ -33,12 +33,12 @@ def opening_tree(con: Connection, position: Position, *, notation: str = "chines
                         "mirror_key": str(image) if mirror else None,
                         "min_games": str(min_games), "top_games": str(top_games)},
                        valid_only=not with_partial)
-    columns = ["move", *found.columns[1:]]
-    rows = [(position.move_text(Move.from_code(code), notation), *rest)
-            for code, *rest in found.rows]
-    if not top_games:
-        columns.pop()
-        rows = [row[:-1] for row in rows]
-    result = Result(columns, rows)
-    result.labels["share"] = f"Share % of {sum(r[1] for r in rows):,}"
+    named = ["move", *found.columns[1:]]
+    kept = [i for i, name in enumerate(named) if top_games or name != "top_games"]
+    rows = [tuple(row[i] for i in kept)
+            for row in ((position.move_text(Move.from_code(code), notation), *rest)
+                        for code, *rest in found.rows)]
+    result = Result([named[i] for i in kept], rows)
+    counted = result.columns.index("games")
+    result.labels["share"] = f"Share % of {sum(r[counted] for r in rows):,}"
     return result
