@@ -272,17 +272,18 @@ def checked_fit(samples: Sequence[GameSample], current: WinCurve, *,
                                f"{min_games:,} games)")
     held = {g for i, g in enumerate(sorted(games)) if i % HOLD_OUT_EVERY == HOLD_OUT_EVERY - 1}
     # A sample's ply is its move's; the curve's, the plies played before that move.
-    train = [(cp, y, ply - 1) for cp, y, g, ply in samples if g not in held]
-    test = [(cp, y, ply - 1) for cp, y, g, ply in samples if g in held]
-    fit = fit_win_curve(train)
     by_game: dict[int, list[Sample]] = {}
     for cp, y, g, ply in samples:
-        if g not in held:
-            by_game.setdefault(g, []).append((cp, y, ply - 1))
-    offsets, scales, lates = _bootstrap(by_game, fit.curve, draws)
+        by_game.setdefault(g, []).append((cp, y, ply - 1))
+    training = {g: game for g, game in by_game.items() if g not in held}
+    train = [sample for game in training.values() for sample in game]
+    test = [sample for g in sorted(held) for sample in by_game[g]]
+    fit = fit_win_curve(train)
+    offsets, scales, lates = _bootstrap(training, fit.curve, draws)
     phases = []
     for low, high in PHASES:
-        part = [(cp, y, ply - 1) for cp, y, g, ply in samples if low <= ply < high]
+        part = [sample for game in by_game.values() for sample in game
+                if low <= sample[2] + 1 < high]
         if len(part) >= 100:
             try:
                 scale = fit_win_curve(part, phased=False).curve.scale
