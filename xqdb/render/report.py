@@ -3,8 +3,9 @@
 It is made of the named reports (:mod:`xqdb.db.queries`): the opening table with the top
 players of each opening (``openings``), the popularity of the families by year
 (``family_years``), results by family (``openings`` by family), the main lines of the
-tree (``tree``, from :mod:`xqdb.browse.tree`) and the most played lines (``lines``). The charts are Plotly figures; Plotly's JavaScript is written into the page
-once, so nothing is fetched from a network. A script records any error the page raises
+tree (``tree``, from :mod:`xqdb.browse.tree`) and the most played lines (``lines``). The
+charts are Plotly figures; Plotly's JavaScript is written into the page once, so nothing
+is fetched from a network. A script records any error the page raises
 in ``#page-errors`` (empty when all went well), for a browser test to read::
 
     html = build_report(con, player="胡荣华")
