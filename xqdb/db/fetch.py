@@ -210,12 +210,6 @@ def material_condition(ranges: tuple[tuple[Piece, int, int], ...],
            if op in compare])
 
 
-def selected_count(con: duckdb.DuckDBPyConnection) -> int:
-    """How many games the last selection holds."""
-    row = con.execute("SELECT count(*) FROM selected_games").fetchone()
-    return int(row[0]) if row else 0
-
-
 def doubtful_year_count(con: duckdb.DuckDBPyConnection) -> int:
     """How many games of the last selection have no year because their ``Date`` tag's
     was set aside as doubtful (``games.year_note``)."""

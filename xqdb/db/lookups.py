@@ -63,8 +63,7 @@ def signature(counts: Mapping[str, int]) -> int:
 
 def through(con: duckdb.DuckDBPyConnection) -> int:
     """The last game id the lookup tables cover (0: none)."""
-    row = con.execute("SELECT value FROM meta WHERE key = ?", [_THROUGH]).fetchone()
-    return int(row[0]) if row else 0
+    return _meta(con, _THROUGH)
 
 
 def positions_sql(since: str) -> str:

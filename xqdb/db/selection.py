@@ -286,8 +286,7 @@ def select_games(con: duckdb.DuckDBPyConnection, games: GameFilter | None = None
         _drop_selection(con, "TABLE")
         con.execute(f"CREATE OR REPLACE TEMP VIEW {TABLE} AS SELECT game_id FROM games"
                     + (" WHERE status = 'valid'" if valid_only else ""))
-        row = con.execute(f"SELECT count(*) FROM {TABLE}").fetchone()
-        return int(row[0]) if row else 0
+        return selected_count(con)
     try:
         where = game_condition(games.where) if games.where else "TRUE"
     except ConditionError as exc:
@@ -299,7 +298,12 @@ def select_games(con: duckdb.DuckDBPyConnection, games: GameFilter | None = None
     except duckdb.Error as exc:
         raise SelectionError(f"cannot select the games: {str(exc).strip().splitlines()[0]}",
                              _WHERE_HINT) from None
-    row = con.execute("SELECT count(*) FROM selected_games").fetchone()
+    return selected_count(con)
+
+
+def selected_count(con: duckdb.DuckDBPyConnection) -> int:
+    """How many games the last selection holds."""
+    row = con.execute(f"SELECT count(*) FROM {TABLE}").fetchone()
     return int(row[0]) if row else 0
 
 

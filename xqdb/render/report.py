@@ -18,11 +18,11 @@ from collections.abc import Sequence
 
 from dataclasses import replace
 
-from ..db.fetch import analysed_count, doubtful_year_count, selected_count
+from ..db.fetch import analysed_count, doubtful_year_count
 from ..db.queries import Result, run_query
 from .tables import header
 from ..db.schema import Connection
-from ..db.selection import GameFilter, select_games
+from ..db.selection import GameFilter, select_games, selected_count
 
 #: Years with fewer games than this are left out of the by-year chart (their shares swing
 #: from 0 to 100 on a handful of games, and a lone game dated 1193 is a typing error).
