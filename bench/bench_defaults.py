@@ -33,6 +33,7 @@ import duckdb
 
 from xqdb.analysis.games import (
     MoveJudgement, Thresholds, curve_for, game_positions, judge_moves, recheck_plies,
+    shifted_plies,
 )
 from xqdb.analysis.judgement import SERIOUS
 from xqdb.db.evals import game_evals
@@ -77,6 +78,8 @@ def run_pass(out: Path, nodes: int, jobs: int) -> None:
 def open_copy(db: Path, scratch: Path) -> duckdb.DuckDBPyConnection:
     """A read-only connection to a copy of ``db`` (readable while a run still writes it)."""
     scratch.mkdir(parents=True, exist_ok=True)
+    for stale in scratch.glob(db.name + "*"):  # a log left by an older copy spoils this one
+        stale.unlink()
     for path in db.parent.glob(db.name + "*"):
         if not path.name.endswith(".json"):
             shutil.copy(path, scratch / path.name)
@@ -106,6 +109,19 @@ def judged(first: int, moves: list[Move], evaluations: dict, plies: set[int], re
                                           analysed.curve, Thresholds())}
 
 
+def rechecked(fast: dict[int, MoveJudgement], deep: dict[int, MoveJudgement], plies: int,
+              least: float | None, radius: int, shift: float | None) -> set[int]:
+    """The plies the two passes judge deeply under one rule, as ``analyse_two_pass`` picks
+    them: the fast pass's flags, then the neighbours of positions the deep pass moved."""
+    tried: set[int] = set()
+    todo = recheck_plies(fast.values(), plies, least_loss=least, radius=radius)
+    while todo:
+        tried |= todo
+        todo = shifted_plies(fast, {p: deep[p] for p in tried if p in deep}, plies,
+                             least_shift=shift) - tried
+    return tried
+
+
 def score(name: str, predicted: dict, reference: dict) -> list[str]:
     lines = []
     for group, classes in GROUPS.items():
@@ -114,7 +130,7 @@ def score(name: str, predicted: dict, reference: dict) -> list[str]:
         hit = len(pred & ref)
         precision = hit / len(pred) if pred else float("nan")
         recall = hit / len(ref) if ref else float("nan")
-        lines.append(f"  {name[:22]:<22} {group:<26} predicted {len(pred):>4}  reference "
+        lines.append(f"  {name[:44]:<44} {group:<26} predicted {len(pred):>4}  reference "
                      f"{len(ref):>4}  agree {hit:>4}  precision {precision:5.2f}  "
                      f"recall {recall:5.2f}")
     return lines
@@ -130,14 +146,17 @@ def report(out: Path, reference_nodes: int, fast_nodes: int,
                             "ORDER BY 1").fetchall()
     classes: dict[str, dict] = {"reference": {}, "fast single pass": {}}
     # Which moves of the fast pass the deep one searches again: (least loss, or None for
-    # the classes mistake or worse; plies either side).
-    recheck_rules = {"two passes (mistake+, +-1)": (None, 1),
-                     "two passes (loss >= 0.07, +-1)": (0.07, 1),
-                     "two passes (loss >= 0.05, the move: the default)": (0.05, 0),
-                     "two passes (loss >= 0.05, +-1)": (0.05, 1),
-                     "two passes (loss >= 0.03, +-1)": (0.03, 1),
-                     "two passes (loss >= 0.05, +-2)": (0.05, 2),
-                     "two passes (loss >= 0.02, +-2)": (0.02, 2)}
+    # the classes mistake or worse; plies either side; least shift of a position's
+    # expected score that has its neighbours searched again, or None).
+    recheck_rules = {"two passes (mistake+, +-1)": (None, 1, None),
+                     "two passes (loss >= 0.05)": (0.05, 0, None),
+                     "two passes (loss >= 0.05, +-1)": (0.05, 1, None),
+                     "two passes (loss >= 0.03, +-1)": (0.03, 1, None),
+                     "two passes (loss >= 0.02, +-2)": (0.02, 2, None),
+                     "two passes (loss >= 0.05, shift >= 0.05)": (0.05, 0, 0.05),
+                     "two passes (loss >= 0.08, shift >= 0.05: the default)": (0.08, 0, 0.05),
+                     "two passes (loss >= 0.1, shift >= 0.03)": (0.1, 0, 0.03),
+                     "two passes (loss >= 0.1, shift >= 0.05)": (0.1, 0, 0.05)}
     for name in recheck_rules:
         classes[name] = {}
     nodes = Counter()
@@ -166,8 +185,8 @@ def report(out: Path, reference_nodes: int, fast_nodes: int,
             classes["reference"][game_id, key] = j.judgement
         for key, j in fast_j.items():
             classes["fast single pass"][game_id, key] = j.judgement
-        for name, (least, radius) in recheck_rules.items():
-            again = recheck_plies(fast_j.values(), len(moves), least_loss=least, radius=radius)
+        for name, (least, radius, shift) in recheck_rules.items():
+            again = rechecked(fast_j, ref_j, len(moves), least, radius, shift)
             searched = {p - d for p in again for d in (0, 1)}
             nodes[name] += fast.nodes(quick, positions) + ref.nodes(deep, searched)
             merged = {p: j.judgement for p, j in fast_j.items()}

@@ -12,12 +12,14 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import duckdb
 import pytest
 
 from import_support import DATA, rows as query, run_xqdb, xqdb_command
 from test_locked import refused, wait_for
 from xqdb.db.holder import note_path, read_note
-from xqdb.analysis.games import game_positions
+from xqdb.analysis.games import RECHECK_SHIFT, curve_for, game_positions
+from xqdb.db.evals import game_evals
 from xqdb.pipeline.importer import import_paths
 from xqdb.position import Position
 from xqdb.rules.board import Move
@@ -326,3 +328,22 @@ def test_recheck_searches_deeply_only_around_the_flagged_moves(db: Path) -> None
     assert deep <= 2 * rechecked
     assert query(db, "SELECT search_limit, count(*) FROM evals GROUP BY ALL ORDER BY 1") == [
         ("depth=1", fast), ("depth=2", deep)]
+
+
+def test_the_deep_pass_also_judges_the_moves_beside_a_position_it_finds_misjudged(
+        db: Path) -> None:
+    # A fast pass that misjudges a position blames the move into it or the move out of it,
+    # often the wrong one: wherever the deep search moves a position's expected score by
+    # RECHECK_SHIFT or more, both moves beside it get the deep verdict.
+    analyze(db, "--engine", "builtin", "--recheck", "depth=2", "--depth", "4", "--game", "14")
+    con = duckdb.connect(str(db), read_only=True)
+    engine, = con.execute("SELECT DISTINCT engine FROM evals").fetchone()
+    fast, deep = (game_evals(con, 14, engine, limit) for limit in ("depth=2", "depth=4"))
+    curve = curve_for(engine)
+    plies = len(positions_of(db, 14)) - 1
+    shifted = [i for i in deep if i in fast and abs(
+        deep[i].expectation(curve, i) - fast[i].expectation(curve, i)) >= RECHECK_SHIFT]
+    assert shifted, "the fast pass misjudged no position: the game tests nothing"
+    for index in shifted:
+        beside = {index - 1, index, index + 1} & set(range(plies + 1))
+        assert beside <= set(deep), (index, sorted(beside - set(deep)))

@@ -39,8 +39,8 @@ from .judgement import JUDGEMENTS, Thresholds, judge
 
 __all__ = ["JUDGEMENTS", "Thresholds", "DEFAULT_FAST", "DEFAULT_DEEP", "BUILTIN_FAST",
            "BUILTIN_DEEP", "too_shallow", "Evaluation", "EvalCache", "MoveJudgement",
-           "GameAnalysis", "GameAnalyser", "judge_moves", "recheck_plies", "analyse_two_pass",
-           "game_positions", "Repetitions", "analyse_game", "Cp", "Mate", "WinCurve",
+           "GameAnalysis", "GameAnalyser", "judge_moves", "recheck_plies", "shifted_plies",
+           "analyse_two_pass", "game_positions", "Repetitions", "analyse_game", "Cp", "Mate", "WinCurve",
            "curve_for"]
 
 
@@ -231,13 +231,11 @@ def _judge(ply: int, side: int, move: Move, before: Evaluation, after: Evaluatio
 
 
 #: The default analysis is two passes: every position at :data:`DEFAULT_FAST`, then at
-#: :data:`DEFAULT_DEEP` the moves the fast pass flags and their neighbours. Chosen with
-#: ``bench/bench_defaults.py`` (Fairy-Stockfish, real master games, against one pass at
-#: 1,000,000 nodes): one pass at 20,000 nodes classes mostly the wrong moves (serious
-#: errors: precision 0.14, recall 0.50), and two passes from it miss what it saw nothing
-#: near (recall 0.67, at 26.7 % of the reference's nodes). From a fast pass at 100,000
-#: nodes the two passes found every serious error and only those (6 of 6), at 22.5 %:
-#: fewer false flags leave less to search again.
+#: :data:`DEFAULT_DEEP` the moves the fast pass flags and those beside the positions the
+#: deep searches find misjudged. Chosen with ``bench/bench_defaults.py`` (Fairy-Stockfish,
+#: 15 real master games, against one pass at 1,000,000 nodes): one pass at 20,000 nodes
+#: classes mostly the wrong moves (serious errors: precision 0.14, recall 0.50); a fast
+#: pass at 100,000 nodes flags fewer fine moves, which leaves less to search again.
 DEFAULT_FAST = Limit(nodes=100_000)
 DEFAULT_DEEP = Limit(nodes=1_000_000)
 #: The same for the built-in engine, which searches about a sixth as many nodes a second
@@ -250,7 +248,7 @@ def too_shallow(limit: Limit) -> str | None:
     """Why a single pass at ``limit`` cannot be trusted to judge moves, or ``None``.
 
     >>> print(too_shallow(Limit(nodes=20_000)))
-    one pass at nodes=20000 is too shallow to judge moves: at 20,000 nodes most of the moves it classes blunders are fine moves for a search of 1,000,000 nodes, and at 100,000 nodes 3 in 7 (bench/bench_defaults.py); leave out the limit for the default two passes, or give --recheck
+    one pass at nodes=20000 is too shallow to judge moves: at 20,000 nodes most of the moves it classes blunders are fine moves for a search of 1,000,000 nodes, and at 100,000 nodes 7 in 18 (bench/bench_defaults.py); leave out the limit for the default two passes, or give --recheck
     >>> too_shallow(DEFAULT_DEEP) is None
     True
     """
@@ -258,21 +256,23 @@ def too_shallow(limit: Limit) -> str | None:
         return None
     return (f"one pass at {limit.key()} is too shallow to judge moves: at 20,000 nodes most "
             f"of the moves it classes blunders are fine moves for a search of "
-            f"{DEFAULT_DEEP.nodes:,} nodes, and at 100,000 nodes 3 in 7 (bench/bench_defaults.py); "
-            "leave out the limit for the default two passes, or give --recheck")
+            f"{DEFAULT_DEEP.nodes:,} nodes, and at 100,000 nodes 7 in 18 "
+            "(bench/bench_defaults.py); leave out the limit for the default two passes, or give --recheck")
 
 
 #: The classes that ``recheck_plies(least_loss=None)`` checks again.
 RECHECKED = ("allowed_mate", "missed_mate", "blunder", "mistake")
 #: Which moves of the fast pass the deep pass checks again, by default: those that lost at
 #: least this much of the expected score, and the moves within this many plies of them.
-#: Chosen with bench/bench_defaults.py (12 real games, a fast pass at 100,000 nodes,
-#: against one pass at 1,000,000): rechecking the moves that lost 0.05 finds 8 of the 9
-#: serious errors at 30.6 % of the reference's nodes; the mistakes or worse and their
-#: neighbours find 7 at 24.1 %; those that lost 0.05 and their neighbours find all 9, but at
-#: 43.2 %, over the third of the reference's cost the defaults may take.
-RECHECK_LOSS = 0.05
+RECHECK_LOSS = 0.08
 RECHECK_RADIUS = 0
+#: Then, as long as a deep search moves a position's expected score this far from the fast
+#: pass's, the two moves beside that position are checked again too (:func:`shifted_plies`).
+#: Chosen with bench/bench_defaults.py (15 real games, a fast pass at 100,000 nodes,
+#: against one pass at 1,000,000): the two rules together find all 17 serious errors and
+#: 38 of the 52 mistakes or worse, at 32 % of the reference's nodes; the moves that lost
+#: 0.05 alone found 16 and 38 at 32 %, and with their neighbours 17 and 43 at 45 %.
+RECHECK_SHIFT: float | None = 0.05
 
 
 def recheck_plies(judged: Iterable[MoveJudgement], plies: int, *,
@@ -297,10 +297,43 @@ def recheck_plies(judged: Iterable[MoveJudgement], plies: int, *,
         set(range(1, plies + 1))
 
 
+def shifted_plies(fast: Mapping[int, MoveJudgement], deep: Mapping[int, MoveJudgement],
+                  plies: int, *, least_shift: float | None = RECHECK_SHIFT) -> set[int]:
+    """The moves, not yet judged deeply, beside a position whose deep evaluation moved at
+    least ``least_shift`` of the expected score from the fast one (moves by ply, of a game
+    of ``plies`` moves).
+
+    A misjudged position misjudges both moves beside it: the move into it and the move out
+    of it. The fast pass blames the wrong one of the two as often as not, so a move it
+    passed as good is searched again once the deep pass finds its neighbour's position
+    misjudged.
+
+    >>> def move(ply, before, after):
+    ...     return MoveJudgement(ply, 1, Move.from_uci("h2e2"), None, before, after,
+    ...                          max(0.0, before - after), None)
+    >>> fast = {p: move(p, 0.5, 0.5) for p in (1, 2, 3)}
+    >>> sorted(shifted_plies(fast, {2: move(2, 0.5, 0.3)}, 3))
+    [3]
+    """
+    if least_shift is None:
+        return set()
+    found = set()
+    for ply, judged in deep.items():
+        quick = fast.get(ply)
+        if quick is None:
+            continue
+        if abs(judged.expected_before - quick.expected_before) >= least_shift:
+            found.add(ply - 1)
+        if abs(judged.expected_after - quick.expected_after) >= least_shift:
+            found.add(ply + 1)
+    return (found - set(deep)) & set(range(1, plies + 1))
+
+
 def analyse_two_pass(engine: SupervisedEngine, fast: Limit, deep: Limit, start_fen: str,
                      moves: Sequence[Move], *, cache: EvalCache | None = None) -> GameAnalysis:
     """Judge a game at the ``fast`` limit, then again at the ``deep`` limit only the moves
-    :func:`recheck_plies` picks from the fast pass.
+    :func:`recheck_plies` picks from the fast pass, and those :func:`shifted_plies` adds
+    while the deep searches move evaluations.
 
     A cheap pass finds the swings; the deep search confirms or clears them, as puzzle
     miners do. The result holds the deep judgement where there is one, the fast one
@@ -308,12 +341,22 @@ def analyse_two_pass(engine: SupervisedEngine, fast: Limit, deep: Limit, start_f
     """
     cache = cache if cache is not None else EvalCache()
     quick = GameAnalyser(engine, fast, cache=cache).analyse(start_fen, moves)
-    recheck = recheck_plies(quick.moves, len(moves))
-    deep_result = GameAnalyser(engine, deep, cache=cache).analyse(start_fen, moves, recheck)
-    by_ply = {m.ply: m for m in quick.moves} | {m.ply: m for m in deep_result.moves}
-    return GameAnalysis([by_ply[p] for p in sorted(by_ply)],
-                        sorted(set(quick.failed_positions) | set(deep_result.failed_positions)),
-                        quick.searches + deep_result.searches)
+    fast_by_ply = {m.ply: m for m in quick.moves}
+    deep_analyser = GameAnalyser(engine, deep, cache=cache)
+    deep_by_ply: dict[int, MoveJudgement] = {}
+    failed = set(quick.failed_positions)
+    searches = quick.searches
+    tried: set[int] = set()
+    todo = recheck_plies(quick.moves, len(moves))
+    while todo:
+        tried |= todo
+        found = deep_analyser.analyse(start_fen, moves, todo)
+        deep_by_ply.update((m.ply, m) for m in found.moves)
+        failed.update(found.failed_positions)
+        searches += found.searches
+        todo = shifted_plies(fast_by_ply, deep_by_ply, len(moves)) - tried
+    by_ply = fast_by_ply | deep_by_ply
+    return GameAnalysis([by_ply[p] for p in sorted(by_ply)], sorted(failed), searches)
 
 
 def game_positions(start_fen: str, moves: Sequence[Move]) -> Iterator[tuple[int, Position, bool]]:

@@ -15,7 +15,8 @@ alive, and only the positions missing from ``evals`` travel to them.
 
 With a recheck limit the run has two passes: every position at that (low) limit, then,
 at the run's own limit, only the positions of the moves the first pass flags
-(:func:`xqdb.analysis.games.recheck_plies`)::
+(:func:`xqdb.analysis.games.recheck_plies`), in rounds while the deep searches find
+positions the first pass misjudged (:func:`xqdb.analysis.games.shifted_plies`)::
 
     summary = analyse_database("games.duckdb", EngineSpec(("/usr/games/fairy-stockfish",)),
                                Limit(nodes=20_000), jobs=2, where="year >= 2000")
@@ -38,7 +39,8 @@ from ..db.evals import SIDES, StoredEval, read_evals, read_own_evals, write_eval
 from ..db.holder import WriterNote
 from ..db.schema import Connection, connect, require_database
 from ..analysis.games import (
-    Evaluation, Repetitions, Thresholds, curve_for, judge_moves, recheck_plies,
+    Evaluation, MoveJudgement, Repetitions, Thresholds, curve_for, judge_moves, recheck_plies,
+    shifted_plies,
 )
 from ..analysis.batch import SearchTask, TaskResult, close_engines, engine_identity, run_task
 from ..engine.runner import EngineSpec
@@ -206,11 +208,8 @@ def analyse_database(path: str | os.PathLike[str], spec: EngineSpec, limit: Limi
                 summary.passes.append(runner.run(recheck or limit, games, None))
             else:
                 summary.passes.append(runner.run(recheck, games, None))
-                wanted = _to_recheck(con, games, identity, recheck,
-                                     thresholds or Thresholds())
-                deep = runner.run(limit, games, wanted)
-                deep.moves_rechecked = sum(len(plies) for plies, _ in wanted.values())
-                summary.passes.append(deep)
+                summary.passes.append(runner.recheck(limit, recheck, games,
+                                                     thresholds or Thresholds()))
             if not executor.is_local:
                 summary.cluster = executor.describe()
                 summary.retried_tasks = executor.retried
@@ -242,13 +241,16 @@ class _PassRunner:
         """What the engine said refusing positions, while it has answered none."""
 
     def run(self, limit: Limit, games: list[_Game],
-            wanted: dict[int, tuple[set[int], set[int]]] | None) -> PassSummary:
+            wanted: dict[int, tuple[set[int], set[int]]] | None,
+            summary: PassSummary | None = None) -> PassSummary:
         """One pass at ``limit``: every position, or by game id only the positions
-        ``wanted[game][1]``."""
+        ``wanted[game][1]``; counted into ``summary`` when given. A pass over every
+        position marks its games analysed at ``limit``."""
         began = time.perf_counter()
-        summary = PassSummary(limit.key(), dry_run=self.dry_run)
+        summary = summary or PassSummary(limit.key(), dry_run=self.dry_run)
+        spent = summary.seconds
         tasks = list(self._plan(limit, games, wanted, summary))
-        summary.to_search = sum(len(t.targets) for t in tasks)
+        summary.to_search += sum(len(t.targets) for t in tasks)
         if self.dry_run:
             return summary
         if self.started is not None:
@@ -259,7 +261,7 @@ class _PassRunner:
             search = run_task if self.executor.is_local else search_on_worker
             for result in self.executor.map(search, tasks, window=self.executor.jobs * 4):
                 pending += self._rows(result, limit, summary)
-                summary.seconds = time.perf_counter() - began
+                summary.seconds = spent + time.perf_counter() - began
                 if (len(pending) >= self.commit_positions
                         or time.monotonic() - last_commit >= COMMIT_SECONDS):
                     self._store(pending)
@@ -268,14 +270,63 @@ class _PassRunner:
                     self.progress(summary)
         finally:
             self._store(pending)  # what was searched stays, even when interrupted
-        # Only now do the games' judgements at this limit count for them (a killed run
-        # leaves them uncounted until it is run again to the end).
-        covered = [g for g in games if wanted is None or g.game_id in wanted]
-        mark_analysed(self.con, [g.game_id for g in covered], self.identity, limit.key(),
-                      [len(g.keys) if wanted is None else len(wanted[g.game_id][1])
-                       for g in covered])
-        summary.seconds = time.perf_counter() - began
+        if wanted is None:
+            # Only now do the games' judgements at this limit count for them (a killed run
+            # leaves them uncounted until it is run again to the end).
+            mark_analysed(self.con, [g.game_id for g in games], self.identity, limit.key(),
+                          [len(g.keys) for g in games])
+        summary.seconds = spent + time.perf_counter() - began
         return summary
+
+    def recheck(self, deep: Limit, fast: Limit, games: list[_Game],
+                thresholds: Thresholds) -> PassSummary:
+        """The deep pass after a fast one: at ``deep``, the moves the ``fast`` pass flags,
+        then in rounds the moves beside the positions the deep searches found misjudged,
+        until a round finds none."""
+        by_id = {g.game_id: g for g in games}
+        quick = self._judged(games, fast, thresholds)
+        tried = {g: found for g, judged in quick.items()
+                 if (found := recheck_plies(judged.values(), len(by_id[g].moves)))}
+        todo = dict(tried)
+        summary = PassSummary(deep.key(), dry_run=self.dry_run)
+        while todo:
+            self.run(deep, games, {g: (plies, _positions(plies)) for g, plies in todo.items()},
+                     summary)
+            judged = self._judged([by_id[g] for g in todo], deep, thresholds)
+            todo = {}
+            for game_id, moves in judged.items():
+                own = {p: m for p, m in moves.items() if p in tried[game_id]}
+                more = shifted_plies(quick[game_id], own, len(by_id[game_id].moves))
+                if more := more - tried[game_id]:
+                    tried[game_id] |= more
+                    todo[game_id] = more
+        # The games' deep judgements count for them once every round is done.
+        if tried:
+            mark_analysed(self.con, list(tried), self.identity, deep.key(),
+                          [len(_positions(plies)) for plies in tried.values()])
+        summary.moves_rechecked = sum(len(plies) for plies in tried.values())
+        return summary
+
+    def _judged(self, games: list[_Game], limit: Limit, thresholds: Thresholds
+                ) -> dict[int, dict[int, MoveJudgement]]:
+        """By game id, the moves of ``games`` that the evaluations stored at ``limit``
+        judge, by ply."""
+        shared = read_evals(self.con, self.identity, limit.key())
+        own = read_own_evals(self.con, self.identity, limit.key())
+        curve = curve_for(self.identity)
+        judged = {}
+        for game in games:
+            evaluations: dict[int, Evaluation] = {}
+            for index, key in enumerate(game.keys):
+                found = (own.get((game.game_id, index)) if index in game.repeats
+                         else shared.get((key, game.turn(index), self.identity, limit.key())))
+                if found is not None:
+                    evaluations[index] = found
+            plies = len(game.moves)
+            judged[game.game_id] = {m.ply: m for m in judge_moves(
+                game.first_side, [Move.from_uci(m) for m in game.moves], evaluations,
+                range(1, plies + 1), game.repeats, curve, thresholds)}
+        return judged
 
     def _store(self, rows: list[StoredEval]) -> None:
         write_evals(self.con, rows)
@@ -386,26 +437,6 @@ def _games(con: Connection, where: str | None, game_ids: Sequence[int]) -> list[
     return games
 
 
-def _to_recheck(con: Connection, games: list[_Game], identity: str,
-                fast: Limit, thresholds: Thresholds) -> dict[int, tuple[set[int], set[int]]]:
-    """By game id: the plies the fast pass flags with their neighbours, and the positions
-    a deep pass must search to judge them again."""
-    shared = read_evals(con, identity, fast.key())
-    own = read_own_evals(con, identity, fast.key())
-    curve = curve_for(identity)
-    wanted = {}
-    for game in games:
-        evaluations: dict[int, Evaluation] = {}
-        for index, key in enumerate(game.keys):
-            found = (own.get((game.game_id, index)) if index in game.repeats
-                     else shared.get((key, game.turn(index), identity, fast.key())))
-            if found is not None:
-                evaluations[index] = found
-        plies = len(game.moves)
-        judged = judge_moves(game.first_side, [Move.from_uci(m) for m in game.moves],
-                             evaluations, range(1, plies + 1), game.repeats, curve, thresholds)
-        recheck = recheck_plies(judged, plies)
-        if recheck:
-            wanted[game.game_id] = (recheck, {p - d for p in recheck for d in (0, 1)})
-    return wanted
-
+def _positions(plies: set[int]) -> set[int]:
+    """The positions that judge the moves at ``plies``: before and after each."""
+    return {p - d for p in plies for d in (0, 1)}
