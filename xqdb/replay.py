@@ -17,7 +17,8 @@ stored: as Arrow columns.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections import OrderedDict
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from functools import lru_cache
 
@@ -258,6 +259,52 @@ def replay(record: GameRecord, move_limit: int | None = DEFAULT_MOVE_LIMIT) -> R
         game.variation_errors, game.variation_moves = replay_variations(
             fen, record.mainline, notation)
     return game
+
+
+#: How many replays :class:`Repeats` keeps: on ccpd-dev.zip, whose records are 29 %
+#: byte-identical repeats, the last 2,048 catch four in five of them.
+REPEATS_KEPT = 2048
+#: Records longer than this (a long comment, say) are not kept for their repeats.
+REPEAT_BYTES = 64 * 1024
+
+
+class Repeats:
+    """Replays by what a replay reads from the record: a record that repeats one of the
+    last ``kept`` records replayed (the same start, notation and move texts, and no
+    variations) is not replayed again. Collections repeat games often: the same game filed
+    in two folders, or copied into every anthology that has it.
+
+    >>> from xqdb.formats.record import GameRecord, Origin
+    >>> repeats = Repeats()
+    >>> first, again = (GameRecord(origin=Origin(name), format="pgn", notation="uci")
+    ...                 for name in ("a.pgn", "b.pgn"))
+    >>> first.moves.extend(["h2e2", "h9g7"]); again.moves.extend(["h2e2", "h9g7"])
+    >>> games = repeats.replay(first), repeats.replay(again)
+    >>> repeats.hits, games[1].record.origin.path, games[1].uci
+    (1, 'b.pgn', ['h2e2', 'h9g7'])
+    """
+
+    def __init__(self, kept: int = REPEATS_KEPT) -> None:
+        self.kept = kept
+        self.hits = 0
+        self._games: OrderedDict[tuple[object, ...], ReplayedGame] = OrderedDict()
+
+    def replay(self, record: GameRecord) -> ReplayedGame:
+        """:func:`replay` ``record``, or the replay of the record it repeats."""
+        if (record.error is not None or record.mainline.variations
+                or len(record.raw) > REPEAT_BYTES or not self.kept):
+            return replay(record)
+        key = (record.fen, record.notation, record.tags.get("Format"), tuple(record.moves))
+        known = self._games.get(key)
+        if known is None:
+            game = self._games[key] = replay(record)
+            if len(self._games) > self.kept:
+                self._games.popitem(last=False)
+            return game
+        self._games.move_to_end(key)
+        self.hits += 1
+        record.notation = known.record.notation  # as replay settles a dialect
+        return replace(known, record=record)
 
 
 def _too_large(record: GameRecord) -> ReplayedGame:

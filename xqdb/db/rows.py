@@ -23,7 +23,7 @@ from ..formats import epd
 from ..formats.record import GameRecord
 from ..formats.sources import name_bytes, readable
 from ..errors import ErrorKind
-from ..replay import ReplayedGame, Status, replay
+from ..replay import ReplayedGame, Repeats, Status
 from .columns import (
     MOVE_COLUMNS, POSITION_COLUMNS, RECORD_COLUMNS, STAGES, Take, event_rows, takes,
 )
@@ -186,10 +186,16 @@ class UnitBuilder:
         return Staged(tables=self.tables())
 
 
+#: This process's replays, for the repeats of records it has replayed.
+REPEATS = Repeats()
+
+
 def replay_record(record: GameRecord) -> ReplayedGame:
-    """The record replayed; a replay that raises gives an invalid game with the reason."""
+    """The record replayed (a repeat of one replayed lately in this process is not replayed
+    again: see :class:`~xqdb.replay.Repeats`); a replay that raises gives an invalid game
+    with the reason."""
     try:
-        return replay(record)
+        return REPEATS.replay(record)
     except Exception as exc:  # a replay bug is stored as the record's reason, not raised
         return ReplayedGame(record=record, start_fen=record.fen or "", status=Status.INVALID,
                             error=f"replay failed: {type(exc).__name__}: {exc}",
