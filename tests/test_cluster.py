@@ -321,6 +321,7 @@ def command_line_cluster(tmp_path: Path) -> Iterator[str]:
                 process.wait()
 
 
+@pytest.mark.slow  # starts a scheduler and two workers with `dask`: some 30 s
 def test_xqdb_import_on_a_cluster_started_from_the_command_line(
         command_line_cluster: str, tmp_path: Path) -> None:
     inputs = [str(DATA / "pgn-gbk"), str(DATA / "pgn-chinese-15.pgn")]
