@@ -3,11 +3,34 @@
 from __future__ import annotations
 
 import os
+import sys
+import tempfile
 from pathlib import Path
 
 import pytest
 
 from datafiles import SHARED_DATA
+
+
+def _cache_bytecode() -> None:
+    """Let this process and the xqdb processes the tests start keep compiled modules.
+
+    An environment with ``PYTHONDONTWRITEBYTECODE`` set compiles every module of xqdb
+    again in each of the hundreds of processes the tests start (about a fifth of an
+    ``xqdb info``'s CPU time). Users' Pythons cache bytecode, so the tests do as well,
+    in a folder of the system's temporary folder rather than beside the sources.
+    """
+    if not (sys.dont_write_bytecode or os.environ.get("PYTHONDONTWRITEBYTECODE")):
+        return
+    prefix = os.environ.get("PYTHONPYCACHEPREFIX") or str(
+        Path(tempfile.gettempdir()) / "xqdb-tests-pycache")
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    os.environ["PYTHONPYCACHEPREFIX"] = prefix
+    sys.dont_write_bytecode = False
+    sys.pycache_prefix = prefix
+
+
+_cache_bytecode()
 
 
 @pytest.fixture(scope="session")
@@ -36,15 +59,40 @@ def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_small_db(tmp_path_factory.mktemp("small"))
 
 
-@pytest.fixture(scope="session")
-def ccpd_db(tmp_path_factory: pytest.TempPathFactory, shared_data: Path) -> Path:
-    """``ccpd-dev.zip`` imported for real, once per test process: the report tests read it
-    (those that change a database change a copy)."""
+def imported_once(tmp_path_factory: pytest.TempPathFactory, name: str,
+                  inputs: list[str]) -> Path:
+    """``inputs`` imported for real (two workers) into ``NAME.duckdb``, once per run:
+    under pytest-xdist the first test process to need it imports it into the run's
+    common folder, and each process gets a copy of its own (DuckDB lets one process
+    write a file at a time).
+    """
     from xqdb.pipeline.importer import import_paths
 
-    path = tmp_path_factory.mktemp("ccpd") / "ccpd.duckdb"
-    import_paths([str(shared_data / "ccpd-dev.zip")], path, jobs=2)
+    path = tmp_path_factory.mktemp(name) / f"{name}.duckdb"
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        import_paths(inputs, path, jobs=2)
+        return path
+    import fcntl
+    import shutil
+
+    # The run's folder, above each process's own (``.../pytest-N/popen-gw0``).
+    common = tmp_path_factory.getbasetemp().parent / f"{name}.duckdb"
+    done = common.with_suffix(".done")
+    with open(common.with_suffix(".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not done.exists():
+            common.unlink(missing_ok=True)  # what a process that failed left
+            import_paths(inputs, common, jobs=2)
+            done.touch()
+        shutil.copy(common, path)
     return path
+
+
+@pytest.fixture(scope="session")
+def ccpd_db(tmp_path_factory: pytest.TempPathFactory, shared_data: Path) -> Path:
+    """``ccpd-dev.zip`` imported for real, once per run: the report tests read it (those
+    that change a database change a copy)."""
+    return imported_once(tmp_path_factory, "ccpd", [str(shared_data / "ccpd-dev.zip")])
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)

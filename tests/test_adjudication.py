@@ -207,12 +207,19 @@ def test_chasing_sides_needs_every_move_of_the_cycle() -> None:
 
 
 @pytest.mark.usefixtures("shared_data")
-def test_master_games_agree_with_pyffish() -> None:
-    """All 1,125 games of liu-dahua-1125.pgn: every ending we find, at its ply, is
-    pyffish's verdict too, and where we find none pyffish finds none either."""
+@pytest.mark.parametrize("step", [
+    9,  # one game in nine (125 games), in the daily run
+    pytest.param(1, marks=pytest.mark.slow),  # all 1,125: some 20 s
+])
+def test_master_games_agree_with_pyffish(step: int) -> None:
+    """The games of liu-dahua-1125.pgn (all 1,125, or one in ``step``): every ending we
+    find, at its ply, is pyffish's verdict too, and where we find none pyffish finds none
+    either."""
     counts: dict[str | None, int] = {}
     disagreements = []
     for index, moves in enumerate(coordinate_games()):
+        if index % step:
+            continue
         pos = Position()
         adjudicator = Adjudicator(pos, move_limit=100)
         for text in moves:
@@ -231,6 +238,12 @@ def test_master_games_agree_with_pyffish() -> None:
             disagreements.append(f"game {index + 1}, ply {adjudicator.ply}: ours {ending}, "
                                  f"pyffish {theirs}")
     assert not disagreements, "\n".join(disagreements[:5])
+    if step > 1:
+        assert sum(counts.values()) == 125
+        # Its endings: 11 repetitions, a perpetual check and a perpetual chase.
+        assert counts.get("repetition", 0) >= 5, counts
+        assert counts.get("perpetual_check", 0) >= 1 and counts.get("perpetual_chase", 0) >= 1
+        return
     assert sum(counts.values()) == 1125
     assert counts.get("perpetual_check", 0) >= 10
     assert counts.get("perpetual_chase", 0) >= 10
@@ -298,11 +311,19 @@ def test_what_a_horse_threatens(fen: str, threatened_squares: set[str]) -> None:
     assert {square_name(sq) for sq in threatened(Position.from_fen(fen), RED)} == threatened_squares
 
 
-def test_replay_judges_real_games_as_the_incremental_adjudicator_does(shared_data: Path) -> None:
-    """judge_history (after the fact, used by replay) agrees with Adjudicator ply by ply."""
+@pytest.mark.parametrize("step", [
+    9,  # one record in nine (127 of 1,140), in the daily run
+    pytest.param(1, marks=pytest.mark.slow),  # all of them: some 15 s
+])
+def test_replay_judges_real_games_as_the_incremental_adjudicator_does(shared_data: Path,
+                                                                      step: int) -> None:
+    """judge_history (after the fact, used by replay) agrees with Adjudicator ply by ply,
+    on every record of the two files or one in ``step``."""
     endings = 0
     paths = [str(shared_data / "uci" / "liu-dahua-1125.pgn"), str(shared_data / "pgn-chinese-15.pgn")]
-    for record in read_paths(paths):
+    for index, record in enumerate(read_paths(paths)):
+        if index % step:
+            continue
         game = replay(record, move_limit=100)
         assert game.is_valid, game.error
         expected = adjudicate(game.start_fen, game.uci, move_limit=100)
@@ -310,7 +331,7 @@ def test_replay_judges_real_games_as_the_incremental_adjudicator_does(shared_dat
         if expected is not None:
             assert game.ending.reason == expected.reason, record.origin
         endings += expected is not None
-    assert endings > 100
+    assert endings > 100 // step
 
 
 DIFFERS = SHARED_DATA / "adjudication-differs.jsonl"

@@ -53,11 +53,9 @@ def cluster() -> Iterator[str]:
 
 
 @pytest.fixture(scope="module")
-def ccpd_local(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """ccpd-dev.zip imported locally, with two processes."""
-    db = tmp_path_factory.mktemp("local") / "ccpd.duckdb"
-    import_paths([str(shared_data / "ccpd-dev.zip")], db, jobs=2)
-    return db
+def ccpd_local(ccpd_db: Path) -> Path:
+    """ccpd-dev.zip imported locally, with two processes (read only here)."""
+    return ccpd_db
 
 
 def test_import_on_a_cluster_equals_the_local_import(cluster: str, tmp_path: Path,
@@ -321,6 +319,7 @@ def command_line_cluster(tmp_path: Path) -> Iterator[str]:
                 process.wait()
 
 
+@pytest.mark.slow  # starts a scheduler and two workers with `dask`: some 30 s
 def test_xqdb_import_on_a_cluster_started_from_the_command_line(
         command_line_cluster: str, tmp_path: Path) -> None:
     inputs = [str(DATA / "pgn-gbk"), str(DATA / "pgn-chinese-15.pgn")]

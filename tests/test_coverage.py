@@ -20,7 +20,7 @@ from xqdb.pipeline.importer import import_paths
 def one_analysed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     db = tmp_path_factory.mktemp("coverage") / "games.duckdb"
     import_paths([str(DATA / "pgn-chinese-15.pgn")], db, jobs=1)
-    analyse_database(db, EngineSpec.builtin(), Limit(depth=2), jobs=1, game_ids=[1])
+    analyse_database(db, EngineSpec.builtin(), Limit(depth=1), jobs=1, game_ids=[1])
     return db
 
 
@@ -53,7 +53,7 @@ def test_shared_evaluations_do_not_spill_into_games_not_analysed(one_analysed: P
 def test_each_row_says_how_much_was_analysed(one_analysed: Path, tmp_path: Path) -> None:
     db = tmp_path / "two.duckdb"
     db.write_bytes(one_analysed.read_bytes())
-    analyse_database(db, EngineSpec.builtin(), Limit(depth=2), jobs=1, game_ids=[7])
+    analyse_database(db, EngineSpec.builtin(), Limit(depth=1), jobs=1, game_ids=[7])
     games, _ = report(db, "--by", "game")
     moves = dict(((g, s), n) for g, s, n in rows(
         db, "SELECT game_id, side, count(*) FROM moves GROUP BY ALL"))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import re
+import shutil
 from pathlib import Path
 
 import duckdb
@@ -214,10 +215,9 @@ def test_export_command(small_db: Path, tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_every_game_of_ccpd_dev_imports_again_the_same(shared_data: Path,
-                                                       tmp_path: Path) -> None:
+def test_every_game_of_ccpd_dev_imports_again_the_same(ccpd_db: Path, tmp_path: Path) -> None:
     source = tmp_path / "ccpd.duckdb"
-    import_paths([str(shared_data / "ccpd-dev.zip")], source, jobs=2)
+    shutil.copy(ccpd_db, source)
     before = games_of(source)
     con = duckdb.connect(str(source), read_only=True)
     records, invalid = con.execute("SELECT (SELECT count(*) FROM game_records), (SELECT count(*) "

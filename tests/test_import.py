@@ -229,36 +229,37 @@ def test_everything_in_shared_data_gives_the_readers_numbers(tmp_path: Path,
     assert stored == dict(per_source)
 
 
-def test_a_big_source_spills_to_disk_and_stores_the_same_rows(tmp_path: Path, shared_data: Path,
+def test_a_big_source_spills_to_disk_and_stores_the_same_rows(tmp_path: Path,
                                                               monkeypatch: pytest.MonkeyPatch) -> None:
     import xqdb.pipeline.importer
 
-    paths = [str(shared_data / "uci" / "liu-dahua-1125.pgn"), str(DATA / "pgn-gbk")]
+    paths = [str(DATA / "pgn-chinese-15.pgn"), str(DATA / "pgn-gbk")]
     import_paths(paths, tmp_path / "held.duckdb", jobs=2)
-    # The workers fork after this, so they spill every 5,000 moves instead of 400,000.
-    monkeypatch.setattr(xqdb.pipeline.importer, "SPILL_ROWS", 5_000)
+    # The workers fork after this, so they spill every 50 moves instead of 400,000: the
+    # 15 games of the first file (1,378 moves) make a big source.
+    monkeypatch.setattr(xqdb.pipeline.importer, "SPILL_ROWS", 50)
     source = next(iter_sources([paths[0]]))
     unit = xqdb.pipeline.importer.read_unit(xqdb.pipeline.importer.WorkUnit(0, (source,), (None,), spool=str(tmp_path)))
     assert len(unit.staged.files["moves"]) > 10 and not unit.staged.tables
     spilled = import_paths(paths, tmp_path / "spilled.duckdb", jobs=2)
-    assert spilled.records == 1125 + 20
+    assert spilled.records == 15 + 20
     assert all_rows(tmp_path / "spilled.duckdb") == all_rows(tmp_path / "held.duckdb")
     assert not (tmp_path / "spilled.duckdb.spool").exists()
 
 
 def test_a_big_source_is_hashed_while_it_is_read_and_skipped_unread_when_unchanged(
-        tmp_path: Path, shared_data: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import hashlib
 
     import xqdb.formats.hashing
 
-    path = shared_data / "uci" / "liu-dahua-1125.pgn"
+    path = DATA / "pgn-chinese-15.pgn"
     import_paths([str(path)], tmp_path / "small.duckdb", jobs=1)
-    # Below this size a source is read into memory whole; the file is now "big".
+    # Below this size a source is read into memory whole; the file (21 kB) is now "big".
     monkeypatch.setattr(xqdb.formats.hashing, "KEEP_BYTES", 1000)
     db = tmp_path / "big.duckdb"
     first = import_paths([str(path)], db, jobs=1)
-    assert first.records == 1125
+    assert first.records == 15
     assert all_rows(db) == all_rows(tmp_path / "small.duckdb")
     assert count(db, "SELECT count(*) FROM sources WHERE sha256 = '"
                  + hashlib.sha256(path.read_bytes()).hexdigest() + "'") == 1

@@ -56,7 +56,10 @@ def _kill_after(db: Path, log: Path, commits: int) -> None:
         process.wait()
 
 
-@pytest.mark.parametrize("commits", [0, 1, 3])
+@pytest.mark.parametrize("commits", [
+    0, 1,
+    pytest.param(3, marks=pytest.mark.slow),  # a kill between commits again, as after 1
+])
 def test_kill_9_then_rerun_gives_the_clean_database(tmp_path: Path, commits: int,
                                                     clean_run: dict[str, list[tuple]]) -> None:
     db, log = tmp_path / "killed.duckdb", tmp_path / "log"

@@ -28,7 +28,7 @@ GAMES = DATA / "pgn-chinese-15.pgn"
 def analysed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     db = tmp_path_factory.mktemp("rule") / "games.duckdb"
     import_paths([str(GAMES)], db, jobs=1)
-    analyse_database(db, EngineSpec.builtin(), Limit(depth=2), jobs=1,
+    analyse_database(db, EngineSpec.builtin(), Limit(depth=1), jobs=1,
                      where="game_id <= 4")
     return db
 

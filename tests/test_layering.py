@@ -9,6 +9,7 @@ not have yet is simply absent. A new top-level module must be given its layer in
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import xqdb
@@ -65,6 +66,14 @@ def module_name(path: Path, root: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
+@functools.lru_cache(maxsize=None)
+def import_nodes(source: str) -> list[ast.Import | ast.ImportFrom]:
+    """The import statements of a module's text, parsed once for the three walks that
+    need them."""
+    return [node for node in ast.walk(ast.parse(source))
+            if isinstance(node, (ast.Import, ast.ImportFrom))]
+
+
 def imports_of(path: Path, root: Path) -> set[str]:
     """The modules of the package under ``root`` that the file imports, as dotted names.
 
@@ -75,7 +84,7 @@ def imports_of(path: Path, root: Path) -> set[str]:
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     top = root.name
     found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in import_nodes(path.read_text(encoding="utf-8")):
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -94,7 +103,7 @@ def imports_of(path: Path, root: Path) -> set[str]:
 def third_party_imports(path: Path) -> set[str]:
     """The top-level names of the packages outside xqdb that the file imports."""
     found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in import_nodes(path.read_text(encoding="utf-8")):
         if isinstance(node, ast.Import):
             found.update(alias.name.split(".")[0] for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
@@ -126,7 +135,19 @@ def circles(graph: dict[str, set[str]]) -> list[list[str]]:
     """
     found: list[list[str]] = []
     seen: set[frozenset[str]] = set()
+    importers: dict[str, set[str]] = {}
+    for node, targets in graph.items():
+        for target in targets:
+            importers.setdefault(target, set()).add(node)
     for start in sorted(graph):
+        # Only the modules that lead back to ``start`` through modules after it can be on
+        # its circles: walking the others too takes every path of the whole graph.
+        back, todo = {start}, [start]
+        while todo:
+            for importer in importers.get(todo.pop(), ()):
+                if importer > start and importer not in back:
+                    back.add(importer)
+                    todo.append(importer)
         stack = [(start, [start])]
         while stack:
             node, path = stack.pop()
@@ -135,7 +156,7 @@ def circles(graph: dict[str, set[str]]) -> list[list[str]]:
                     if frozenset(path) not in seen:
                         seen.add(frozenset(path))
                         found.append(path)
-                elif nxt not in path and nxt > start:
+                elif nxt not in path and nxt > start and nxt in back:
                     stack.append((nxt, path + [nxt]))
     return found
 

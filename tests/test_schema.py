@@ -84,11 +84,11 @@ def test_the_tables_have_the_specified_columns_and_types(tmp_path: Path) -> None
 # --- details users query by ------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
-def ccpd(tmp_path_factory: pytest.TempPathFactory, shared_data: Path) -> Path:
+def ccpd(tmp_path_factory: pytest.TempPathFactory, ccpd_db: Path) -> Path:
     """ccpd-dev.zip imported whole: 11,791 games written in traditional script (Big5).
     The import takes over 20 s, so the tests using it are marked slow."""
     db = tmp_path_factory.mktemp("ccpd") / "ccpd.duckdb"
-    import_paths([str(CCPD)], db, jobs=2)
+    shutil.copy(ccpd_db, db)
     return db
 
 

@@ -4,6 +4,7 @@ checked against the games replayed in Python."""
 from __future__ import annotations
 
 import json
+import shutil
 from collections import Counter
 from pathlib import Path
 
@@ -225,9 +226,9 @@ def test_search_command_without_a_database(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_searches_over_ccpd_dev_agree_with_the_replayed_games(
-        shared_data: Path, tmp_path: Path) -> None:
+        ccpd_db: Path, tmp_path: Path) -> None:
     db = tmp_path / "ccpd.duckdb"
-    import_paths([str(shared_data / "ccpd-dev.zip")], db, jobs=2)
+    shutil.copy(ccpd_db, db)
     games = replayed_games(db)
     assert len(games) > 8_000
     common = position_after("炮二平五 马8进7")
