@@ -111,7 +111,8 @@ def _progress_bar(paths: tuple[str, ...], enabled: bool, follow_links: bool) -> 
 @click.argument("paths", nargs=-1)
 @db_option("DuckDB file to create or add to (env XQDB_DB).")
 @click.option("-j", "--jobs", type=click.IntRange(1), default=None,
-              help="Worker processes (default: all cores).")
+              help="Worker processes (default: the cores other work leaves idle, by the "
+                   "load average; one runs in this process).")
 @scheduler_option("Read and replay")
 @click.option("--send-inputs", is_flag=True,
               help="With --scheduler: send the inputs' bytes to the workers, for workers "

@@ -37,7 +37,7 @@ from ..db.writer import Staged, Writer, writing
 from ..formats.hashing import open_hashed
 from ..formats.sources import (READ_ERRORS, STDIN, SentSource, Skipped, Source, SourceError,
                                no_such_path, read_failure, readable, walk)
-from .executors import Executor, default_jobs, open_executor, require_paths
+from .executors import Executor, default_jobs, idle_cores, open_executor, require_paths
 
 log = logging.getLogger("xqdb.import")
 
@@ -219,7 +219,7 @@ def import_paths(paths: Sequence[str], db: str | os.PathLike[str], *, jobs: int 
 
     format, encoding = checked_overrides(format, encoding)
     memory = memory_bytes(memory_limit) if memory_limit is not None else default_memory_limit()
-    jobs = jobs or default_jobs()
+    jobs = jobs or idle_cores()
     summary = ImportSummary()
     start = time.perf_counter()
     # The pool must exist before DuckDB starts its threads (see xqdb.pipeline.executors).
