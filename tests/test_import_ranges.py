@@ -187,3 +187,20 @@ def test_an_unchanged_big_file_is_skipped_on_the_next_import(big_pgn: Path,
     again = import_paths([str(big_pgn)], db, jobs=2, range_bytes=RANGE)
     assert first.sources == 1 and first.records > 0
     assert (again.sources, again.skipped_sources, again.records) == (0, 1, 0)
+
+
+@pytest.mark.parametrize("send_inputs", [False, True])
+def test_ranges_read_on_a_dask_cluster_give_the_same_database(
+        big_pgn: Path, whole: Path, tmp_path: Path, send_inputs: bool) -> None:
+    import logging
+
+    from distributed import LocalCluster
+
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                      dashboard_address=":0", silence_logs=logging.CRITICAL) as cluster:
+        db = tmp_path / "cluster.duckdb"
+        summary = import_paths([str(big_pgn)], db, scheduler=cluster.scheduler_address,
+                               send_inputs=send_inputs, range_bytes=RANGE)
+    assert summary.cluster is not None
+    assert len(_ranges(db)) > 20
+    assert all_rows(db) == all_rows(whole)
