@@ -116,6 +116,11 @@ class CommitCounts:
     seconds: float = 0.0
 
 
+#: The write-ahead log's size at which the writer checkpoints after a commit (see
+#: :meth:`Writer.commit`). A 200 MB PGN grew DuckDB's in-memory tables by about 1 MB per
+#: MB of input until DuckDB's own threshold (which must stay high: see
+#: ``xqdb.pipeline.importer.DUCKDB_CHECKPOINT``), to 524 MB at its peak.
+WAL_BYTES = 32 << 20
 #: Rows of a spooled stage are read back and appended this many at most, and fewer
 #: when they are big (records of megabytes): a piece weighs about PIECE_BYTES.
 PIECE_ROWS = 50_000
@@ -177,8 +182,12 @@ class Writer:
     """
 
     def __init__(self, con: duckdb.DuckDBPyConnection, replace: bool = False,
-                 memory: tuple[int, int] | None = None) -> None:
+                 memory: tuple[int, int] | None = None,
+                 wal: str | os.PathLike[str] | None = None) -> None:
         self.con = con
+        self.wal = wal
+        """The database's write-ahead log: once a commit leaves it past
+        :data:`WAL_BYTES`, the writer checkpoints (``None``: DuckDB's own threshold only)."""
         self.replace = replace
         """Whether every staged source replaces the rows of a source stored under its
         name, even an unchanged one (which is otherwise skipped)."""
@@ -217,7 +226,9 @@ class Writer:
         the larger limit of :attr:`memory`, which is then let go.
         """
         try:
-            return self._commit(batch)
+            counts = self._commit(batch)
+            self._checkpoint_if_due()
+            return counts
         except duckdb.Error as exc:
             if self.memory is None or self.memory[1] <= self.memory[0] or not _no_memory(exc):
                 raise
@@ -286,6 +297,20 @@ class Writer:
         self.seconds += time.perf_counter() - start
         self.cpu_seconds += time.process_time() - cpu
         return added
+
+    def _checkpoint_if_due(self) -> None:
+        """Checkpoint once the log holds :data:`WAL_BYTES`: DuckDB keeps what the log holds
+        in memory as well (its ``IN_MEMORY_TABLE``), so this bounds it. The checkpoint runs
+        with the larger memory limit, as a checkpoint DuckDB starts by itself within the
+        working memory could fail, and a failed checkpoint is fatal for the connection."""
+        if self.wal is None:
+            return
+        try:
+            size = os.path.getsize(self.wal)
+        except OSError:
+            return
+        if size >= WAL_BYTES:
+            self.checkpoint()
 
     def checkpoint(self) -> None:
         """Write everything committed into the database file proper (counted in

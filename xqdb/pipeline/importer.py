@@ -255,7 +255,8 @@ def import_paths(paths: Sequence[str], db: str | os.PathLike[str], *, jobs: int 
                 shutil.rmtree(spool, ignore_errors=True)
                 os.makedirs(spool, exist_ok=True)
                 writer = Writer(con, replace=force,
-                                memory=(min(memory, DUCKDB_WORKING_MEMORY), memory))
+                                memory=(min(memory, DUCKDB_WORKING_MEMORY), memory),
+                                wal=f"{os.fspath(db)}.wal")
                 # Cluster workers cannot write to this machine's spool: their big units travel
                 # back whole.
                 units = plan_units(paths, writer.known_sources(), summary, format, encoding,
