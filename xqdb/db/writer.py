@@ -429,7 +429,10 @@ class Writer:
                                     list[tuple[int, int, str]]]:
         """``(real_path, member, member_index, bytes) -> [(start, stop, sha256)...]`` of
         the ranges stored of each source stored only in part (an import was stopped in its
-        middle), in order: the next import goes on after those whose bytes are unchanged."""
+        middle), in order: the next import goes on after those whose bytes are unchanged.
+        Empty when the writer replaces every source (it reads them from their start)."""
+        if self.replace:
+            return {}
         out: dict[tuple[str, str | None, int | None, int], list[tuple[int, int, str]]] = {}
         for path, member, index, size, start, stop, sha in self.con.execute(f"""
                 SELECT s.real_path, s.member, s.member_index, s.bytes, r.start, r.stop, r.sha256
