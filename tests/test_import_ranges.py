@@ -204,3 +204,16 @@ def test_ranges_read_on_a_dask_cluster_give_the_same_database(
     assert summary.cluster is not None
     assert len(_ranges(db)) > 20
     assert all_rows(db) == all_rows(whole)
+
+
+def test_force_reads_a_big_file_again_in_ranges_and_replaces_its_rows(
+        big_pgn: Path, whole: Path, tmp_path: Path) -> None:
+    db = tmp_path / "g.duckdb"
+    import_paths([str(big_pgn)], db, jobs=2, range_bytes=RANGE)
+    again = import_paths([str(big_pgn)], db, jobs=2, range_bytes=RANGE, force=True)
+    assert again.replaced_sources == 1 and again.records == again.imported + again.duplicates
+    for sql in ("SELECT path, sha256, bytes, records, error FROM sources",
+                "SELECT record_index, text FROM raw_records ORDER BY ALL",
+                "SELECT count(*) FROM games", "SELECT count(*) FROM stored_moves"):
+        assert rows(db, sql) == rows(whole, sql), sql
+    assert len(_ranges(db)) > 20
