@@ -232,6 +232,7 @@ def import_paths(paths: Sequence[str], db: str | os.PathLike[str], *, jobs: int 
 
     format, encoding = checked_overrides(format, encoding)
     memory = memory_bytes(memory_limit) if memory_limit is not None else default_memory_limit()
+    range_bytes = range_bytes or default_range_bytes()
     jobs = jobs or default_jobs()
     summary = ImportSummary()
     start = time.perf_counter()
@@ -261,7 +262,7 @@ def import_paths(paths: Sequence[str], db: str | os.PathLike[str], *, jobs: int 
                 # back whole.
                 units = plan_units(paths, writer.known_sources(), summary, format, encoding,
                                    spool if executor.is_local else None, follow_links, db,
-                                   range_bytes or default_range_bytes(), writer.stored_ranges())
+                                   range_bytes, writer.stored_ranges())
 
                 def noted(unit: UnitResult, so_far: ImportSummary) -> None:
                     # Others refused the database read how far the import is (xqdb.db.holder).
@@ -657,7 +658,11 @@ def read_unit(unit: WorkUnit) -> UnitResult:
         out.add_source(seq, source.given_path, source.member, digest.hexdigest(),
                        source.size, fmt, enc, records, error, source.real_path,
                        source.member_index)
-    log.debug("unit %d: %d sources, %d records", unit.number, result.sources, result.records)
+    if part is None:
+        log.debug("unit %d: %d sources, %d records", unit.number, result.sources,
+                  result.records)
+    else:
+        log.debug("unit %d: %s, %s", unit.number, unit.sources[0], part.rows(result.records))
     result.staged = out.finish()
     result.staged.part = part
     return result
