@@ -21,9 +21,14 @@ package of another tree (an older commit, ``git archive``-d there) beside this o
 
     python bench/bench_import.py --big --memory --code /tmp/old-xqdb
 
-Measured on 2 cores shared with other work (load 5-10), largest process: the 200 MB PGN
-1,834 MB before ranges, the NUL zip 700 MB before the member check began at 64 KiB; see
-the commit log for the figures after.
+Measured on 2 cores shared with other work (load 5-20), largest process: the 200 MB PGN
+(143,805 records) 1,834 MB before ranges (``bench_memory.py`` on the tree before), 524 MB
+with ranges of 8 MiB, 517 MB with a checkpoint every 32 MB of log as well, 389 MB with
+ranges of 2 MiB (331.6 s, 434 games/s); the NUL zip 700 MB before, 171 MB since a member
+over 64 KiB packed over 200 times is refused. One PGN of 43 MB (35,370 records of
+ccpd-dev.zip), 2 jobs, in one run: read in one piece 271.5 s, 130 games/s, 714 MB; in
+ranges of 8 MiB 199.2 s, 178 games/s, 412 MB (the figures with ranges of 2 MiB are in the
+commit log).
 """
 
 from __future__ import annotations
