@@ -189,7 +189,7 @@ def test_an_unchanged_big_file_is_skipped_on_the_next_import(big_pgn: Path,
     assert (again.sources, again.skipped_sources, again.records) == (0, 1, 0)
 
 
-@pytest.mark.parametrize("send_inputs", [False, True])
+@pytest.mark.parametrize("send_inputs", [False, pytest.param(True, marks=pytest.mark.slow)])
 def test_ranges_read_on_a_dask_cluster_give_the_same_database(
         big_pgn: Path, whole: Path, tmp_path: Path, send_inputs: bool) -> None:
     import logging
