@@ -26,9 +26,13 @@ Measured on 2 cores shared with other work (load 5-20), largest process: the 200
 with ranges of 8 MiB, 517 MB with a checkpoint every 32 MB of log as well, 389 MB with
 ranges of 2 MiB (331.6 s, 434 games/s); the NUL zip 700 MB before, 171 MB since a member
 over 64 KiB packed over 200 times is refused. One PGN of 43 MB (35,370 records of
-ccpd-dev.zip), 2 jobs, in one run: read in one piece 271.5 s, 130 games/s, 714 MB; in
-ranges of 8 MiB 199.2 s, 178 games/s, 412 MB (the figures with ranges of 2 MiB are in the
-commit log).
+ccpd-dev.zip), 2 jobs, in one run at load 20: read in one piece 271.5 s, 130 games/s,
+714 MB; in ranges of 8 MiB 199.2 s, 178 games/s, 412 MB. Ranges of 2 MiB, alternating
+runs at load 8-11 (the tree used under one core of CPU per second of wall time: no core
+was free for the second worker): in ranges 527 and 408 games/s, 44.3 and 53.6 s of CPU,
+294 MB; in one piece 626 and 571 games/s, 38.9 and 42.4 s of CPU, 691 MB. Ranges cost
+about 14% more CPU (the parent's scan of the file for record starts, a hash of each
+range, a commit per range and the checkpoints): they pay only where a core is idle.
 """
 
 from __future__ import annotations
@@ -112,7 +116,9 @@ def timed_import(path: Path, db: Path, code: Path, jobs: int | None = None,
     largest = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", done.stderr)[1])
     time_line = re.search(r"time: ([\d.]+) s, ([\d,]+) games/s", done.stdout)
     records = re.search(r"records: ([\d,]+) read", done.stdout)
-    return {"exit": done.returncode, "largest_mb": largest * 1024 / 1e6,
+    cpu = sum(float(re.search(rf"{kind} time \(seconds\): ([\d.]+)", done.stderr)[1])
+              for kind in ("User", "System"))
+    return {"exit": done.returncode, "largest_mb": largest * 1024 / 1e6, "cpu": cpu,
             "seconds": float(time_line[1]) if time_line else 0.0,
             "games_per_s": float(time_line[2].replace(",", "")) if time_line else 0.0,
             "records": int(records[1].replace(",", "")) if records else 0}
@@ -125,7 +131,7 @@ def compare(title: str, runs: list[tuple[str, Path, Path, dict[str, object]]]) -
         with tempfile.TemporaryDirectory(prefix="xqdb-bench-import-") as folder:
             r = timed_import(path, Path(folder) / "b.duckdb", code, **options)  # type: ignore[arg-type]
         print(f"  {label:34} exit {r['exit']}  {r['records']:>9,} records  "
-              f"{r['seconds']:7.1f} s  {r['games_per_s']:>7,.0f} games/s  "
+              f"{r['seconds']:7.1f} s  {r['games_per_s']:>7,.0f} games/s  cpu {r['cpu']:6.1f} s  "
               f"largest process {r['largest_mb']:6,.0f} MB", flush=True)
 
 
@@ -150,9 +156,11 @@ def main() -> None:
             folder = Path(tmp)
             if args.big:
                 path = big_pgn(folder, args.big_mb)
+                # Twice each, alternating: the load of a shared machine changes by the minute.
                 runs: list[tuple[str, Path, Path, dict[str, object]]] = [
-                    ("one piece, one worker (2 jobs)", path, ROOT, {"jobs": 2, "range_bytes": 1 << 60}),
-                    ("in ranges (2 jobs)", path, ROOT, {"jobs": 2})]
+                    ("in ranges (2 jobs)", path, ROOT, {"jobs": 2}),
+                    ("one piece, one worker (2 jobs)", path, ROOT, {"jobs": 2, "range_bytes": 1 << 60})
+                ] * 2
                 runs += [(f"{label} (2 jobs)", path, code, {"jobs": 2}) for label, code in trees[1:]]
                 compare(f"one PGN of {path.stat().st_size / 1e6:,.0f} MB", runs)
                 path.unlink()
