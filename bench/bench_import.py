@@ -10,6 +10,29 @@ replayed and stored in game_records and raw_records).
 
     python bench/bench_import.py            # all four runs
     python bench/bench_import.py --jobs 2   # only the runs with 2 jobs
+
+``--big`` measures one big PGN file instead (the members of ccpd-dev.zip one after the
+other, repeated to ``--big-mb`` megabytes, under /tmp), imported with 2 jobs read in one
+piece by one worker (as before big files were read in ranges) and read in ranges by
+both, in one run; and ``--memory`` the peak memory of the largest process for the hostile
+inputs of ``bench_memory.py`` (a 200 MB PGN, a zip of 4,000 members of 1 MiB of NULs),
+each in a fresh ``xqdb import`` (default jobs). ``--code DIR`` adds the same runs with the
+package of another tree (an older commit, ``git archive``-d there) beside this one.
+
+    python bench/bench_import.py --big --memory --code /tmp/old-xqdb
+
+Measured on 2 cores shared with other work (load 5-20), largest process: the 200 MB PGN
+(143,805 records) 1,834 MB before ranges (``bench_memory.py`` on the tree before), 524 MB
+with ranges of 8 MiB, 517 MB with a checkpoint every 32 MB of log as well, 389 MB with
+ranges of 2 MiB (331.6 s, 434 games/s); the NUL zip 700 MB before, 171 MB since a member
+over 64 KiB packed over 200 times is refused. One PGN of 43 MB (35,370 records of
+ccpd-dev.zip), 2 jobs, in one run at load 20: read in one piece 271.5 s, 130 games/s,
+714 MB; in ranges of 8 MiB 199.2 s, 178 games/s, 412 MB. Ranges of 2 MiB, alternating
+runs at load 8-11 (the tree used under one core of CPU per second of wall time: no core
+was free for the second worker): in ranges 527 and 408 games/s, 44.3 and 53.6 s of CPU,
+294 MB; in one piece 626 and 571 games/s, 38.9 and 42.4 s of CPU, 691 MB. Ranges cost
+about 14% more CPU (the parent's scan of the file for record starts, a hash of each
+range, a commit per range and the checkpoints): they pay only where a core is idle.
 """
 
 from __future__ import annotations
@@ -17,16 +40,21 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import resource
 import shutil
 import subprocess
 import sys
 import tempfile
+import zipfile
 from pathlib import Path
 
 import duckdb
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT.parent / "shared" / "data"
+#: The environment variable setting the size of the ranges big files are read in.
+RANGE_VARIABLE = "XQDB_RANGE_BYTES"
 
 
 def one_run(jobs: int, copies: int, folder: Path) -> dict[str, float]:
@@ -59,15 +87,90 @@ def one_run(jobs: int, copies: int, folder: Path) -> dict[str, float]:
     }
 
 
+def big_pgn(folder: Path, megabytes: int) -> Path:
+    """One PGN file of the games of ccpd-dev.zip one after the other, repeated to
+    ``megabytes`` (the repeats are linked as duplicates, still read and replayed)."""
+    path = folder / "big.pgn"
+    with zipfile.ZipFile(DATA / "ccpd-dev.zip") as archive:
+        games = b"".join(archive.read(info).strip() + b"\n\n" for info in archive.infolist())
+    with open(path, "wb") as f:
+        written = 0
+        while written < megabytes << 20:
+            f.write(games)
+            written += len(games)
+    return path
+
+
+def timed_import(path: Path, db: Path, code: Path, jobs: int | None = None,
+                 range_bytes: int | None = None) -> dict[str, float]:
+    """``xqdb import path`` in a fresh process running the package in ``code``: its
+    summary's figures, and the peak resident memory of its largest process."""
+    env = dict(os.environ, PYTHONPATH=str(code))
+    if range_bytes is not None:
+        env[RANGE_VARIABLE] = str(range_bytes)
+    for leftover in (db, db.with_name(db.name + ".wal")):
+        leftover.unlink(missing_ok=True)
+    command = ["/usr/bin/time", "-v", sys.executable, "-m", "xqdb", "import", str(path),
+               "--db", str(db)] + (["--jobs", str(jobs)] if jobs else [])
+    done = subprocess.run(command, capture_output=True, text=True, env=env)
+    largest = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", done.stderr)[1])
+    time_line = re.search(r"time: ([\d.]+) s, ([\d,]+) games/s", done.stdout)
+    records = re.search(r"records: ([\d,]+) read", done.stdout)
+    cpu = sum(float(re.search(rf"{kind} time \(seconds\): ([\d.]+)", done.stderr)[1])
+              for kind in ("User", "System"))
+    return {"exit": done.returncode, "largest_mb": largest * 1024 / 1e6, "cpu": cpu,
+            "seconds": float(time_line[1]) if time_line else 0.0,
+            "games_per_s": float(time_line[2].replace(",", "")) if time_line else 0.0,
+            "records": int(records[1].replace(",", "")) if records else 0}
+
+
+def compare(title: str, runs: list[tuple[str, Path, Path, dict[str, object]]]) -> None:
+    """Print a line per run: its label, exit code, records, time, games/s, memory."""
+    print(title)
+    for label, path, code, options in runs:
+        with tempfile.TemporaryDirectory(prefix="xqdb-bench-import-") as folder:
+            r = timed_import(path, Path(folder) / "b.duckdb", code, **options)  # type: ignore[arg-type]
+        print(f"  {label:34} exit {r['exit']}  {r['records']:>9,} records  "
+              f"{r['seconds']:7.1f} s  {r['games_per_s']:>7,.0f} games/s  cpu {r['cpu']:6.1f} s  "
+              f"largest process {r['largest_mb']:6,.0f} MB", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--jobs", type=int, action="append", help="job counts (default 1 and 2)")
     parser.add_argument("--copies", type=int, action="append", help="input repeats (default 1 and 5)")
+    parser.add_argument("--big", action="store_true", help="one big PGN: in one piece and in ranges")
+    parser.add_argument("--big-mb", type=int, default=100, help="its size (default 100 MB)")
+    parser.add_argument("--memory", action="store_true",
+                        help="peak memory for the hostile inputs of bench_memory.py")
+    parser.add_argument("--code", type=Path, help="another tree to run beside this one")
     parser.add_argument("--one", nargs=2, type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one:
         with tempfile.TemporaryDirectory() as folder:
             print(json.dumps(one_run(args.one[0], args.one[1], Path(folder))))
+        return
+    if args.big or args.memory:
+        trees = [("this tree", ROOT)] + ([(f"{args.code}", args.code)] if args.code else [])
+        with tempfile.TemporaryDirectory(prefix="xqdb-bench-big-") as tmp:
+            folder = Path(tmp)
+            if args.big:
+                path = big_pgn(folder, args.big_mb)
+                # Twice each, alternating: the load of a shared machine changes by the minute.
+                runs: list[tuple[str, Path, Path, dict[str, object]]] = [
+                    ("in ranges (2 jobs)", path, ROOT, {"jobs": 2}),
+                    ("one piece, one worker (2 jobs)", path, ROOT, {"jobs": 2, "range_bytes": 1 << 60})
+                ] * 2
+                runs += [(f"{label} (2 jobs)", path, code, {"jobs": 2}) for label, code in trees[1:]]
+                compare(f"one PGN of {path.stat().st_size / 1e6:,.0f} MB", runs)
+                path.unlink()
+            if args.memory:
+                from bench_memory import make_nuls, make_pgn
+                for name, make in (("nuls", make_nuls), ("pgn", make_pgn)):
+                    path = make(folder)
+                    compare(f"{name}: {path.stat().st_size / 1e6:,.1f} MB, default jobs",
+                            [(label, path, code, {}) for label, code in trees])
+                    path.unlink()
         return
     print(f"{'jobs':>4} {'copies':>6} {'records':>8} {'games':>6} {'s':>6} {'games/s':>8} "
           f"{'plies/s':>8} {'db wall':>7} {'db cpu':>6} {'cpu s':>6} {'parent MiB':>10} "

@@ -159,6 +159,18 @@ def test_members_expanding_past_a_sane_size_are_refused(tmp_path):
     assert "the limit is 100" in str(items[1])
 
 
+def test_a_member_of_a_megabyte_packed_a_thousand_times_is_refused(tmp_path):
+    # Too small for the check of a big member before, so thousands of them each stored a
+    # record of a megabyte of NULs.
+    bomb = tmp_path / "nuls.zip"
+    with zipfile.ZipFile(bomb, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("nuls.pgn", bytes(1 << 20))
+        archive.writestr("game.pgn", GBK_FILES[0].read_bytes())
+    items = list(walk([str(bomb)]))
+    assert isinstance(items[0], SourceError) and "zip bomb" in str(items[0])
+    assert isinstance(items[1], Source) and items[1].member == "game.pgn"
+
+
 def test_missing_paths_and_broken_archives_are_error_records(tmp_path):
     broken = tmp_path / "broken.zip"
     broken.write_bytes(b"PK\x03\x04 this is not really a zip")

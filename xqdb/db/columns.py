@@ -473,6 +473,25 @@ _SOURCES = (
            "column)"),
 )
 
+#: Columns of ``source_ranges``: the byte ranges of big sources stored so far, each in a
+#: transaction of its own, so that an import killed in the middle of one resumes at the
+#: next range.
+_SOURCE_RANGES = (
+    Column("source_id", "BIGINT", "the source (`sources.source_id`)", not_null=True),
+    Column("range", "INTEGER", "0, 1, 2... in the order of the bytes", not_null=True),
+    Column("start", "BIGINT", "offset of the range's first byte (a record's start)",
+           not_null=True),
+    Column("stop", "BIGINT", "offset one past its last byte", not_null=True),
+    Column("line", "INTEGER", "1-based line of its first byte", not_null=True),
+    Column("first_record", "INTEGER", "0-based number, in the whole source, of its first "
+           "record (`game_records.record_index`)", not_null=True),
+    Column("records", "INTEGER", "records read from it", not_null=True),
+    Column("sha256", "VARCHAR", "hash of its bytes: a resumed import goes on after the ranges "
+           "whose bytes are unchanged", not_null=True),
+    Column("error", "VARCHAR", "why reading it stopped early (the source's `error` once its "
+           "last range is stored), else NULL"),
+)
+
 _IS_PRIMARY = Column("is_primary", "BOOLEAN", "true for the record the game row was made from",
                      not_null=True)
 _RECORD_GAME = Column("game_id", "BIGINT", "the game this record is (its own, or the one kept "
@@ -660,6 +679,7 @@ TABLES: dict[str, Table] = {t.name: t for t in (
                           "they hold)", primary_key=True),
                    Column("value", "VARCHAR", "its value")),),
     Table("sources", _SOURCES),
+    Table("source_ranges", _SOURCE_RANGES),
     Table("games", (_GAME_ID, _SOURCE_ID, _RECORD_INDEX, *GAME_COLUMNS, *_GAME_LINKS)),
     Table("game_records", (_RECORD_GAME, _SOURCE_ID, _RECORD_INDEX, _IS_PRIMARY, _LINE, _OFFSET,
                            _FORMAT, _NOTATION, _ENCODING, _STATUS, _ERROR_KIND, _TAGS)),

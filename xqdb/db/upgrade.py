@@ -40,8 +40,10 @@ BATCH_SOURCES = 200
 #: Versions brought up to date in place, and what they lack: tables derived from the rows
 #: they hold, built without reading a record again.
 IN_PLACE = {7: "the lookup tables (position_keys, material_spans, material_signatures), "
-                "the win curves' late scale (win_curves.cp_late_scale) and the members of a "
-                "repeated name (sources.member_index)"}
+                "the win curves' late scale (win_curves.cp_late_scale), the members of a "
+                "repeated name (sources.member_index) and the table of the ranges of big "
+                "sources stored (source_ranges)",
+            8: "the table of the ranges of big sources stored (source_ranges)"}
 
 
 @dataclass

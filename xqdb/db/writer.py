@@ -41,12 +41,58 @@ from .lookups import forget_removed, refresh
 
 log = logging.getLogger("xqdb.db")
 
+@dataclass(frozen=True)
+class Part:
+    """A byte range of a big source, read as a work unit of its own and stored in a
+    transaction of its own (see :meth:`Writer.commit`). Ranges begin at record starts, so
+    every record falls in one; each carries where it begins in the whole source.
+
+    >>> Part(0, 0, 4096, 1, 0).rows(17)
+    'bytes 0-4096, records 1-17'
+    """
+
+    number: int
+    """0 for the source's first range, then 1, 2... in the order of the bytes."""
+    start: int
+    """Offset of the range's first byte in the source."""
+    stop: int
+    """Offset one past its last byte (the source's size for the last range)."""
+    line: int
+    """1-based line of its first byte."""
+    record: int
+    """Records of the source before it: the 0-based number of its first record."""
+    last: bool = False
+    sha256: str = ""
+    """The whole source's sha256, known when its last range is planned (only then)."""
+    encoding: str = ""
+    """The encoding detected from the source's head, which every range reads with."""
+
+    def rows(self, records: int) -> str:
+        return f"bytes {self.start}-{self.stop}, records {self.record + 1}-{self.record + records}"
+
+
+def partly_stored(stop: int, size: int) -> str:
+    """The ``error`` of a source whose ranges are stored only up to byte ``stop``: the
+    next import reads the rest.
+
+    >>> partly_stored(8, 20)
+    'partly stored: bytes 0-8 of 20 (the next import reads the rest)'
+    """
+    return f"{PARTLY_STORED}bytes 0-{stop} of {size} (the next import reads the rest)"
+
+
+#: How the error of a source stored only in part begins.
+PARTLY_STORED = "partly stored: "
+
+
 @dataclass
 class Staged:
     """One work unit's output: in-memory Arrow tables, or Parquet spool files for a big one."""
 
     tables: dict[str, pa.Table] = field(default_factory=dict)
     files: dict[str, list[str]] = field(default_factory=dict)
+    part: Part | None = None
+    """The range of a big source the unit read, if it read one (its one source)."""
 
 
 @dataclass
@@ -70,6 +116,11 @@ class CommitCounts:
     seconds: float = 0.0
 
 
+#: The write-ahead log's size at which the writer checkpoints after a commit (see
+#: :meth:`Writer.commit`). A 200 MB PGN grew DuckDB's in-memory tables by about 1 MB per
+#: MB of input until DuckDB's own threshold (which must stay high: see
+#: ``xqdb.pipeline.importer.DUCKDB_CHECKPOINT``), to 524 MB at its peak.
+WAL_BYTES = 32 << 20
 #: Rows of a spooled stage are read back and appended this many at most, and fewer
 #: when they are big (records of megabytes): a piece weighs about PIECE_BYTES.
 PIECE_ROWS = 50_000
@@ -131,8 +182,12 @@ class Writer:
     """
 
     def __init__(self, con: duckdb.DuckDBPyConnection, replace: bool = False,
-                 memory: tuple[int, int] | None = None) -> None:
+                 memory: tuple[int, int] | None = None,
+                 wal: str | os.PathLike[str] | None = None) -> None:
         self.con = con
+        self.wal = wal
+        """The database's write-ahead log: once a commit leaves it past
+        :data:`WAL_BYTES`, the writer checkpoints (``None``: DuckDB's own threshold only)."""
         self.replace = replace
         """Whether every staged source replaces the rows of a source stored under its
         name, even an unchanged one (which is otherwise skipped)."""
@@ -171,7 +226,9 @@ class Writer:
         the larger limit of :attr:`memory`, which is then let go.
         """
         try:
-            return self._commit(batch)
+            counts = self._commit(batch)
+            self._checkpoint_if_due()
+            return counts
         except duckdb.Error as exc:
             if self.memory is None or self.memory[1] <= self.memory[0] or not _no_memory(exc):
                 raise
@@ -241,6 +298,20 @@ class Writer:
         self.cpu_seconds += time.process_time() - cpu
         return added
 
+    def _checkpoint_if_due(self) -> None:
+        """Checkpoint once the log holds :data:`WAL_BYTES`: DuckDB keeps what the log holds
+        in memory as well (its ``IN_MEMORY_TABLE``), so this bounds it. The checkpoint runs
+        with the larger memory limit, as a checkpoint DuckDB starts by itself within the
+        working memory could fail, and a failed checkpoint is fatal for the connection."""
+        if self.wal is None:
+            return
+        try:
+            size = os.path.getsize(self.wal)
+        except OSError:
+            return
+        if size >= WAL_BYTES:
+            self.checkpoint()
+
     def checkpoint(self) -> None:
         """Write everything committed into the database file proper (counted in
         :attr:`seconds`, as it is part of the cost of storing)."""
@@ -294,8 +365,24 @@ class Writer:
     def _store(self, batch: Sequence[Staged], counts: CommitCounts) -> tuple[int, int]:
         con = self.con
         sources = pa.concat_tables(self._whole(b, "sources") for b in batch)
-        source_ids, by_row, last_source = self._source_ids(sources, counts)
-        if source_ids:
+        part = batch[0].part if len(batch) == 1 else None
+        if part is not None:
+            # A range's source row is the whole source's: its hash once the last range
+            # is stored, and until then an error saying how far it is stored.
+            range_sha, range_error = sources["sha256"][0].as_py(), sources["error"][0].as_py()
+            sources = sources.set_column(
+                sources.schema.get_field_index("sha256"), "sha256",
+                pa.array([part.sha256 if part.last else ""], pa.string()))
+            sources = sources.set_column(
+                sources.schema.get_field_index("error"), "error",
+                pa.array([range_error if part.last else
+                          partly_stored(part.stop, sources["bytes"][0].as_py())], pa.string()))
+        by_row: list[int | None] = []
+        if part is not None and part.number > 0:
+            source_ids, last_source = self._continued_source(sources, part), self._last_source
+        else:
+            source_ids, by_row, last_source = self._source_ids(sources, counts)
+        if source_ids and by_row:
             column = pa.array(by_row, pa.int64())
             kept = sources.append_column("source_id", column).filter(pc.is_valid(column))
             con.execute(f"""
@@ -332,7 +419,79 @@ class Writer:
         self._store_moves(batch, ids, "rule_events", "rule_events", _EVENT_NAMES)
         counts.evals = self._store_moves(batch, ids, "evals", "evals", _EVAL_NAMES)
         counts.positions = self._store_positions(batch, source_ids)
+        if part is not None and source_ids:
+            self._store_range(part, next(iter(source_ids.values())),
+                              int(sources["records"][0].as_py()), range_sha, range_error,
+                              int(sources["bytes"][0].as_py()), counts)
         return last_source, last_game
+
+    def stored_ranges(self) -> dict[tuple[str, str | None, int | None, int],
+                                    list[tuple[int, int, str]]]:
+        """``(real_path, member, member_index, bytes) -> [(start, stop, sha256)...]`` of
+        the ranges stored of each source stored only in part (an import was stopped in its
+        middle), in order: the next import goes on after those whose bytes are unchanged.
+        Empty when the writer replaces every source (it reads them from their start)."""
+        if self.replace:
+            return {}
+        out: dict[tuple[str, str | None, int | None, int], list[tuple[int, int, str]]] = {}
+        for path, member, index, size, start, stop, sha in self.con.execute(f"""
+                SELECT s.real_path, s.member, s.member_index, s.bytes, r.start, r.stop, r.sha256
+                FROM sources s JOIN source_ranges r USING (source_id)
+                WHERE starts_with(s.error, '{PARTLY_STORED}')
+                ORDER BY s.source_id, r.range""").fetchall():
+            out.setdefault((path, member, index, size), []).append((start, stop, sha))
+        return out
+
+    def _continued_source(self, sources: pa.Table, part: Part) -> dict[tuple[int, int], int]:
+        """The id of the source whose range ``part`` goes on from the ranges stored
+        (``{}`` when that range is stored already: it is not stored twice)."""
+        unit, seq, path, member, index = (sources[c][0].as_py() for c in (
+            "unit", "seq", "real_path", "member", "member_index"))
+        rows = self.con.execute(f"""
+            SELECT s.source_id, max(r.stop) FROM sources s JOIN source_ranges r USING (source_id)
+            WHERE s.real_path = ? AND s.member IS NOT DISTINCT FROM ?
+              AND s.member_index IS NOT DISTINCT FROM ? AND starts_with(s.error, '{PARTLY_STORED}')
+            GROUP BY s.source_id ORDER BY s.source_id DESC LIMIT 1""",
+                               [path, member, index]).fetchall()
+        row = rows[0] if rows else None
+        if row is not None and row[1] > part.start:
+            return {}
+        if row is None or row[1] != part.start:
+            raise DatabaseError(f"{path}: range {part.number} (bytes {part.start}-{part.stop}) "
+                                "does not follow the ranges stored of its source")
+        return {(unit, seq): int(row[0])}
+
+    def _store_range(self, part: Part, source_id: int, records: int, sha: str,
+                     error: str | None, size: int, counts: CommitCounts) -> None:
+        """Mark ``part`` of the source ``source_id`` stored, and bring the source's row up
+        to date: its records so far, and, with its last range, its hash and its error (the
+        first range's that stopped early, if any)."""
+        con = self.con
+        con.execute("INSERT INTO source_ranges VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    [source_id, part.number, part.start, part.stop, part.line, part.record,
+                     records, sha, error])
+        if part.last:
+            errors = con.execute(
+                "SELECT error FROM source_ranges WHERE source_id = ? AND error IS NOT NULL"
+                " ORDER BY range LIMIT 1", [source_id]).fetchall()
+            final = str(errors[0][0]) if errors else None
+            if final is None and not part.sha256:
+                final = "cannot read: the file could not be read to its end to hash it"
+        else:
+            final = partly_stored(part.stop, size)
+        con.execute("""
+            UPDATE sources SET records = (SELECT sum(records) FROM source_ranges r
+                                          WHERE r.source_id = sources.source_id),
+                               sha256 = ?, error = ?
+            WHERE source_id = ?""", [part.sha256 if part.last else "", final, source_id])
+        if part.number == 0:
+            # Counted by the ids' pass, failed while partly stored: a source counts once,
+            # with its last range.
+            counts.sources -= 1
+            counts.failed_sources -= int(not part.last or error is not None)
+        if part.last:
+            counts.sources += 1
+            counts.failed_sources += final is not None
 
     def _store_moves(self, batch: Sequence[Staged], ids: list[_UnitIds], stage: str,
                      table: str, names: str) -> int:
@@ -429,7 +588,7 @@ class Writer:
         linked from another source's record now belongs to that record."""
         con = self.con
         gone = self._scan("replaced", pa.table({"source_id": pa.array(source_ids, pa.int64())}))
-        for table in ("sources", "game_records", "raw_records", "positions"):
+        for table in ("sources", "source_ranges", "game_records", "raw_records", "positions"):
             con.execute(f"DELETE FROM {table} WHERE source_id IN (SELECT source_id FROM {gone})")
         orphans = f"""(SELECT game_id FROM games g
                       WHERE g.source_id IN (SELECT source_id FROM {gone})

@@ -24,7 +24,7 @@ import hashlib
 import io
 from typing import Any, BinaryIO, cast
 
-from .sources import Source
+from .sources import SentSource, Source
 
 #: A source up to this size is read into memory whole, hashed, and read from there.
 KEEP_BYTES = 1 << 20
@@ -93,4 +93,52 @@ class HashingReader(io.RawIOBase):
                     self.digest.update(block)
             finally:
                 self._stream.close()
+        super().close()
+
+
+def open_range(source: Source, start: int, stop: int) -> HashingReader:
+    """The bytes ``start`` to ``stop`` of the file of ``source``, hashed as they are read
+    (the hash covers the whole range once the stream is closed), held a block at a time
+    whatever the range's size. A source that carries its bytes (sent to a cluster worker)
+    carries only the range's.
+
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "a.pgn")
+    >>> with open(path, "wb") as f:
+    ...     _ = f.write(b"0123456789")
+    >>> stream = open_range(Source(path, None, 10), 2, 5)
+    >>> stream.read(), stream.read()
+    (b'234', b'')
+    """
+    if isinstance(source, SentSource):
+        return HashingReader(source.open())
+    stream = open(source.path, "rb")
+    stream.seek(start)
+    return HashingReader(cast(BinaryIO, _Bounded(stream, stop - start)))
+
+
+class _Bounded(io.RawIOBase):
+    """The next ``size`` bytes of a stream, then its end."""
+
+    def __init__(self, stream: BinaryIO, size: int) -> None:
+        self._stream = stream
+        self._left = size
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, size: int | None = -1) -> bytes:
+        want = self._left if size is None or size < 0 else min(size, self._left)
+        data = self._stream.read(want) if want else b""
+        self._left -= len(data)
+        return data
+
+    def readinto(self, buffer: Any) -> int:
+        data = self.read(len(buffer))
+        buffer[:len(data)] = data
+        return len(data)
+
+    def close(self) -> None:
+        if not self.closed:
+            self._stream.close()
         super().close()

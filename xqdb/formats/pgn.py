@@ -97,7 +97,66 @@ def read(stream: BinaryIO, origin: Origin, encoding: str | None = None) -> Itera
         chunks = _text_records(stream, head, file_encoding)
     else:
         chunks = _byte_records(stream, head, base)
-    for index, (data, offset, line) in enumerate(chunks):
+    yield from _records(chunks, origin, file_encoding, encoding is None)
+
+
+def splits(head: bytes, encoding: str | None = None) -> bool:
+    """Whether a PGN file starting with ``head`` can be read in byte ranges cut at record
+    starts (see :func:`record_starts`): every encoding but UTF-16, whose records are found
+    in the decoded text.
+
+    >>> splits(b'[Event "a"]'), splits(b"\\xff\\xfe[\\x00")
+    (True, False)
+    """
+    return not (encoding or detect_encoding(head)).startswith("utf-16")
+
+
+def record_starts(stream: BinaryIO) -> Iterator[tuple[int, int]]:
+    """Byte offset and 1-based line of every record of a PGN stream, in order, found as
+    :func:`read` finds them (holding one record at a time), for a file that
+    :func:`splits`: :func:`read_range` from any of them on reads the records that
+    :func:`read` reads there, numbered alike.
+
+    >>> import io
+    >>> list(record_starts(io.BytesIO(b'[Red "A"]\\n1. h2e2 *\\n\\n[Red "B"]\\n1. c3c4 *\\n')))
+    [(0, 1), (21, 4)]
+    """
+    head = stream.read(_HEAD)
+    base = 3 if head.startswith(codecs.BOM_UTF8) else 0
+    for _, offset, line in _split(_byte_chunks(stream, head[base:]), _BOUNDARY_BYTES, base):
+        yield offset, line
+
+
+def read_range(stream: BinaryIO, origin: Origin, file_encoding: str,
+               encoding: str | None = None) -> Iterator[GameRecord]:
+    """Yield the games of a byte range of a PGN file: ``stream`` holds the range's bytes,
+    which begin at a record start (see :func:`record_starts`); ``origin`` gives the
+    range's first record number (``index``), byte offset and line in the whole file, so
+    records are numbered and placed as :func:`read` of the whole file would.
+    ``file_encoding`` is the encoding detected from the file's head; ``encoding`` the
+    user's override, if any.
+
+    >>> import io
+    >>> second = next(read_range(io.BytesIO(b'[Red "B"]\\n1. c3c4 *\\n'),
+    ...                          Origin("a.pgn", None, 1, 21, 4), "utf-8"))
+    >>> str(second.origin), second.moves
+    ('a.pgn, record 2, line 4', ['c3c4'])
+    """
+    head = stream.read(_HEAD)
+    base = origin.offset or 0
+    if not base and head.startswith(codecs.BOM_UTF8):
+        head, base = head[3:], 3
+    chunks = _split(_byte_chunks(stream, head), _BOUNDARY_BYTES, base,
+                    first_line=origin.line or 1)
+    yield from _records(chunks, origin, file_encoding, encoding is None, origin.index)
+
+
+def _records(chunks: Iterator[tuple[bytes | str | _TooLarge, int | None, int]], origin: Origin,
+             file_encoding: str, fallback: bool, first: int = 0) -> Iterator[GameRecord]:
+    """The records of split chunks, decoded and parsed, numbered from ``first``; a
+    record that does not fit ``file_encoding`` is decoded with the next likely one when
+    ``fallback`` (the encoding was detected, not given)."""
+    for index, (data, offset, line) in enumerate(chunks, start=first):
         where = Origin(origin.path, origin.member, index, offset, line)
         if isinstance(data, _TooLarge):
             yield data.record(where, file_encoding)
@@ -105,7 +164,7 @@ def read(stream: BinaryIO, origin: Origin, encoding: str | None = None) -> Itera
         if isinstance(data, str):
             text, used = data, file_encoding
         else:
-            text, used = decode(data, file_encoding, fallback=encoding is None)
+            text, used = decode(data, file_encoding, fallback=fallback)
         yield parse_record(text, where, used)
 
 
@@ -260,7 +319,7 @@ class _TooLarge:
 
 
 def _split(chunks: Iterator[bytes] | Iterator[str], boundary: re.Pattern, base: int = 0,
-           limit: int | None = None) -> Iterator[tuple[bytes | str | _TooLarge, int, int]]:
+           limit: int | None = None, first_line: int = 1) -> Iterator[tuple[bytes | str | _TooLarge, int, int]]:
     """Cut a stream of chunks (each of whole lines but the last) into records; yields
     ``(record, offset, line)`` where offset counts bytes (or characters) and line is
     1-based, both of its first non-blank line.
@@ -284,7 +343,7 @@ def _split(chunks: Iterator[bytes] | Iterator[str], boundary: re.Pattern, base: 
     parts: list[Any] = []
     size = 0
     start = None  # where the first header ends in the text held, once it does
-    offset, line = base, 1
+    offset, line = base, first_line
     chunk: Any
     too_large: _TooLarge | None = None  # the record being read past
     lines = 0  # its newlines

@@ -42,9 +42,12 @@ from ..errors import closest
 #: Largest member an archive may expand to (bytes). Game files are kilobytes; a member
 #: larger than this is a mistake or an attack, not a game collection.
 MAX_MEMBER_SIZE = 1 << 30
-#: Largest expansion ratio accepted for a member bigger than :data:`RATIO_FLOOR` bytes.
-#: Text game files compress about 3 to 10 times; a zip bomb compresses a thousand times.
+#: Largest expansion ratio accepted for a member bigger than :data:`MEMBER_RATIO_FLOOR`
+#: bytes. Text game files compress about 3 to 10 times; a zip bomb compresses a thousand
+#: times. (A member of 1 MiB of NULs packs into 1 KiB: thousands of them, each stored as a
+#: record of a megabyte, drove an import's memory past 700 MB.)
 MAX_RATIO = 200
+MEMBER_RATIO_FLOOR = 64 << 10
 RATIO_FLOOR = 1 << 20
 #: Largest expansion ratio of a whole archive (its members' sizes over the file's size),
 #: once past :data:`RATIO_FLOOR`: thousands of members each too small for the check of
@@ -451,7 +454,7 @@ def _refuse_size(shown: str, name: str, size: int, packed: int | None, limit: in
     if size > limit:
         return SourceError(f"{where}: refused, it would expand to {size:,} bytes "
                            f"(the limit is {limit:,})", shown, name)
-    if packed is not None and size > RATIO_FLOOR and size > MAX_RATIO * max(packed, 1):
+    if packed is not None and size > MEMBER_RATIO_FLOOR and size > MAX_RATIO * max(packed, 1):
         return SourceError(f"{where}: refused, it would expand {size // max(packed, 1):,} times "
                            f"({packed:,} to {size:,} bytes), like a zip bomb", shown, name)
     return None

@@ -25,6 +25,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import BinaryIO, cast
 
 
 from ..errors import BadArgumentError, CannotRunError, DatabaseError
@@ -33,8 +34,8 @@ from ..db.players import link_players
 from ..db.rows import UnitBuilder, replay_record
 from ..errors import ErrorKind
 from ..db.schema import connect
-from ..db.writer import Staged, Writer, writing
-from ..formats.hashing import open_hashed
+from ..db.writer import Part, Staged, Writer, writing
+from ..formats.hashing import HashingReader, open_hashed, open_range
 from ..formats.sources import (READ_ERRORS, STDIN, SentSource, Skipped, Source, SourceError,
                                no_such_path, read_failure, readable, walk)
 from .executors import Executor, default_jobs, idle_cores, open_executor, require_paths
@@ -65,6 +66,13 @@ DUCKDB_WORKING_MEMORY = 64 << 20
 #: checkpoint at a commit within the working memory can fail, which DuckDB takes as fatal
 #: for the connection: the import then stopped with exit 4.)
 DUCKDB_CHECKPOINT = "256MB"
+#: A file bigger than this (in a format that allows it: PGN) is read in ranges of about
+#: this many bytes, cut at record starts: each is a work unit any worker takes, stored in a
+#: transaction of its own. ``XQDB_RANGE_BYTES`` in the environment overrides it. (A
+#: commit's memory follows its range: on a 50 MB PGN, ranges of 8 MiB peaked the parent at
+#: 330 MB, of 2 MiB at 238 MB.)
+RANGE_BYTES = 2 << 20
+RANGE_BYTES_VARIABLE = "XQDB_RANGE_BYTES"
 #: The writer commits once it holds this many staged records (or a spilled unit), or
 #: records read from this many bytes: a batch of big records stays a few of them.
 COMMIT_RECORDS = 4000
@@ -94,6 +102,8 @@ class WorkUnit:
     format: str | None = None
     encoding: str | None = None
     spool: str | None = None
+    part: Part | None = None
+    """The byte range to read of the unit's one source, when it is read in ranges."""
 
 
 @dataclass
@@ -187,8 +197,8 @@ def import_paths(paths: Sequence[str], db: str | os.PathLike[str], *, jobs: int 
                  force: bool = False, follow_links: bool = False,
                  memory_limit: str | None = None, commit_records: int = COMMIT_RECORDS,
                  progress: Callable[[UnitResult, ImportSummary], None] | None = None,
-                 scheduler: str | None = None, send_inputs: bool = False
-                 ) -> ImportSummary:
+                 scheduler: str | None = None, send_inputs: bool = False,
+                 range_bytes: int | None = None) -> ImportSummary:
     """Import every record under ``paths`` into the DuckDB file ``db``.
 
     ``format`` and ``encoding`` override sniffing. ``force`` reads every source again
@@ -205,6 +215,11 @@ def import_paths(paths: Sequence[str], db: str | os.PathLike[str], *, jobs: int 
     open the inputs at the same paths, unless ``send_inputs`` sends them the bytes
     (standard input is always sent).
 
+    A PGN file bigger than ``range_bytes`` (default :func:`default_range_bytes`) is read
+    in ranges of about that size cut at record starts, by all the workers at once, and
+    stored a range per transaction: the rows and ids are those of a reading in one piece,
+    and a run stopped in its middle goes on after the last range stored.
+
     Raises :class:`InputError` (before anything is written) or :class:`StorageError`
     for failures of the run itself, and :class:`xqdb.pipeline.executors.ExecutorError` when the
     cluster cannot be used (a worker that cannot see an input, tasks lost too often).
@@ -219,6 +234,7 @@ def import_paths(paths: Sequence[str], db: str | os.PathLike[str], *, jobs: int 
 
     format, encoding = checked_overrides(format, encoding)
     memory = memory_bytes(memory_limit) if memory_limit is not None else default_memory_limit()
+    range_bytes = range_bytes or default_range_bytes()
     jobs = jobs or idle_cores()
     summary = ImportSummary()
     start = time.perf_counter()
@@ -242,11 +258,13 @@ def import_paths(paths: Sequence[str], db: str | os.PathLike[str], *, jobs: int 
                 shutil.rmtree(spool, ignore_errors=True)
                 os.makedirs(spool, exist_ok=True)
                 writer = Writer(con, replace=force,
-                                memory=(min(memory, DUCKDB_WORKING_MEMORY), memory))
+                                memory=(min(memory, DUCKDB_WORKING_MEMORY), memory),
+                                wal=f"{os.fspath(db)}.wal")
                 # Cluster workers cannot write to this machine's spool: their big units travel
                 # back whole.
                 units = plan_units(paths, writer.known_sources(), summary, format, encoding,
-                                   spool if executor.is_local else None, follow_links, db)
+                                   spool if executor.is_local else None, follow_links, db,
+                                   range_bytes, writer.stored_ranges())
 
                 def noted(unit: UnitResult, so_far: ImportSummary) -> None:
                     # Others refused the database read how far the import is (xqdb.db.holder).
@@ -304,6 +322,10 @@ def for_cluster(unit: WorkUnit, send_inputs: bool = False) -> WorkUnit:
         if not (send_inputs or source.label == STDIN):
             return replace(source, path=os.path.abspath(source.path), label=source.display_path)
         try:
+            if unit.part is not None:  # only the range's bytes
+                with open_range(source, unit.part.start, unit.part.stop) as stream:
+                    return SentSource(source.path, source.member, source.size, source.label,
+                                      source.real, source.member_index, stream.read())
             return source.with_bytes()
         except (OSError, SourceError) as exc:
             return SourceError(f"{source}: cannot read: {exc}", source.display_path,
@@ -350,15 +372,34 @@ def default_memory_limit() -> int:
     return max(DUCKDB_MEMORY_FLOOR, int(physical_memory() * DUCKDB_MEMORY_SHARE))
 
 
+def default_range_bytes() -> int:
+    """The size of the ranges big files are read in: ``XQDB_RANGE_BYTES`` from the
+    environment, else :data:`RANGE_BYTES`."""
+    text = os.environ.get(RANGE_BYTES_VARIABLE)
+    if not text:
+        return RANGE_BYTES
+    try:
+        size = int(text)
+    except ValueError:
+        raise InputError(f"{RANGE_BYTES_VARIABLE}={text!r} is not a number of bytes") from None
+    if size < 1:
+        raise InputError(f"{RANGE_BYTES_VARIABLE}={text!r}: a range needs a byte at least")
+    return size
+
+
 def plan_units(paths: Sequence[str], known: dict[tuple[str, str | None, int | None, int], str],
                summary: ImportSummary, format: str | None = None, encoding: str | None = None,
                spool: str | None = None, follow_links: bool = False,
-               db: str | os.PathLike[str] | None = None) -> Iterator[WorkUnit]:
+               db: str | os.PathLike[str] | None = None, range_bytes: int = 0,
+               stored: dict[tuple[str, str | None, int | None, int],
+                            list[tuple[int, int, str]]] | None = None) -> Iterator[WorkUnit]:
     """Group the sources under ``paths`` into work units, lazily, in input order.
 
     What the walk refuses (unsafe archive members...) or passes over (a FIFO...) travels
     in the units too, to be stored with its reason; notes, and the files of the database
-    ``db`` itself (its ``.wal``, its note, its spool), are counted and left out.
+    ``db`` itself (its ``.wal``, its note, its spool), are counted and left out. A file
+    bigger than ``range_bytes`` (0: none) that can be read in ranges is planned as a unit
+    per range (see :func:`plan_ranges`), after the ranges ``stored`` of it.
     """
     own = None if db is None else os.path.realpath(db)
     batch: list[Source | Skipped | SourceError] = []
@@ -381,6 +422,24 @@ def plan_units(paths: Sequence[str], known: dict[tuple[str, str | None, int | No
             summary.ignored_sources += 1
             continue
         item_size = item.size if isinstance(item, Source) else 0
+        if isinstance(item, Source) and range_bytes and item.member is None \
+                and item_size > range_bytes:
+            key = (readable(item.real_path), item.shown_member, item.member_index, item.size)
+            parts = plan_ranges(item, known.get(key), (stored or {}).get(key, []), range_bytes,
+                                format, encoding)
+            if parts is not None:
+                if batch:
+                    yield unit()
+                    number += 1
+                    batch, size = [], 0
+                planned = False
+                for part in parts:
+                    planned = True
+                    yield WorkUnit(number, (item,), (None,), format, encoding, spool, part)
+                    number += 1
+                if not planned:  # unchanged since it was stored whole
+                    summary.skipped_sources += 1
+                continue
         if batch and (len(batch) >= UNIT_SOURCES or size + item_size > UNIT_BYTES):
             yield unit()
             number += 1
@@ -389,6 +448,84 @@ def plan_units(paths: Sequence[str], known: dict[tuple[str, str | None, int | No
         size += item_size
     if batch:
         yield unit()
+
+
+def plan_ranges(source: Source, known: str | None, stored: list[tuple[int, int, str]],
+                range_bytes: int, format: str | None = None, encoding: str | None = None
+                ) -> Iterator[Part] | None:
+    """The byte ranges to read ``source`` in, lazily, or ``None`` when it cannot be read in
+    ranges (see :func:`xqdb.formats.splitting`) or cannot be opened (its unit says why).
+
+    Ranges are cut at the first record start at least ``range_bytes`` after the range's
+    own, as the file is read here once (a record at a time): the whole file's hash is
+    known when its last range is planned. Nothing is planned when the file still hashes
+    to ``known`` (its sha256 stored whole before). After the ``stored`` ranges
+    ``(start, stop, sha256)`` of a run stopped in the middle of it, whose bytes are
+    unchanged, the ranges go on from the last one's end.
+    """
+    from ..formats import splitting  # loads the readers: only when importing
+
+    try:
+        if known is not None and _hash_bytes(source, 0, source.size) == known:
+            return iter(())
+        resume = stored[-1][1] if stored and all(
+            _hash_bytes(source, start, stop) == sha for start, stop, sha in stored) else None
+        stream = HashingReader(source.open())
+    except READ_ERRORS:
+        return None
+    split = splitting(source, cast(BinaryIO, stream), format, encoding)
+    if split is None:
+        stream.close()
+        return None
+    return _ranges(source, stream, split.encoding, split.starts, range_bytes, resume,
+                   len(stored), format, encoding)
+
+
+def _ranges(source: Source, stream: HashingReader, file_encoding: str,
+            starts: Iterator[tuple[int, int]], range_bytes: int, resume: int | None,
+            resumed: int, format: str | None, encoding: str | None) -> Iterator[Part]:
+    """The ranges of :func:`plan_ranges`, from the record starts the file's reading gives."""
+    start, line, first, number = 0, 1, 0, 0
+    planned = False
+    try:
+        for index, (offset, at) in enumerate(starts):
+            if resume is not None:
+                if offset < resume:
+                    continue
+                if offset > resume:
+                    break  # the stored ranges do not end at a record: read it all again
+                start, line, first, number, resume = offset, at, index, resumed, None
+            elif offset >= start + range_bytes:
+                planned = True
+                yield Part(number, start, offset, line, first, encoding=file_encoding)
+                start, line, first, number = offset, at, index, number + 1
+        else:
+            if resume is None:
+                stream.close()  # hashes what the reading left, if anything
+                yield Part(number, start, source.size, line, first, last=True,
+                           sha256=stream.digest.hexdigest(), encoding=file_encoding)
+                return
+    except READ_ERRORS:
+        if planned or resume is None:
+            # The rest is one range, without the whole file's hash: its reading, or the
+            # writer, says what failed, and the next import reads the file again.
+            yield Part(number, start, source.size, line, first, last=True,
+                       encoding=file_encoding)
+            return
+    finally:
+        stream.close()
+    # The stored ranges do not end at a record start of the file as it is now: it is
+    # read again from its start.
+    again = plan_ranges(source, None, [], range_bytes, format, encoding)
+    if again is not None:
+        yield from again
+
+
+def _hash_bytes(source: Source, start: int, stop: int) -> str:
+    """The sha256 of the bytes ``start`` to ``stop`` of the file of ``source``."""
+    stream = open_range(source, start, stop)
+    stream.close()
+    return str(stream.digest.hexdigest())
 
 
 #: Files a database ``x.duckdb`` keeps beside itself while it is written.
@@ -439,10 +576,13 @@ def _write(writer: Writer, results: Iterable[UnitResult], summary: ImportSummary
         summary.bytes += result.bytes
         summary.failed_sources.extend(result.failed_sources)
         summary.passed_over.extend(result.passed_over)
+        if result.staged.part is not None:
+            flush()  # a range of a big source is stored in a transaction of its own
         held.append(result)
         held_records += result.records
         held_bytes += result.bytes
-        if held_records >= commit_records or held_bytes >= COMMIT_BYTES or result.staged.files:
+        if held_records >= commit_records or held_bytes >= COMMIT_BYTES or result.staged.files \
+                or result.staged.part is not None:
             flush()
         if progress is not None:
             progress(result, summary)
@@ -459,17 +599,23 @@ def read_unit(unit: WorkUnit) -> UnitResult:
     cannot be opened, is stored with its error and no records; a refused or passed-over
     one with its reason, unread.
     """
-    from ..formats import is_source_failure, read_source  # heavy: load them where they run
+    from ..formats import is_source_failure, read_range, read_source  # heavy: load them where they run
 
     out = UnitBuilder(unit.number, unit.spool, SPILL_ROWS, SPILL_BYTES)
     result = UnitResult(unit.number, Staged())
+    part = unit.part
     for seq, (source, known) in enumerate(zip(unit.sources, unit.known)):
         if not isinstance(source, Source):
             _add_unread(out, result, seq, source)
             continue
-        result.bytes += source.size
+        result.bytes += source.size if part is None else part.stop - part.start
+        stream: BinaryIO | None
         try:
-            stream, digest = open_hashed(source, known)
+            if part is None:
+                stream, digest = open_hashed(source, known)
+            else:
+                ranged = open_range(source, part.start, part.stop)
+                stream, digest = cast(BinaryIO, ranged), ranged.digest
         except READ_ERRORS as exc:
             why = f"cannot read: {read_failure(exc)}"
             log.error("%s: %s", source, why)
@@ -484,9 +630,12 @@ def read_unit(unit: WorkUnit) -> UnitResult:
         fmt: str | None = None
         enc: str | None = None
         error: str | None = None
+        records_read = read_source(source, format=unit.format, encoding=unit.encoding,
+                                   stream=stream) if part is None else \
+            read_range(source, stream, part.record, part.start, part.line, part.encoding,
+                       unit.encoding)
         try:
-            for record in read_source(source, format=unit.format, encoding=unit.encoding,
-                                      stream=stream):
+            for record in records_read:
                 if is_source_failure(record):
                     error = record.error
                     break
@@ -499,7 +648,8 @@ def read_unit(unit: WorkUnit) -> UnitResult:
                     log.info("%s: invalid%s: %s", record.origin,
                              f" at ply {game.error_ply}" if game.error_ply else "", game.error)
         except Exception as exc:  # a reader bug must not sink the batch; keep what was read
-            error = f"reading stopped after {records} records: {type(exc).__name__}: {exc}"
+            error = (f"reading stopped after {records + (part.record if part else 0)} records: "
+                     f"{type(exc).__name__}: {exc}")
         finally:
             stream.close()
         if error is not None:
@@ -510,8 +660,13 @@ def read_unit(unit: WorkUnit) -> UnitResult:
         out.add_source(seq, source.given_path, source.member, digest.hexdigest(),
                        source.size, fmt, enc, records, error, source.real_path,
                        source.member_index)
-    log.debug("unit %d: %d sources, %d records", unit.number, result.sources, result.records)
+    if part is None:
+        log.debug("unit %d: %d sources, %d records", unit.number, result.sources,
+                  result.records)
+    else:
+        log.debug("unit %d: %s, %s", unit.number, unit.sources[0], part.rows(result.records))
     result.staged = out.finish()
+    result.staged.part = part
     return result
 
 
@@ -552,6 +707,7 @@ def lost_unit(unit: WorkUnit, why: str) -> UnitResult:
         out.add_source(seq, source.given_path, source.member, "", source.size, None, None, 0,
                        error, source.real_path, source.member_index)
     result.staged = out.finish()
+    result.staged.part = unit.part
     return result
 
 
