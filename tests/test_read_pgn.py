@@ -245,6 +245,18 @@ def test_comments_variations_nags_and_glued_numbers():
     assert replay(record).is_valid
 
 
+def test_a_variation_opened_before_its_line_has_a_move_is_another_alternative():
+    # "( (": the inner variation has no move of its line to replace, so it replaces what
+    # that line replaces, here Red's first move, as a sibling.
+    text = "1. h2e2 ( ( 1. b2e2 ) 1. h0g2 ) h9g7 *\n"
+    record = pgn.parse_record(text, Origin("x.pgn"))
+    assert record.moves == ["h2e2", "h9g7"]
+    assert [(i, v.moves) for i, v in record.mainline.variations] == [(0, ["h0g2"]),
+                                                                      (0, ["b2e2"])]
+    game = replay(record)
+    assert game.is_valid and game.variations == 2 and not game.variation_errors
+
+
 def test_an_unclosed_comment_is_a_record_error_and_the_next_record_still_reads(tmp_path):
     path = tmp_path / "two.pgn"
     path.write_text('[Red "A"]\n1. h2e2 {never closed h9g7\n\n[Red "B"]\n1. h2e2 h9g7 *\n')

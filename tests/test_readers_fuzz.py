@@ -8,7 +8,7 @@ from __future__ import annotations
 import io
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, example, given, settings, strategies as st
 
 from datafiles import DATA, SAMPLE_GAMES, SHARED_DATA
 from xqdb.formats import dhtmlxq, epd, movelist, pgn, read_source
@@ -92,6 +92,7 @@ def test_wrong_encodings_given_or_transcoded(name, encoding):
 
 @settings(max_examples=60, deadline=None)
 @given(st.binary(max_size=3000))
+@example(b"\x00((")  # a variation inside a variation that never gets a move
 def test_arbitrary_bytes_through_the_dispatcher(tmp_path_factory, data):
     path = tmp_path_factory.mktemp("fuzz") / "junk.pgn"
     path.write_bytes(data)

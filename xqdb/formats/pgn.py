@@ -205,6 +205,7 @@ def _parse_movetext(text: str, start: int, root: Line) -> str | None | _Unreadab
         root.moves.clear()
     line = root
     stack: list[Line] = []
+    forks: dict[int, tuple[Line, int]] = {}  # where each variation hangs, by id
     for m in _TOKEN.finditer(text, start):
         kind = m.lastgroup
         if kind == "move":
@@ -227,7 +228,14 @@ def _parse_movetext(text: str, start: int, root: Line) -> str | None | _Unreadab
             _add_comment(line, body[1:-1].strip())
         elif kind == "open":
             variation = Line()
-            line.variations.append((max(len(line.moves) - 1, 0), variation))
+            if not line.moves and id(line) in forks:
+                # A variation opened before its line has a move ("( (") has nothing in that
+                # line to replace: it is another alternative to what that line replaces.
+                holder, fork = forks[id(line)]
+            else:
+                holder, fork = line, max(len(line.moves) - 1, 0)
+            holder.variations.append((fork, variation))
+            forks[id(variation)] = holder, fork
             stack.append(line)
             line = variation
         elif kind == "close":
