@@ -103,11 +103,10 @@ def _pyffish_uci(move: str) -> str:
 
 
 @pytest.mark.slow
-def test_ccpd_moves_are_legal_for_pyffish(ccpd_records, ccpd_games):
-    """A sample of the replayed games, move by move, against Fairy-Stockfish: one in 60
-    of all, as many of the daily run's."""
-    every = max(1, 60 * len(ccpd_games) // len(ccpd_records))
-    sample = [game for _, game in ccpd_games if game.is_valid and game.plies][::every]
+def test_ccpd_moves_are_legal_for_pyffish(ccpd_records):
+    """A sample of the replayed games (one record in 60), move by move, against
+    Fairy-Stockfish."""
+    sample = [game for game in map(replay, ccpd_records[::60]) if game.is_valid and game.plies]
     assert len(sample) > 150
     for game in sample:
         played: list[str] = []
@@ -164,17 +163,23 @@ def test_three_notations_of_the_same_15_games_agree_except_one_pinned_move():
     assert len(game.uci) == len(coords[1].uci)
 
 
-def test_liu_dahua_1125_games_replay_completely(shared_data):
-    games = _replayed(shared_data / "uci" / "liu-dahua-1125.pgn")
-    assert len(games) == 1125
-    assert all(g.is_valid for g in games)
-    assert all(g.record.notation == "uci" and g.record.result is None for g in games)
-    assert all(set(g.record.tags) == {"Event", "Red", "Black"} for g in games)
-    assert sum(g.plies for g in games) > 1125 * 40
+@pytest.mark.parametrize("step", [
+    9,  # every record read, one in nine (125) replayed, in the daily run
+    pytest.param(1, marks=pytest.mark.slow),  # all 1,125 replayed
+])
+def test_liu_dahua_1125_games_replay_completely(shared_data, step):
+    records = list(read_paths([str(shared_data / "uci" / "liu-dahua-1125.pgn")]))
+    assert len(records) == 1125
+    assert all(r.notation == "uci" and r.result is None for r in records)
+    assert all(set(r.tags) == {"Event", "Red", "Black"} for r in records)
     # Records are numbered and located by line in the one file.
-    assert [g.record.origin.index for g in games] == list(range(1125))
+    assert [r.origin.index for r in records] == list(range(1125))
     lines = (shared_data / "uci" / "liu-dahua-1125.pgn").read_text().splitlines()
-    assert all(lines[g.record.origin.line - 1].startswith("[Event ") for g in games)
+    assert all(lines[r.origin.line - 1].startswith("[Event ") for r in records)
+    games = [replay(r) for r in records[::step]]
+    assert len(games) == len(range(0, 1125, step))
+    assert all(g.is_valid for g in games)
+    assert sum(g.plies for g in games) > len(games) * 40
 
 
 _CCGC_RESULTS = {"先胜": "1-0", "先负": "0-1", "先和": "1/2-1/2"}
