@@ -1,7 +1,11 @@
 """The README's exit-code table, row by row: every command a row names fails that way with
 that code, one ``Error:`` line on stderr (with its hint) and never a traceback.
 
-Each runs xqdb in a process of its own, as a user would, on a small real database.
+Each runs xqdb on a small real database. Most run the command in this process, through
+Click's runner and the one handler that maps errors to codes (the process start-ups were
+nearly all of this file's time); for each exit code, and wherever a real process matters
+(signals, pipes, worker pools, engines, servers), xqdb runs in a process of its own, as a
+user runs it.
 """
 
 from __future__ import annotations
@@ -13,25 +17,37 @@ import socket
 import subprocess
 import sys
 import time
+import traceback
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
 from import_support import DATA, run_xqdb, xqdb_command
+from xqdb.cli import cli
 from test_readme import README, exit_code_rows, section
 
 FEN_HINT = ("(the start position reads "
             "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w)")
 
 
-def error_line(code: int, *args: str) -> str:
-    """Run xqdb with ``args``, check its exit code and that stderr ends in one ``Error:``
-    line with no traceback; return that line."""
-    result = run_xqdb(*args)
-    assert result.returncode == code, (args, result.returncode, result.stderr)
-    assert "Traceback" not in result.stderr, result.stderr
-    last = result.stderr.rstrip("\n").splitlines()[-1]
-    assert last.startswith("Error: "), result.stderr
+def error_line(code: int, *args: str, process: bool = False) -> str:
+    """Run xqdb with ``args`` (in this process, or in one of its own if ``process``), check
+    its exit code and that stderr ends in one ``Error:`` line with no traceback; return
+    that line."""
+    if process:
+        result = run_xqdb(*args)
+        returncode, stderr = result.returncode, result.stderr
+    else:
+        done = CliRunner().invoke(cli, list(args), prog_name="xqdb")
+        # Only the handler's exit ends the command: any other exception is a traceback.
+        assert done.exception is None or isinstance(done.exception, SystemExit), \
+            "".join(traceback.format_exception(*done.exc_info)) if done.exc_info else ""
+        returncode, stderr = done.exit_code, done.stderr
+    assert returncode == code, (args, returncode, stderr)
+    assert "Traceback" not in stderr, stderr
+    last = stderr.rstrip("\n").splitlines()[-1]
+    assert last.startswith("Error: "), stderr
     return last
 
 
@@ -134,6 +150,12 @@ DATABASE = {
 }
 
 
+#: The cases run in a process of their own as well: one of each exit code's rows, the
+#: import (the user's first command) and the server.
+IN_A_PROCESS = {("bad-argument", "perft"), ("not-found", "show"), ("cannot-run", "import"),
+                ("cannot-run", "serve"), ("database", "info"), ("database", "serve")}
+
+
 def readme_row(code: int, starts: str) -> set[str]:
     """The commands of the README's row for ``code`` whose text starts with ``starts``."""
     rows = [named for c, when, named in exit_code_rows(section("Exit codes and errors"))
@@ -154,15 +176,15 @@ def test_every_command_with_a_database_is_in_the_database_row() -> None:
     assert readme_row(5, "the cluster") == readme_row(130, "interrupted") == {"import", "analyze"}
 
 
-@pytest.mark.parametrize("code, command, args, expected", [
-    pytest.param(code, command, *case, id=f"{row}-{command}")
+@pytest.mark.parametrize("code, command, args, expected, process", [
+    pytest.param(code, command, *case, (row, command) in IN_A_PROCESS, id=f"{row}-{command}")
     for code, row, cases in ((2, "bad-argument", BAD_ARGUMENT), (2, "not-found", NOT_FOUND),
                              (3, "cannot-run", CANNOT_RUN))
     for command, case in sorted(cases.items())])
 def test_each_row_and_command(db: Path, tmp_path: Path, code: int, command: str,
-                              args: tuple[str, ...], expected: str) -> None:
+                              args: tuple[str, ...], expected: str, process: bool) -> None:
     (tmp_path / "empty.pgn").write_bytes(b"")
-    line = error_line(code, *filled(args, db, tmp_path))
+    line = error_line(code, *filled(args, db, tmp_path), process=process)
     expected = expected.replace("OUT", str(tmp_path / "no" / "such")).replace("TMP", str(tmp_path))
     assert line.startswith(expected), line
     # Nothing was left behind where the command could not write.
@@ -174,7 +196,8 @@ def test_each_row_and_command(db: Path, tmp_path: Path, code: int, command: str,
 def test_a_file_that_is_not_a_database(tmp_path: Path, command: str) -> None:
     fake = tmp_path / "games.duckdb"
     fake.write_text("these are my notes, not a database\n")
-    line = error_line(4, *filled(DATABASE[command], fake, tmp_path))
+    line = error_line(4, *filled(DATABASE[command], fake, tmp_path),
+                      process=("database", command) in IN_A_PROCESS)
     assert line.startswith(f"Error: {fake}: ") and "DuckDB" in line, line
     assert fake.read_text() == "these are my notes, not a database\n"
 
@@ -183,7 +206,7 @@ def test_a_file_that_is_not_a_database(tmp_path: Path, command: str) -> None:
 def test_a_missing_database_says_how_to_make_one(tmp_path: Path, command: str) -> None:
     missing = tmp_path / "games.duckdb"
     args = dict(DATABASE)[command]
-    assert error_line(4, *filled(args, missing, tmp_path)) == (
+    assert error_line(4, *filled(args, missing, tmp_path), process=command == "info") == (
         f"Error: {missing}: no such database (xqdb import FILES --db {missing} creates one)")
     assert not missing.exists()
 
@@ -200,7 +223,7 @@ def test_a_cluster_that_does_not_answer(db: Path, tmp_path: Path, command: str) 
     scheduler = f"tcp://127.0.0.1:{_free_port()}"
     args = (("import", "PGN", "--db", "TMP/new.duckdb") if command == "import" else
             ("analyze", "DB", "--engine", "builtin", "--depth", "1"))
-    line = error_line(5, *filled(args, db, tmp_path), "--scheduler", scheduler)
+    line = error_line(5, *filled(args, db, tmp_path), "--scheduler", scheduler, process=True)
     assert scheduler in line
 
 
@@ -269,7 +292,7 @@ def test_an_engine_that_fails_three_positions_in_a_row_stops_the_analysis(
     copy = tmp_path / "games.duckdb"
     shutil.copy(db, copy)
     line = error_line(3, "analyze", "--db", str(copy), "--engine", str(engine), "--game", "1",
-                      "--nodes", "1000", "--jobs", jobs)
+                      "--nodes", "1000", "--jobs", jobs, process=True)
     assert line == ("Error: the engine failed on 3 positions in a row, each twice: engine "
                     "dies-on-go exited (status 1) instead of trying to finish its search; "
                     "stopped")
@@ -332,7 +355,9 @@ def test_a_closed_pipe_ends_the_export_quietly(db: Path) -> None:
 
 
 def test_a_usage_error_points_at_the_help(tmp_path: Path) -> None:
-    assert error_line(2, "info") == "Error: Missing option '--db'. (see 'xqdb info --help')"
+    # As a process, the command is called xqdb however Python was started.
+    assert error_line(2, "info", process=True) == (
+        "Error: Missing option '--db'. (see 'xqdb info --help')")
     assert error_line(2, "openings", "explain", "1") == (
         "Error: Missing option '--db' (or env XQDB_DB). (see 'xqdb openings explain --help')")
     assert error_line(2, "nothing") == "Error: No such command 'nothing'. (see 'xqdb --help')"
@@ -380,8 +405,8 @@ def test_an_unknown_output_suffix_is_refused_before_anything_is_written(db: Path
         f"Error: --output {out}: .xlsx is not a format xqdb writes (use .txt, .csv, .json or "
         ".parquet, or give --format)")
     assert not out.exists()
-    assert run_xqdb("openings", "--db", str(db), "--output", str(tmp_path / "o.txt")
-                    ).returncode == 0
+    assert CliRunner().invoke(cli, ["openings", "--db", str(db), "--output",
+                                    str(tmp_path / "o.txt")]).exit_code == 0
 
 
 def test_an_export_of_a_missing_game_writes_nothing(db: Path, tmp_path: Path) -> None:

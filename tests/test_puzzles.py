@@ -20,7 +20,8 @@ from xqdb.replay import replay
 def analysed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     db = tmp_path_factory.mktemp("puzzles") / "games.duckdb"
     import_paths([str(DATA / "pgn-chinese-15.pgn")], db, jobs=1)
-    analyse_database(db, EngineSpec.builtin(), Limit(depth=2), jobs=1,
+    # Depth 1 (as depth 2) gives blunders that make puzzles and blunders with each reason.
+    analyse_database(db, EngineSpec.builtin(), Limit(depth=1), jobs=1,
                      game_ids=[2, 4, 7, 11, 14])
     return db
 

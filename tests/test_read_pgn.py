@@ -22,17 +22,34 @@ CCPD = SHARED_DATA / "ccpd-dev.zip"
 
 
 @pytest.fixture(scope="module")
-def ccpd_games(shared_data):
-    """Every CCPD record with its replay."""
-    return [(record, replay(record)) for record in read_paths([str(CCPD)])]
+def ccpd_records(shared_data):
+    """Every CCPD record."""
+    return list(read_paths([str(CCPD)]))
 
 
-def test_ccpd_every_record_is_read_once_with_its_member_and_big5(ccpd_games):
+#: The start position's placement: CCPD gives every record a FEN tag, nearly all this one.
+_START = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR"
+
+
+@pytest.fixture(scope="module", params=[
+    9,  # the daily run: one record in nine, and every one that starts elsewhere (some 1,900)
+    pytest.param(1, marks=pytest.mark.slow),  # every record: some 10 s more
+])
+def ccpd_games(ccpd_records, request):
+    """The CCPD records replayed, each with its replay: every record that does not start
+    from the start position (the broken FENs and the Black-first games among them), and
+    one record in ``request.param`` of the others."""
+    step = request.param
+    return [(record, replay(record)) for index, record in enumerate(ccpd_records)
+            if not index % step or (record.fen or "").split()[:1] != [_START]]
+
+
+def test_ccpd_every_record_is_read_once_with_its_member_and_big5(ccpd_records):
     # Info-ZIP's own listing is the witness for the member names.
     listing = subprocess.run(["unzip", "-Z1", str(CCPD)], capture_output=True, check=True)
     members = {name for name in listing.stdout.decode("utf-8").splitlines()
                if not name.endswith("/")}
-    records = [record for record, _ in ccpd_games]
+    records = ccpd_records
     assert len(records) == 11_791
     assert {r.origin.member for r in records} == members
     assert all(r.origin.path == str(CCPD) and r.origin.index == 0 and r.origin.line == 1
@@ -47,8 +64,8 @@ def test_ccpd_every_record_is_read_once_with_its_member_and_big5(ccpd_games):
         assert record.raw == data.decode("big5")
 
 
-def test_ccpd_tags_and_notation(ccpd_games):
-    records = [record for record, _ in ccpd_games]
+def test_ccpd_tags_and_notation(ccpd_records):
+    records = ccpd_records
     with_moves = [r for r in records if r.moves]
     assert all(r.notation == "chinese" for r in with_moves)
     assert all(r.tags.get("Game") == "Chinese Chess" for r in records)
@@ -60,9 +77,9 @@ def test_ccpd_tags_and_notation(ccpd_games):
     assert {"車", "馬", "進", "後", "帥", "將", "２"} <= texts
 
 
-def test_ccpd_replays_at_least_999_per_mille_and_names_every_failure(ccpd_games):
+def test_ccpd_replays_at_least_999_per_mille_and_names_every_failure(ccpd_records, ccpd_games):
     failures = [(record, game) for record, game in ccpd_games if not game.is_valid]
-    assert len(failures) <= len(ccpd_games) // 1000
+    assert len(failures) <= len(ccpd_records) // 1000
     found = {record.origin.member: game.error for record, game in failures}
     # Every failure is a broken FEN tag, named with the file and the reason.
     assert found == {
@@ -86,9 +103,10 @@ def _pyffish_uci(move: str) -> str:
 
 
 @pytest.mark.slow
-def test_ccpd_moves_are_legal_for_pyffish(ccpd_games):
-    """A sample of the replayed games, move by move, against Fairy-Stockfish."""
-    sample = [game for _, game in ccpd_games if game.is_valid and game.plies][::60]
+def test_ccpd_moves_are_legal_for_pyffish(ccpd_records):
+    """A sample of the replayed games (one record in 60), move by move, against
+    Fairy-Stockfish."""
+    sample = [game for game in map(replay, ccpd_records[::60]) if game.is_valid and game.plies]
     assert len(sample) > 150
     for game in sample:
         played: list[str] = []
@@ -106,9 +124,10 @@ def test_ccpd_black_first_games_without_ellipsis(ccpd_games):
     assert sum(g.is_valid for _, g in black_first) == len(black_first)
 
 
-def test_ccpd_double_spaces_between_moves_split_cleanly(ccpd_games):
+def test_ccpd_double_spaces_between_moves_split_cleanly(ccpd_records, ccpd_games):
     doubled = [(r, g) for r, g in ccpd_games if re.search(r"\S  \S", r.raw.split("\n\n", 1)[-1])]
-    assert len(doubled) > 500
+    # Over 500 of all the records (1,208), as many of the daily run's (361 of 1,830).
+    assert len(doubled) > 500 * len(ccpd_games) // len(ccpd_records)
     # No move of these games fails (three of them have a broken FEN, see above).
     assert all(g.error_ply is None for _, g in doubled)
     assert sum(g.is_valid for _, g in doubled) >= len(doubled) - 3
@@ -144,17 +163,23 @@ def test_three_notations_of_the_same_15_games_agree_except_one_pinned_move():
     assert len(game.uci) == len(coords[1].uci)
 
 
-def test_liu_dahua_1125_games_replay_completely(shared_data):
-    games = _replayed(shared_data / "uci" / "liu-dahua-1125.pgn")
-    assert len(games) == 1125
-    assert all(g.is_valid for g in games)
-    assert all(g.record.notation == "uci" and g.record.result is None for g in games)
-    assert all(set(g.record.tags) == {"Event", "Red", "Black"} for g in games)
-    assert sum(g.plies for g in games) > 1125 * 40
+@pytest.mark.parametrize("step", [
+    9,  # every record read, one in nine (125) replayed, in the daily run
+    pytest.param(1, marks=pytest.mark.slow),  # all 1,125 replayed
+])
+def test_liu_dahua_1125_games_replay_completely(shared_data, step):
+    records = list(read_paths([str(shared_data / "uci" / "liu-dahua-1125.pgn")]))
+    assert len(records) == 1125
+    assert all(r.notation == "uci" and r.result is None for r in records)
+    assert all(set(r.tags) == {"Event", "Red", "Black"} for r in records)
     # Records are numbered and located by line in the one file.
-    assert [g.record.origin.index for g in games] == list(range(1125))
+    assert [r.origin.index for r in records] == list(range(1125))
     lines = (shared_data / "uci" / "liu-dahua-1125.pgn").read_text().splitlines()
-    assert all(lines[g.record.origin.line - 1].startswith("[Event ") for g in games)
+    assert all(lines[r.origin.line - 1].startswith("[Event ") for r in records)
+    games = [replay(r) for r in records[::step]]
+    assert len(games) == len(range(0, 1125, step))
+    assert all(g.is_valid for g in games)
+    assert sum(g.plies for g in games) > len(games) * 40
 
 
 _CCGC_RESULTS = {"先胜": "1-0", "先负": "0-1", "先和": "1/2-1/2"}
@@ -299,8 +324,8 @@ def test_parse_date(raw, expected):
     assert parse_date(raw) == expected
 
 
-def test_ccpd_dates_are_kept_raw_and_parsed_when_they_can_be(ccpd_games):
-    raw = [r.tags.get("Date", "") for r, _ in ccpd_games]
+def test_ccpd_dates_are_kept_raw_and_parsed_when_they_can_be(ccpd_records):
+    raw = [r.tags.get("Date", "") for r in ccpd_records]
     parsed = [parse_date(d) for d in raw]
     assert sum(d is not None for d in parsed) > 1000
     years = [parse_year(d) for d in raw if d]
