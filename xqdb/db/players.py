@@ -29,6 +29,7 @@ import pyarrow as pa
 
 from ..errors import NotFoundError
 from ..formats.player_names import canonical_names, fold
+from .tree_counts import refresh as refresh_tree
 
 
 class PlayerError(NotFoundError, ValueError):
@@ -85,13 +86,17 @@ def _add_players(con: duckdb.DuckDBPyConnection, names: dict[str, str],
 
 
 def _relink(con: duckdb.DuckDBPyConnection) -> int:
-    """Point every game at its players and drop players no spelling names any more."""
-    for side in ("red", "black"):
-        con.execute(f"""
-            UPDATE games SET {side}_player_id = n.player_id FROM player_names n
-            WHERE games.{side} = n.spelling
-              AND games.{side}_player_id IS DISTINCT FROM n.player_id""")
-    con.execute("DELETE FROM players WHERE player_id NOT IN (SELECT player_id FROM player_names)")
+    """Point every game at its players, drop players no spelling names any more, and
+    bring the tree's counts (which count players) up to date in the same transaction."""
+    with one_transaction(con):
+        for side in ("red", "black"):
+            con.execute(f"""
+                UPDATE games SET {side}_player_id = n.player_id FROM player_names n
+                WHERE games.{side} = n.spelling
+                  AND games.{side}_player_id IS DISTINCT FROM n.player_id""")
+        con.execute("DELETE FROM players WHERE player_id NOT IN"
+                    " (SELECT player_id FROM player_names)")
+        refresh_tree(con)
     return _scalar(con, "SELECT count(*) FROM players")
 
 

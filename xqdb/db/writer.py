@@ -38,6 +38,7 @@ from .columns import (
     EVAL_COLUMNS, EVENT_COLUMNS, GAME_COLUMNS, MOVE_COLUMNS, STAGES, TABLES, VARIATION_COLUMNS,
 )
 from .lookups import forget_removed, refresh
+from .tree_counts import forget as forget_tree
 
 log = logging.getLogger("xqdb.db")
 
@@ -435,6 +436,7 @@ class Writer:
                       WHERE g.source_id IN (SELECT source_id FROM {gone})
                         AND NOT EXISTS (SELECT 1 FROM game_records r WHERE r.game_id = g.game_id))"""
         forget_removed(con, orphans)
+        forget_tree(con)
         for table in ("stored_moves", "variation_moves", "rule_events", "evals", "games"):
             con.execute(f"DELETE FROM {table} WHERE game_id IN {orphans}")
         con.execute(f"""
