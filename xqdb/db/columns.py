@@ -673,8 +673,8 @@ TREE_MOVE_COLUMNS: tuple[Column, ...] = (
     Column("years", "BIGINT", "those with a year", not_null=True),
     Column("players", "BIGINT", "distinct players who made the move (`players.player_id`)",
            not_null=True),
-    Column("latest", "BIGINT[]", "the ids of the latest of them (year, then id, "
-           "descending), at most `tree_counts.LATEST`", not_null=True),
+    Column("latest", "VARCHAR[]", "the latest of them (by year, then id, descending; at "
+           "most ten) as the tree lists them: `id red-black year result`", not_null=True),
 )
 
 #: The piece counts a material signature holds, in the order of its bits (see
@@ -687,7 +687,9 @@ TABLES: dict[str, Table] = {t.name: t for t in (
     Table("meta", (Column("key", "VARCHAR", "`schema_version`; `lookups_through` (the last game "
                           "id the lookup tables cover), `lookups_runs` (the sorted runs "
                           "they hold), `tree_through` (the last game id `tree_moves` "
-                          "counts) and `tree_games` (a digest of the games it counted)", primary_key=True),
+                          "counts), `tree_games` (a digest of the games it counted) and "
+                          "`tree_threshold` (the positions it counts: those of as many rows "
+                          "of `position_keys` or more)", primary_key=True),
                    Column("value", "VARCHAR", "its value")),),
     Table("sources", _SOURCES),
     Table("games", (_GAME_ID, _SOURCE_ID, _RECORD_INDEX, *GAME_COLUMNS, *_GAME_LINKS)),

@@ -11,7 +11,8 @@ valid game (no game filter) of such a position is then a read of a few rows, sor
 key (:func:`counted_tree`); any other tree keeps the query.
 
 The table counts the games up to ``meta.tree_through``; ``meta.tree_games`` is a digest of
-what it counted of them (ids, status, result, year, players). :func:`refresh`, run by the
+what it counted of them (ids, status, result, year, players), and ``meta.tree_threshold``
+the threshold (:data:`THRESHOLD` unless :func:`rebuild` was given another). :func:`refresh`, run by the
 import after the lookup tables and the players are up to date, counts the new games in:
 it counts again the positions they reached (and their mirror images) and those that
 became frequent. Games removed, or linked to other players (``xqdb players alias``),
@@ -37,7 +38,7 @@ import duckdb
 from ..position import Position, mirrored
 from ..rules.board import Move
 from .lookups import positions_sql, through as lookups_through
-from .queries import create_shared_macros, run_sql
+from .queries import create_macros, run_sql
 from .result import Result
 
 #: Rows of ``position_keys`` a position needs to be counted ahead. Below it the query
@@ -46,11 +47,10 @@ THRESHOLD = 32
 #: Latest games kept per position and move: a tree asking for more reads the games.
 LATEST = 10
 
-_THROUGH, _DIGEST = "tree_through", "tree_games"
+_THROUGH, _DIGEST, _THRESHOLD = "tree_through", "tree_games", "tree_threshold"
 #: What the table depends on of each game: any change to it is a change of the digest.
 _DIGEST_SQL = ("SELECT coalesce(bit_xor(hash(game_id, status, result, year, red_player_id,"
                " black_player_id)), 0) FROM games WHERE game_id <= ?")
-_MIRROR_MOVE = "((move // 90) // 9 * 9 + 8 - (move // 90) % 9) * 90 + (move % 90) // 9 * 9 + 8 - (move % 90) % 9"
 
 
 def refresh(con: duckdb.DuckDBPyConnection) -> int:
@@ -81,7 +81,7 @@ def refresh(con: duckdb.DuckDBPyConnection) -> int:
         SELECT key, count(*) AS positions, min(game_id) AS game_id,
                arg_min(ply, game_id * 65536 + ply) AS ply
         FROM position_keys {among}
-        GROUP BY key HAVING count(*) >= {THRESHOLD}""")
+        GROUP BY key HAVING count(*) >= {_meta(con, _THRESHOLD) or THRESHOLD}""")
     _add_keys(con)
     # Counted again: every counted position the new games reached, or whose mirror they did.
     con.execute("""
@@ -99,9 +99,11 @@ def refresh(con: duckdb.DuckDBPyConnection) -> int:
     return counted
 
 
-def rebuild(con: duckdb.DuckDBPyConnection) -> int:
-    """Count every frequent position again (``xqdb upgrade``); returns how many."""
+def rebuild(con: duckdb.DuckDBPyConnection, threshold: int = THRESHOLD) -> int:
+    """Count every position reached ``threshold`` times or more again (``xqdb upgrade``),
+    and from then on those that reach it; returns how many."""
     con.execute("DELETE FROM meta WHERE key IN (?, ?)", [_THROUGH, _DIGEST])
+    _set_meta(con, _THRESHOLD, threshold)
     return refresh(con)
 
 
@@ -130,23 +132,11 @@ def counted_tree(con: duckdb.DuckDBPyConnection, key: int, mirror_key: int | Non
     assert found is not None
     if not found[2] or found[0] is None or int(found[0]) != (found[1] or 0):
         return None
-    create_shared_macros(con)
     # The figures as queries/tree.sql computes them from the counts (the same macros).
+    create_macros(con, "pct", "score_pct")
     return run_sql(con, """
         WITH counted AS (
             SELECT * FROM tree_moves WHERE key = $key AND merged = $merged
-        ), latest AS (
-            SELECT move, unnest(latest[1:$top]) AS game_id FROM counted
-        ), top AS (
-            SELECT l.move, string_agg(g.game_id || ' ' || coalesce(r.name, '?') || '-'
-                                      || coalesce(b.name, '?') || coalesce(' ' || g.year, '')
-                                      || ' ' || coalesce(g.result, '*'), '; '
-                                      ORDER BY g.year DESC NULLS LAST, g.game_id DESC)
-                       AS top_games
-            FROM latest l JOIN games g USING (game_id)
-            LEFT JOIN players r ON r.player_id = g.red_player_id
-            LEFT JOIN players b ON b.player_id = g.black_player_id
-            GROUP BY l.move
         )
         SELECT move AS code, games,
                pct(games, sum(games) OVER ()) AS share,
@@ -154,8 +144,9 @@ def counted_tree(con: duckdb.DuckDBPyConnection, key: int, mirror_key: int | Non
                pct(draws, red_wins + draws + black_wins) AS draw,
                pct(black_wins, red_wins + draws + black_wins) AS black_win,
                score_pct(red_wins, draws, black_wins) AS red_score,
-               round(year_sum / nullif(years, 0), 1) AS avg_year, players, top_games
-        FROM counted LEFT JOIN top USING (move)
+               round(year_sum / nullif(years, 0), 1) AS avg_year, players,
+               CASE WHEN $top > 0 THEN array_to_string(latest[1:$top], '; ') END AS top_games
+        FROM counted
         QUALIFY games >= $min_games
         ORDER BY games DESC, move""", {"key": key, "merged": mirror_key is not None,
                                        "top": max(top_games, 0),
@@ -211,7 +202,8 @@ def _count(con: duckdb.DuckDBPyConnection) -> int:
     # One move of each game there (DISTINCT, as the query), alone and with the mirror
     # image's mirrored back; a position that is its own mirror image writes a move and
     # its mirror as the one on the right of the mover's board, as the query does.
-    mirror = _MIRROR_MOVE.replace("move", "p.move")
+    create_macros(con, "mirror_square")
+    mirror = "mirror_square(p.move // 90) * 90 + mirror_square(p.move % 90)"
     con.execute(f"""
         CREATE OR REPLACE TEMP TABLE tree_counted AS
         WITH rows AS (
@@ -248,15 +240,30 @@ def _count(con: duckdb.DuckDBPyConnection) -> int:
                count(*) FILTER (result = '0-1') AS black_wins,
                sum(year) AS year_sum, count(year) AS years,
                count(DISTINCT mover) AS players,
-               list(game_id ORDER BY year DESC NULLS LAST, game_id DESC)[1:{LATEST}] AS latest
+               list(game_id ORDER BY year DESC NULLS LAST, game_id DESC)[1:{LATEST}] AS ids
         FROM played GROUP BY key, merged, move""")
+    # The latest games as the tree lists them, their players named.
+    con.execute("""
+        CREATE OR REPLACE TEMP TABLE tree_latest AS
+        SELECT l.key, l.merged, l.move,
+               list(g.game_id || ' ' || coalesce(r.name, '?') || '-' || coalesce(b.name, '?')
+                    || coalesce(' ' || g.year, '') || ' ' || coalesce(g.result, '*')
+                    ORDER BY g.year DESC NULLS LAST, g.game_id DESC) AS latest
+        FROM (SELECT key, merged, move, unnest(ids) AS game_id FROM tree_counted) l
+        JOIN games g USING (game_id)
+        LEFT JOIN players r ON r.player_id = g.red_player_id
+        LEFT JOIN players b ON b.player_id = g.black_player_id
+        GROUP BY l.key, l.merged, l.move""")
+
     con.execute("CREATE OR REPLACE TEMP TABLE tree_kept AS SELECT * FROM tree_moves"
                 " WHERE key NOT IN (SELECT key FROM tree_wanted)"
-                " UNION ALL SELECT * FROM tree_counted")
+                " UNION ALL SELECT * EXCLUDE (ids) FROM tree_counted"
+                " JOIN tree_latest USING (key, merged, move)")
     con.execute("DELETE FROM tree_moves")
     con.execute("INSERT INTO tree_moves SELECT * FROM tree_kept ORDER BY key, merged, move")
     con.execute("DROP TABLE tree_kept")
     con.execute("DROP TABLE tree_counted")
+    con.execute("DROP TABLE tree_latest")
     row = con.execute("SELECT count(*) FROM tree_wanted").fetchone()
     assert row is not None
     return int(row[0])
