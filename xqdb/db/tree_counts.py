@@ -5,19 +5,20 @@ a middle game, every game of the database for the start. So the positions reache
 :data:`THRESHOLD` times (``position_keys`` rows) are listed in ``tree_keys``, with the key
 of their mirror image, and ``tree_moves`` holds, per such position and move, what the tree
 shows of the valid games: games, results, the sum of their years, distinct players and the
-ids of the :data:`LATEST` latest games, both for the position alone and merged with its
-mirror image (``merged``), each counted exactly as the query counts it. A tree of every
+:data:`LATEST` latest games as the tree lists them, both for the position alone and merged
+with its mirror image (``merged``), each counted exactly as the query counts it. A tree of every
 valid game (no game filter) of such a position is then a read of a few rows, sorted by
 key (:func:`counted_tree`); any other tree keeps the query.
 
 The table counts the games up to ``meta.tree_through``; ``meta.tree_games`` is a digest of
 what it counted of them (ids, status, result, year, players), and ``meta.tree_threshold``
-the threshold (:data:`THRESHOLD` unless :func:`rebuild` was given another). :func:`refresh`, run by the
-import after the lookup tables and the players are up to date, counts the new games in:
-it counts again the positions they reached (and their mirror images) and those that
-became frequent. Games removed, or linked to other players (``xqdb players alias``),
-change the digest, and the next refresh counts everything again. Until then (an import
-killed before its end, say) :func:`counted_tree` answers ``None`` and the query runs.
+the threshold (:data:`THRESHOLD` unless :func:`rebuild` was given another).
+:func:`refresh` runs wherever games are linked to their players (the end of an import,
+``xqdb players alias``), in the same transaction, once the lookup tables are up to date:
+it counts again the positions the new games reached (and their mirror images) and adds
+those that became frequent. Games removed or linked to other players change the digest,
+and everything is counted again. While the table is behind the games (an import killed
+before its end) :func:`counted_tree` answers ``None`` and the query runs.
 
 >>> import duckdb
 >>> from xqdb.db.schema import create_schema
@@ -38,7 +39,7 @@ import duckdb
 from ..position import Position, mirrored
 from ..rules.board import Move
 from .lookups import positions_sql, through as lookups_through
-from .queries import create_macros, run_sql
+from .queries import create_macros
 from .result import Result
 
 #: Rows of ``position_keys`` a position needs to be counted ahead. Below it the query
@@ -124,17 +125,19 @@ def counted_tree(con: duckdb.DuckDBPyConnection, key: int, mirror_key: int | Non
     mirror image's moves in, as the query does."""
     if top_games > LATEST:
         return None
-    found = con.execute("""
-        SELECT (SELECT value FROM meta WHERE key = $through),
-               (SELECT max(game_id) FROM games),
-               EXISTS (SELECT 1 FROM tree_keys WHERE key = $key)""",
+    found = con.execute("SELECT (SELECT value FROM meta WHERE key = $through),"
+                        " EXISTS (SELECT 1 FROM tree_keys WHERE key = $key)",
                         {"through": _THROUGH, "key": key}).fetchone()
-    assert found is not None
-    if not found[2] or found[0] is None or int(found[0]) != (found[1] or 0):
+    if found is None or found[0] is None or not found[1]:
+        return None
+    # Games past the counts (ids grow: a bound id reads the last row group only).
+    behind = con.execute("SELECT EXISTS (SELECT 1 FROM games WHERE game_id > ?)",
+                         [int(found[0])]).fetchone()
+    if behind is None or behind[0]:
         return None
     # The figures as queries/tree.sql computes them from the counts (the same macros).
     create_macros(con, "pct", "score_pct")
-    return run_sql(con, """
+    cursor = con.execute("""
         WITH counted AS (
             SELECT * FROM tree_moves WHERE key = $key AND merged = $merged
         )
@@ -151,6 +154,7 @@ def counted_tree(con: duckdb.DuckDBPyConnection, key: int, mirror_key: int | Non
         ORDER BY games DESC, move""", {"key": key, "merged": mirror_key is not None,
                                        "top": max(top_games, 0),
                                        "min_games": min_games})
+    return Result([d[0] for d in cursor.description or []], cursor.fetchall())
 
 
 def _add_keys(con: duckdb.DuckDBPyConnection) -> None:
