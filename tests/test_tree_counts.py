@@ -221,9 +221,9 @@ def test_upgrade_from_version_8_counts_the_tree(small: Path, tmp_path: Path) -> 
 
 
 def test_the_corpus_trees_are_those_of_the_games(ccpd_db: Path, tmp_path: Path) -> None:
-    counted, uncounted = compare(ccpd_db, opening_positions(ccpd_db, 10, games=300)[::3],
-                                 most=30)
-    assert counted == 30 and uncounted > 20
+    counted, uncounted = compare(ccpd_db, opening_positions(ccpd_db, 10, games=300)[::2],
+                                 most=25)
+    assert counted == 25 and uncounted > 20
     assert sum(r[1] for r in start_tree(ccpd_db)) > 8_000
     popular = position_after("炮二平五 马8进7 马二进三 车9平8")
     assert compare(ccpd_db, [popular]) == (1, 0)
