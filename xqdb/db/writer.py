@@ -38,6 +38,7 @@ from .columns import (
     EVAL_COLUMNS, EVENT_COLUMNS, GAME_COLUMNS, MOVE_COLUMNS, STAGES, TABLES, VARIATION_COLUMNS,
 )
 from .lookups import forget_removed, refresh
+from .players import link_players
 from .tree_counts import forget as forget_tree
 
 log = logging.getLogger("xqdb.db")
@@ -241,6 +242,22 @@ class Writer:
         self.seconds += time.perf_counter() - start
         self.cpu_seconds += time.process_time() - cpu
         return added
+
+    def link_players(self) -> int:
+        """Link every game to its players and count the tree's new games in (one
+        transaction, counted in :attr:`seconds`; see :func:`xqdb.db.players.link_players`);
+        returns how many players there are."""
+        start, cpu = time.perf_counter(), time.process_time()
+        if self.memory is not None:  # counting reads the positions of every new game
+            self.con.execute(f"SET memory_limit = '{self.memory[1]}B'")
+        try:
+            players = link_players(self.con)
+        finally:
+            if self.memory is not None:
+                self.con.execute(f"SET memory_limit = '{self.memory[0]}B'")
+        self.seconds += time.perf_counter() - start
+        self.cpu_seconds += time.process_time() - cpu
+        return players
 
     def checkpoint(self) -> None:
         """Write everything committed into the database file proper (counted in
