@@ -244,7 +244,10 @@ def _count(con: duckdb.DuckDBPyConnection) -> int:
                count(*) FILTER (result = '0-1') AS black_wins,
                sum(year) AS year_sum, count(year) AS years,
                count(DISTINCT mover) AS players,
-               list(game_id ORDER BY year DESC NULLS LAST, game_id DESC)[1:{LATEST}] AS ids
+               -- the latest first, NULL years last (a top-N in fixed memory: a list of every
+               -- game of the start, sorted, would not fit a writer's memory limit)
+               arg_max(game_id, {{'year': coalesce(year, -2147483648), 'game_id': game_id}},
+                       {LATEST}) AS ids
         FROM played GROUP BY key, merged, move""")
     # The latest games as the tree lists them, their players named.
     con.execute("""
