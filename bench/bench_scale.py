@@ -237,6 +237,23 @@ def run_queries(path: Path, memory: str, threads: int, repeat: int) -> dict[str,
         "report": lambda: db.report(),
         f"analysis planning, {PLANNED} games": plan,
     }
+    try:  # the tree's counts of a layout that has them: the query alone beside them
+        from xqdb.browse import tree
+        counted = tree.counted_tree
+    except (ImportError, AttributeError):
+        pass
+    else:
+        def alone(call: Callable[[], object]) -> Callable[[], object]:
+            def run() -> object:
+                tree.counted_tree = lambda *_: None  # type: ignore[assignment]
+                try:
+                    return call()
+                finally:
+                    tree.counted_tree = counted
+            return run
+
+        for name in ("tree, start (one ply)", "tree, popular line"):
+            calls[f"{name}, query alone"] = alone(calls[name])
     figures = {name: timed(call, repeat) for name, call in calls.items()}
     checks = {"tree start moves": len(db.tree("").rows),
               "search popular": db.search(POPULAR).total,
@@ -297,9 +314,9 @@ def main() -> None:
               f"{size_bytes / games:,.0f} B/game, {size_bytes / moves:,.1f} B/move; "
               f"peak memory {queried['peak_mib']:,.0f} MiB (DuckDB memory_limit "
               f"{args.memory}, {args.threads} threads); checks {queried['checks']}")
-        print(f"{'query':<34} {'cpu s':>8} {'wall s':>8}")
+        print(f"{'query':<40} {'cpu s':>8} {'wall s':>8}")
         for name, (cpu, wall) in queried["figures"].items():
-            print(f"{name:<34} {cpu:>8.3f} {wall:>8.3f}")
+            print(f"{name:<40} {cpu:>8.3f} {wall:>8.3f}")
         sys.stdout.flush()
         if not args.keep:
             target.unlink()
@@ -307,11 +324,11 @@ def main() -> None:
         print("\nhow each grows (CPU s at each size; last column: the growth from the first "
               "size to the last, over the growth in games)")
         sizes = "".join(f"{r[0]:>12,}" for r in results)
-        print(f"{'query':<34}{sizes} {'growth':>8}")
+        print(f"{'query':<40}{sizes} {'growth':>8}")
         for name in results[0][3]["figures"]:
             cpu = [r[3]["figures"][name][0] for r in results]
             growth = (cpu[-1] / cpu[0]) / (results[-1][0] / results[0][0]) if cpu[0] else 0
-            print(f"{name:<34}" + "".join(f"{c:>12.3f}" for c in cpu) + f" {growth:>8.2f}")
+            print(f"{name:<40}" + "".join(f"{c:>12.3f}" for c in cpu) + f" {growth:>8.2f}")
 
 
 if __name__ == "__main__":

@@ -17,7 +17,7 @@ from __future__ import annotations
 from . import notation as _notation
 from .errors import BadArgumentError, FenError, IllegalMoveError, MoveError
 from .notation.tokens import split_moves
-from .rules.board import Move
+from .rules.board import RED, Move
 from .rules.position import STARTING_FEN, BasePosition
 
 
@@ -57,6 +57,22 @@ class Position(BasePosition):
     def move_text(self, move: Move, notation: str = "chinese") -> str:
         """``move`` (legal here) written in ``notation``."""
         return _notation.write_move(self, move, notation)
+
+
+def mirrored(position: Position) -> Position:
+    """The left-right mirror image of ``position`` (files a and i swapped), with the same
+    side to move.
+
+    >>> left, right = Position(), Position()
+    >>> _ = left.push_text("炮二平五"), right.push_text("炮八平五")
+    >>> mirrored(left).zobrist() == right.zobrist()
+    True
+    """
+    # A FEN rank is a run of single characters (no gap is over 9 points), so reversing
+    # the text of each rank mirrors the board.
+    board = "/".join(rank[::-1] for rank in position.board_fen().split("/"))
+    side = "w" if position.turn == RED else "b"
+    return Position(f"{board} {side} - - 0 1")
 
 
 #: The hint after a FEN that cannot be read.
@@ -109,4 +125,4 @@ def position_key(moves: str, fen: str | None = None) -> int:
     return position_after(moves, fen).zobrist()
 
 
-__all__ = ["Position", "Move", "PositionError", "position_after", "position_key"]
+__all__ = ["Position", "Move", "PositionError", "mirrored", "position_after", "position_key"]

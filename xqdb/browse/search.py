@@ -36,7 +36,7 @@ from ..db.queries import Result
 from ..db.schema import Connection
 from ..db.selection import GameFilter
 from .export import written_moves
-from ..position import Position
+from ..position import Position, mirrored
 from ..rules.board import (ADVISOR, CANNON, CHARIOT, COLOR_NAMES, ELEPHANT, HORSE, KING,
                           LETTER_TO_TYPE, PAWN, PIECE_NAMES, RED, BLACK, Move, Piece,
                           PieceType, piece_symbol)
@@ -51,22 +51,6 @@ COLUMNS = ["game_id", "ply", "red", "black", "result", "event", "date", "next"]
 
 class SearchError(BadArgumentError, ValueError):
     """A material pattern that cannot be read: the message says what is wrong in it."""
-
-
-def mirrored(position: Position) -> Position:
-    """The left-right mirror image of ``position`` (files a and i swapped), with the same
-    side to move.
-
-    >>> left, right = Position(), Position()
-    >>> _ = left.push_text("炮二平五"), right.push_text("炮八平五")
-    >>> mirrored(left).zobrist() == right.zobrist()
-    True
-    """
-    # A FEN rank is a run of single characters (no gap is over 9 points), so reversing
-    # the text of each rank mirrors the board.
-    board = "/".join(rank[::-1] for rank in position.board_fen().split("/"))
-    side = "w" if position.turn == RED else "b"
-    return Position(f"{board} {side} - - 0 1")
 
 
 @dataclass(frozen=True)

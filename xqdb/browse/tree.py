@@ -16,8 +16,8 @@ from __future__ import annotations
 from ..db.queries import Result, run_report
 from ..db.schema import Connection
 from ..db.selection import GameFilter
-from ..position import Move, Position
-from .search import mirrored
+from ..db.tree_counts import counted_tree
+from ..position import Move, Position, mirrored
 
 
 def opening_tree(con: Connection, position: Position, *, notation: str = "chinese",
@@ -28,11 +28,17 @@ def opening_tree(con: Connection, position: Position, *, notation: str = "chines
     ``top_games`` latest games (a column left out with none).
     With ``with_partial``, invalid games count too, with their moves up to the failing one."""
     image = mirrored(position).zobrist()
-    found = run_report(con, "tree", games,
-                       {"key": str(position.zobrist()),
-                        "mirror_key": str(image) if mirror else None,
-                        "min_games": str(min_games), "top_games": str(top_games)},
-                       valid_only=not with_partial)
+    found = None
+    if not with_partial and (games is None or games.is_empty()):
+        # Every valid game: counted ahead for a position many games reach.
+        found = counted_tree(con, position.zobrist(), image if mirror else None,
+                             min_games, top_games)
+    if found is None:
+        found = run_report(con, "tree", games,
+                           {"key": str(position.zobrist()),
+                            "mirror_key": str(image) if mirror else None,
+                            "min_games": str(min_games), "top_games": str(top_games)},
+                           valid_only=not with_partial)
     named = ["move", *found.columns[1:]]
     kept = [i for i, name in enumerate(named) if top_games or name != "top_games"]
     rows = [tuple(row[i] for i in kept)

@@ -667,6 +667,35 @@ MATERIAL_SPAN_COLUMNS: tuple[Column, ...] = (
            "ply", not_null=True),
 )
 
+#: Columns of ``tree_keys``: the positions whose moves ``tree_moves`` holds counted (see
+#: :mod:`xqdb.db.tree_counts`).
+TREE_KEY_COLUMNS: tuple[Column, ...] = (
+    Column("key", "UBIGINT", "Zobrist key of a position reached by many games "
+           "(`position_keys.key`)", not_null=True),
+    Column("mirror_key", "UBIGINT", "the key of its left-right mirror image", not_null=True),
+    Column("positions", "BIGINT", "its rows in `position_keys` when counted", not_null=True),
+)
+
+#: Columns of ``tree_moves``: per position of ``tree_keys`` and move, what the opening
+#: tree shows of the valid games, sorted by key (see :mod:`xqdb.db.tree_counts`).
+TREE_MOVE_COLUMNS: tuple[Column, ...] = (
+    Column("key", "UBIGINT", "the position (`tree_keys.key`)", not_null=True),
+    Column("merged", "BOOLEAN", "whether the moves from its mirror image are counted in "
+           "(`tree --mirror`)", not_null=True),
+    Column("move", "SMALLINT", "the move (`moves.move`, in the position of `key`)",
+           not_null=True),
+    Column("games", "BIGINT", "valid games that played it there", not_null=True),
+    Column("red_wins", "BIGINT", "those Red won", not_null=True),
+    Column("draws", "BIGINT", "those drawn", not_null=True),
+    Column("black_wins", "BIGINT", "those Black won", not_null=True),
+    Column("year_sum", "BIGINT", "the sum of their years (`games.year`)"),
+    Column("years", "BIGINT", "those with a year", not_null=True),
+    Column("players", "BIGINT", "distinct players who made the move (`players.player_id`)",
+           not_null=True),
+    Column("latest", "VARCHAR[]", "the latest of them (by year, then id, descending; at "
+           "most ten) as the tree lists them: `id red-black year result`", not_null=True),
+)
+
 #: The piece counts a material signature holds, in the order of its bits (see
 #: :mod:`xqdb.db.lookups`).
 MATERIAL_COUNTS = tuple(f"{COLOR_NAMES[side]}_{PIECE_NAMES[kind]}" for side in (RED, BLACK)
@@ -675,8 +704,11 @@ MATERIAL_COUNTS = tuple(f"{COLOR_NAMES[side]}_{PIECE_NAMES[kind]}" for side in (
 #: Every table and view, in the order they are created.
 TABLES: dict[str, Table] = {t.name: t for t in (
     Table("meta", (Column("key", "VARCHAR", "`schema_version`; `lookups_through` (the last game "
-                          "id the lookup tables cover) and `lookups_runs` (the sorted runs "
-                          "they hold)", primary_key=True),
+                          "id the lookup tables cover), `lookups_runs` (the sorted runs "
+                          "they hold), `tree_through` (the last game id `tree_moves` "
+                          "counts), `tree_games` (a digest of the games it counted) and "
+                          "`tree_threshold` (the positions it counts: those of as many rows "
+                          "of `position_keys` or more)", primary_key=True),
                    Column("value", "VARCHAR", "its value")),),
     Table("sources", _SOURCES),
     Table("source_ranges", _SOURCE_RANGES),
@@ -697,6 +729,8 @@ TABLES: dict[str, Table] = {t.name: t for t in (
                  "(bits 5i to 5i+4, i its place in this list)", not_null=True)
           for name in MATERIAL_COUNTS),
         Column("spans", "BIGINT", "rows of `material_spans` with it", not_null=True))),
+    Table("tree_keys", TREE_KEY_COLUMNS),
+    Table("tree_moves", TREE_MOVE_COLUMNS),
     Table("players", _PLAYERS),
     Table("player_names", _PLAYER_NAMES),
     Table("evals", EVAL_COLUMNS),

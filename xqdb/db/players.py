@@ -29,6 +29,7 @@ import pyarrow as pa
 
 from ..errors import NotFoundError
 from ..formats.player_names import canonical_names, fold
+from .tree_counts import refresh as refresh_tree
 
 
 class PlayerError(NotFoundError, ValueError):
@@ -38,29 +39,30 @@ class PlayerError(NotFoundError, ValueError):
 def link_players(con: duckdb.DuckDBPyConnection) -> int:
     """Name every spelling of the database by the rules (aliases kept), add the players
     that are new, and link each game to its players; returns how many players there are."""
-    firsts = con.execute("""
-        SELECT name, min(game_id) FROM (SELECT red AS name, game_id FROM games
-                                        UNION ALL SELECT black, game_id FROM games)
-        WHERE name IS NOT NULL GROUP BY name""").fetchall()
-    first_game = dict(firsts)
-    aliases = dict(con.execute("""
-        SELECT n.spelling, p.name FROM player_names n JOIN players p USING (player_id)
-        WHERE n.decided_by = 'alias'""").fetchall())
-    names = canonical_names(first_game)
-    names.update(aliases)
-    _add_players(con, names, first_game)
-    con.execute("DELETE FROM player_names WHERE decided_by = 'rules'")
-    rules = [s for s in names if s not in aliases]
-    con.register("new_player_names", pa.table({"spelling": rules,
-                                               "name": [names[s] for s in rules]}))
-    try:
-        con.execute("""
-            INSERT INTO player_names
-            SELECT n.spelling, p.player_id, 'rules' FROM new_player_names n
-            JOIN players p USING (name)""")
-    finally:
-        con.unregister("new_player_names")
-    return _relink(con)
+    with one_transaction(con):  # the games linked anew and the tree counted at once
+        firsts = con.execute("""
+            SELECT name, min(game_id) FROM (SELECT red AS name, game_id FROM games
+                                            UNION ALL SELECT black, game_id FROM games)
+            WHERE name IS NOT NULL GROUP BY name""").fetchall()
+        first_game = dict(firsts)
+        aliases = dict(con.execute("""
+            SELECT n.spelling, p.name FROM player_names n JOIN players p USING (player_id)
+            WHERE n.decided_by = 'alias'""").fetchall())
+        names = canonical_names(first_game)
+        names.update(aliases)
+        _add_players(con, names, first_game)
+        con.execute("DELETE FROM player_names WHERE decided_by = 'rules'")
+        rules = [s for s in names if s not in aliases]
+        con.register("new_player_names", pa.table({"spelling": rules,
+                                                   "name": [names[s] for s in rules]}))
+        try:
+            con.execute("""
+                INSERT INTO player_names
+                SELECT n.spelling, p.player_id, 'rules' FROM new_player_names n
+                JOIN players p USING (name)""")
+        finally:
+            con.unregister("new_player_names")
+        return _relink(con)
 
 
 def _add_players(con: duckdb.DuckDBPyConnection, names: dict[str, str],
@@ -85,13 +87,16 @@ def _add_players(con: duckdb.DuckDBPyConnection, names: dict[str, str],
 
 
 def _relink(con: duckdb.DuckDBPyConnection) -> int:
-    """Point every game at its players and drop players no spelling names any more."""
+    """Point every game at its players, drop players no spelling names any more, and
+    bring the tree's counts (which count players) up to date (in the caller's one
+    transaction: a kill leaves no games linked anew and counted as before)."""
     for side in ("red", "black"):
         con.execute(f"""
             UPDATE games SET {side}_player_id = n.player_id FROM player_names n
             WHERE games.{side} = n.spelling
               AND games.{side}_player_id IS DISTINCT FROM n.player_id""")
     con.execute("DELETE FROM players WHERE player_id NOT IN (SELECT player_id FROM player_names)")
+    refresh_tree(con)
     return _scalar(con, "SELECT count(*) FROM players")
 
 

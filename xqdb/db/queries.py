@@ -164,6 +164,24 @@ def create_shared_macros(con: duckdb.DuckDBPyConnection) -> None:
 
 
 
+def create_macros(con: duckdb.DuckDBPyConnection, *names: str) -> None:
+    """Create only the scalar macros ``names`` of ``_shared.sql`` on ``con``: for a read of
+    a few rows, creating them all costs more than the read.
+
+    >>> con = duckdb.connect()
+    >>> create_macros(con, "pct")
+    >>> con.execute("SELECT pct(1, 3)").fetchone()
+    (33.3,)
+    """
+    text = _files()["_shared"].read_text(encoding="utf-8")
+    for name in names:
+        found = re.search(rf"^CREATE OR REPLACE TEMP MACRO {name}\(.*?;$", text,
+                          re.MULTILINE | re.DOTALL)
+        if found is None:
+            raise QueryError(f"_shared.sql defines no macro {name}")
+        con.execute(found.group(0))
+
+
 def list_queries() -> list[Query]:
     """Every report shipped, by name."""
     return [parse_query(name, f.read_text(encoding="utf-8"))

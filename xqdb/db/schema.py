@@ -4,7 +4,7 @@
 >>> con = duckdb.connect()
 >>> create_schema(con)
 >>> sorted(r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall())
-['analysed_games', 'blunders', 'evals', 'game_records', 'games', 'judgement_thresholds', 'judgements', 'material_signatures', 'material_spans', 'meta', 'moves', 'player_blunders', 'player_names', 'players', 'position_keys', 'positions', 'raw_records', 'rule_events', 'source_ranges', 'sources', 'stored_moves', 'variation_moves', 'win_curves']
+['analysed_games', 'blunders', 'evals', 'game_records', 'games', 'judgement_thresholds', 'judgements', 'material_signatures', 'material_spans', 'meta', 'moves', 'player_blunders', 'player_names', 'players', 'position_keys', 'positions', 'raw_records', 'rule_events', 'source_ranges', 'sources', 'stored_moves', 'tree_keys', 'tree_moves', 'variation_moves', 'win_curves']
 """
 
 from __future__ import annotations
@@ -73,7 +73,11 @@ def schema_version(con: duckdb.DuckDBPyConnection, name: str = "database") -> in
 def check_version(con: duckdb.DuckDBPyConnection, name: str = "database") -> int | None:
     """The database's schema version, if it is this xqdb's (``None`` for a new database);
     raises :class:`DatabaseError` for a newer one and :class:`OldSchemaError` for an older."""
-    version = schema_version(con, name)
+    return _this_version(schema_version(con, name), name)
+
+
+def _this_version(version: int | None, name: str) -> int | None:
+    """``version`` if it is this xqdb's (or ``None``); raises as :func:`check_version`."""
     if version is not None and version > SCHEMA_VERSION:
         raise DatabaseError(f"{name}: schema version {version} is newer than this xqdb "
                             f"({SCHEMA_VERSION})")
@@ -135,7 +139,10 @@ def connect(path: str | os.PathLike[str], read_only: bool = False, *,
     except duckdb.Error as exc:
         raise DatabaseError(f"{where}: cannot open as a DuckDB database ({_first_line(exc)})") from None
     try:
-        if read_only:
+        if read_only and (version := _quick_version(con)) is not None:
+            if not any_version:
+                _this_version(version, str(where))
+        elif read_only:
             tables = {r[0] for r in con.execute(
                 "SELECT table_name FROM information_schema.tables").fetchall()}
             if "games" not in tables:
@@ -150,6 +157,18 @@ def connect(path: str | os.PathLike[str], read_only: bool = False, *,
         con.close()
         raise
     return con
+
+
+def _quick_version(con: duckdb.DuckDBPyConnection) -> int | None:
+    """The schema version of an xqdb database read without listing its tables, which
+    costs more than the rest of opening it (``xqdb serve`` opens it for every request);
+    ``None`` when the read fails, and the tables are then looked at one by one."""
+    try:
+        row = con.execute("SELECT (SELECT value FROM meta WHERE key = 'schema_version'),"
+                          " (SELECT count(*) FROM (SELECT 1 FROM games LIMIT 0))").fetchone()
+        return int(row[0]) if row is not None and row[0] is not None else None
+    except (duckdb.Error, ValueError):
+        return None
 
 
 def require_database(path: str | os.PathLike[str]) -> None:

@@ -32,6 +32,7 @@ from .judgements import refresh_shipped_curves
 from .players import PlayerError, link_players, merge
 from .rows import UnitBuilder, replay_record
 from .lookups import rebuild
+from . import tree_counts
 from .schema import SCHEMA, SCHEMA_VERSION, DatabaseError, connect, schema_version
 from .writer import Writer
 
@@ -41,9 +42,10 @@ BATCH_SOURCES = 200
 #: they hold, built without reading a record again.
 IN_PLACE = {7: "the lookup tables (position_keys, material_spans, material_signatures), "
                 "the win curves' late scale (win_curves.cp_late_scale), the members of a "
-                "repeated name (sources.member_index) and the table of the ranges of big "
-                "sources stored (source_ranges)",
-            8: "the table of the ranges of big sources stored (source_ranges)"}
+                "repeated name (sources.member_index), the table of the ranges of big "
+                "sources stored (source_ranges) and the tree's counts (tree_keys, tree_moves)",
+            8: "the table of the ranges of big sources stored (source_ranges) and the tree's "
+               "counts (tree_keys, tree_moves)"}
 
 
 @dataclass
@@ -111,6 +113,7 @@ def upgrade(path: str | os.PathLike[str]) -> UpgradeSummary:
             _carry_analysed_games(old, new)
             link_players(new)
             rebuild(new)
+            tree_counts.rebuild(new)
             new.execute("CHECKPOINT")
         finally:
             new.close()
@@ -142,7 +145,11 @@ def _upgrade_in_place(where: Path, summary: UpgradeSummary) -> UpgradeSummary:
             _new_columns_and_views(con)
             con.execute(SCHEMA)
             refresh_shipped_curves(con)
-            summary.games = rebuild(con)
+            if summary.from_version == 7:
+                rebuild(con)
+            tree_counts.rebuild(con)
+            row = con.execute("SELECT count(*) FROM games").fetchone()
+            summary.games = int(row[0]) if row else 0
             con.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'",
                         [str(SCHEMA_VERSION)])
             con.execute("COMMIT")

@@ -38,6 +38,8 @@ from .columns import (
     EVAL_COLUMNS, EVENT_COLUMNS, GAME_COLUMNS, MOVE_COLUMNS, STAGES, TABLES, VARIATION_COLUMNS,
 )
 from .lookups import forget_removed, refresh
+from .players import link_players
+from .tree_counts import forget as forget_tree
 
 log = logging.getLogger("xqdb.db")
 
@@ -311,6 +313,22 @@ class Writer:
             return
         if size >= WAL_BYTES:
             self.checkpoint()
+
+    def link_players(self) -> int:
+        """Link every game to its players and count the tree's new games in (one
+        transaction, counted in :attr:`seconds`; see :func:`xqdb.db.players.link_players`);
+        returns how many players there are."""
+        start, cpu = time.perf_counter(), time.process_time()
+        if self.memory is not None:  # counting reads the positions of every new game
+            self.con.execute(f"SET memory_limit = '{self.memory[1]}B'")
+        try:
+            players = link_players(self.con)
+        finally:
+            if self.memory is not None:
+                self.con.execute(f"SET memory_limit = '{self.memory[0]}B'")
+        self.seconds += time.perf_counter() - start
+        self.cpu_seconds += time.process_time() - cpu
+        return players
 
     def checkpoint(self) -> None:
         """Write everything committed into the database file proper (counted in
@@ -594,6 +612,7 @@ class Writer:
                       WHERE g.source_id IN (SELECT source_id FROM {gone})
                         AND NOT EXISTS (SELECT 1 FROM game_records r WHERE r.game_id = g.game_id))"""
         forget_removed(con, orphans)
+        forget_tree(con)
         for table in ("stored_moves", "variation_moves", "rule_events", "evals", "games"):
             con.execute(f"DELETE FROM {table} WHERE game_id IN {orphans}")
         con.execute(f"""

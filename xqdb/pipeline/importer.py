@@ -30,7 +30,6 @@ from typing import BinaryIO, cast
 
 from ..errors import BadArgumentError, CannotRunError, DatabaseError
 from ..db.holder import WriterNote
-from ..db.players import link_players
 from ..db.rows import UnitBuilder, replay_record
 from ..errors import ErrorKind
 from ..db.schema import connect
@@ -275,7 +274,7 @@ def import_paths(paths: Sequence[str], db: str | os.PathLike[str], *, jobs: int 
                 _write(writer, _read_units(executor, units, send_inputs), summary, noted,
                        commit_records)
                 writer.refresh_lookups()
-                link_players(con)
+                writer.link_players()
                 writer.checkpoint()
                 summary.db_seconds = writer.seconds
                 summary.db_cpu_seconds = writer.cpu_seconds

@@ -1,0 +1,292 @@
+"""The opening tree counted ahead for the positions many games reach.
+
+The tree of a position (``queries/tree.sql``) reads every game that reached it: a few for
+a middle game, every game of the database for the start. So the positions reached at least
+:data:`THRESHOLD` times (``position_keys`` rows) are listed in ``tree_keys``, with the key
+of their mirror image, and ``tree_moves`` holds, per such position and move, what the tree
+shows of the valid games: games, results, the sum of their years, distinct players and the
+:data:`LATEST` latest games as the tree lists them, both for the position alone and merged
+with its mirror image (``merged``), each counted exactly as the query counts it. A tree of every
+valid game (no game filter) of such a position is then a read of a few rows, sorted by
+key (:func:`counted_tree`); any other tree keeps the query.
+
+The table counts the games up to ``meta.tree_through``; ``meta.tree_games`` is a digest of
+what it counted of them (ids, status, result, year, players), and ``meta.tree_threshold``
+the threshold (:data:`THRESHOLD` unless :func:`rebuild` was given another).
+:func:`refresh` runs wherever games are linked to their players (the end of an import,
+``xqdb players alias``), in the same transaction, once the lookup tables are up to date:
+it counts again the positions the new games reached (and their mirror images) and adds
+those that became frequent. Games removed or linked to other players change the digest,
+and everything is counted again. While the table is behind the games (an import killed
+before its end) :func:`counted_tree` answers ``None`` and the query runs.
+
+>>> import duckdb
+>>> from xqdb.db.schema import create_schema
+>>> con = duckdb.connect()
+>>> create_schema(con)
+>>> refresh(con)
+0
+>>> counted_tree(con, 1, None, 1, 3) is None  # no position counted
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import duckdb
+
+from ..position import Position, mirrored
+from ..rules.board import Move
+from .lookups import positions_sql, through as lookups_through
+from .queries import create_macros
+from .result import Result
+
+#: Rows of ``position_keys`` a position needs to be counted ahead. Below it the query
+#: reads so few rows that counting ahead gains nothing measurable (bench/bench_serve.py).
+THRESHOLD = 32
+#: Latest games kept per position and move: a tree asking for more reads the games.
+LATEST = 10
+
+_THROUGH, _DIGEST, _THRESHOLD = "tree_through", "tree_games", "tree_threshold"
+#: What the table depends on of each game: any change to it is a change of the digest.
+_DIGEST_SQL = ("SELECT coalesce(bit_xor(hash(game_id, status, result, year, red_player_id,"
+               " black_player_id)), 0) FROM games WHERE game_id <= ?")
+
+
+def refresh(con: duckdb.DuckDBPyConnection) -> int:
+    """Bring ``tree_keys`` and ``tree_moves`` up to date with the games stored (within the
+    caller's transaction, if any), once the lookup tables cover every game; returns how
+    many positions were counted (again)."""
+    row = con.execute("SELECT coalesce(max(game_id), 0) FROM games").fetchone()
+    assert row is not None
+    last = int(row[0])
+    if lookups_through(con) < last:
+        return 0  # position_keys first (xqdb.db.lookups.refresh)
+    done = _meta(con, _THROUGH)
+    if done and _digest(con, done) != _meta(con, _DIGEST):
+        done = 0  # games removed or linked anew since: count everything again
+    if done == last and done:
+        return 0
+    if not done:
+        con.execute("DELETE FROM tree_keys")
+        con.execute("DELETE FROM tree_moves")
+    # The positions the new games reached, and those of them now reached often enough.
+    touched = "SELECT key FROM position_keys" if not done else (
+        f"SELECT key FROM ({positions_sql(str(done))})")
+    con.execute(f"CREATE OR REPLACE TEMP TABLE tree_touched AS SELECT DISTINCT key FROM ({touched})")
+    among = "" if not done else (
+        "WHERE key IN (SELECT key FROM tree_touched EXCEPT SELECT key FROM tree_keys)")
+    con.execute(f"""
+        CREATE OR REPLACE TEMP TABLE tree_new AS
+        SELECT key, count(*) AS positions, min(game_id) AS game_id,
+               arg_min(ply, game_id * 65536 + ply) AS ply
+        FROM position_keys {among}
+        GROUP BY key HAVING count(*) >= {_meta(con, _THRESHOLD) or THRESHOLD}""")
+    _add_keys(con)
+    # Counted again: every counted position the new games reached, or whose mirror they did.
+    con.execute("""
+        CREATE OR REPLACE TEMP TABLE tree_wanted AS
+        SELECT key, mirror_key FROM tree_keys
+        WHERE key IN (SELECT key FROM tree_touched) OR mirror_key IN (SELECT key FROM tree_touched)""")
+    con.execute("UPDATE tree_keys SET positions = c.n FROM (SELECT key, count(*) AS n FROM"
+                " position_keys WHERE key IN (SELECT key FROM tree_wanted) GROUP BY key) c"
+                " WHERE tree_keys.key = c.key")
+    counted = _count(con)
+    for name in ("tree_touched", "tree_new", "tree_wanted"):
+        con.execute(f"DROP TABLE {name}")
+    _set_meta(con, _THROUGH, last)
+    _set_meta(con, _DIGEST, _digest(con, last))
+    return counted
+
+
+def rebuild(con: duckdb.DuckDBPyConnection, threshold: int = THRESHOLD) -> int:
+    """Count every position reached ``threshold`` times or more again (``xqdb upgrade``),
+    and from then on those that reach it; returns how many."""
+    con.execute("DELETE FROM meta WHERE key IN (?, ?)", [_THROUGH, _DIGEST])
+    _set_meta(con, _THRESHOLD, threshold)
+    return refresh(con)
+
+
+def forget(con: duckdb.DuckDBPyConnection) -> None:
+    """Drop what is counted, as games are about to be removed: the next :func:`refresh`
+    counts everything again, and until then trees read the games."""
+    con.execute("DELETE FROM tree_keys")
+    con.execute("DELETE FROM tree_moves")
+    _set_meta(con, _THROUGH, 0)
+
+
+def counted_tree(con: duckdb.DuckDBPyConnection, key: int, mirror_key: int | None,
+                 min_games: int, top_games: int) -> Result | None:
+    """The rows of ``queries/tree.sql`` (``code`` first, ``top_games`` last) for the valid
+    games of every selection, read from ``tree_moves``; ``None`` when the position is not
+    counted ahead, the table is behind the games, or more than :data:`LATEST` games a
+    move are asked for. ``mirror_key`` (the mirror image's key, or ``None``) merges the
+    mirror image's moves in, as the query does."""
+    if top_games > LATEST:
+        return None
+    found = con.execute("SELECT (SELECT value FROM meta WHERE key = $through),"
+                        " EXISTS (SELECT 1 FROM tree_keys WHERE key = $key)",
+                        {"through": _THROUGH, "key": key}).fetchone()
+    if found is None or found[0] is None or not found[1]:
+        return None
+    # Games past the counts (ids grow: a bound id reads the last row group only).
+    behind = con.execute("SELECT EXISTS (SELECT 1 FROM games WHERE game_id > ?)",
+                         [int(found[0])]).fetchone()
+    if behind is None or behind[0]:
+        return None
+    # The figures as queries/tree.sql computes them from the counts (the same macros).
+    create_macros(con, "pct", "score_pct")
+    cursor = con.execute("""
+        WITH counted AS (
+            SELECT * FROM tree_moves WHERE key = $key AND merged = $merged
+        )
+        SELECT move AS code, games,
+               pct(games, sum(games) OVER ()) AS share,
+               pct(red_wins, red_wins + draws + black_wins) AS red_win,
+               pct(draws, red_wins + draws + black_wins) AS draw,
+               pct(black_wins, red_wins + draws + black_wins) AS black_win,
+               score_pct(red_wins, draws, black_wins) AS red_score,
+               round(year_sum / nullif(years, 0), 1) AS avg_year, players,
+               CASE WHEN $top > 0 THEN array_to_string(latest[1:$top], '; ') END AS top_games
+        FROM counted
+        QUALIFY games >= $min_games
+        ORDER BY games DESC, move""", {"key": key, "merged": mirror_key is not None,
+                                       "top": max(top_games, 0),
+                                       "min_games": min_games})
+    return Result([d[0] for d in cursor.description or []], cursor.fetchall())
+
+
+def _add_keys(con: duckdb.DuckDBPyConnection) -> None:
+    """List the positions of ``tree_new`` in ``tree_keys`` with the key of their mirror
+    image, found by playing one game that reached each up to it."""
+    wanted = con.execute("SELECT key, game_id, ply, positions FROM tree_new").fetchall()
+    if not wanted:
+        return
+    by_game: dict[int, list[tuple[int, int, int]]] = {}
+    for key, game_id, ply, positions in wanted:
+        by_game.setdefault(game_id, []).append((int(ply), int(key), int(positions)))
+    con.execute("CREATE OR REPLACE TEMP TABLE tree_games AS SELECT game_id, max(ply) AS ply"
+                " FROM tree_new GROUP BY game_id")
+    starts = dict(con.execute("SELECT game_id, start_fen FROM games"
+                              " WHERE game_id IN (SELECT game_id FROM tree_games)").fetchall())
+    moves: dict[int, list[int]] = {}
+    for game_id, codes in con.execute("""
+            SELECT m.game_id, list(m.move ORDER BY m.ply) FROM stored_moves m
+            JOIN tree_games t ON m.game_id = t.game_id AND m.ply <= t.ply
+            GROUP BY m.game_id""").fetchall():
+        moves[game_id] = codes
+    con.execute("DROP TABLE tree_games")
+    rows = []
+    for game_id, needed in by_game.items():
+        rows += _mirror_keys(starts.get(game_id), moves.get(game_id, []), sorted(needed))
+    con.executemany("INSERT INTO tree_keys VALUES (?, ?, ?)", rows)
+
+
+def _mirror_keys(fen: str | None, codes: Sequence[int], needed: list[tuple[int, int, int]]
+                 ) -> list[tuple[int, int, int]]:
+    """``(key, mirror key, positions)`` of each ``(ply, key, positions)`` of ``needed``
+    (by ply), playing the game of start ``fen`` and moves ``codes`` up to them; a position
+    the game does not give (a record stored with other keys) is left out, so its trees
+    keep the query."""
+    position = Position(fen) if fen else Position()
+    out, ply = [], 0
+    for at, key, positions in needed:
+        while ply < at and ply < len(codes):
+            position.push(Move.from_code(codes[ply]))
+            ply += 1
+        if ply == at and position.zobrist() == key:
+            out.append((key, mirrored(position).zobrist(), positions))
+    return out
+
+
+def _count(con: duckdb.DuckDBPyConnection) -> int:
+    """Count the moves of the positions of ``tree_wanted`` (again) into ``tree_moves``, as
+    ``queries/tree.sql`` counts them; returns how many positions."""
+    # One move of each game there (DISTINCT, as the query), alone and with the mirror
+    # image's mirrored back; a position that is its own mirror image writes a move and
+    # its mirror as the one on the right of the mover's board, as the query does.
+    create_macros(con, "mirror_square")
+    mirror = "mirror_square(p.move // 90) * 90 + mirror_square(p.move % 90)"
+    con.execute(f"""
+        CREATE OR REPLACE TEMP TABLE tree_counted AS
+        WITH rows AS (
+            SELECT w.key, true AS own, w.mirror_key, p.game_id, p.move, p.piece,
+                   {mirror} AS mirrored
+            FROM position_keys p JOIN tree_wanted w ON p.key = w.key
+            WHERE p.move IS NOT NULL
+            UNION ALL
+            SELECT w.key, false AS own, w.mirror_key, p.game_id, p.move, p.piece,
+                   {mirror} AS mirrored
+            FROM position_keys p JOIN tree_wanted w ON p.key = w.mirror_key
+            WHERE p.move IS NOT NULL AND w.mirror_key <> w.key
+        ), here AS (
+            SELECT DISTINCT key, false AS merged, game_id, move,
+                   CASE WHEN piece > 0 THEN 'red' ELSE 'black' END AS side
+            FROM rows WHERE own
+            UNION
+            SELECT DISTINCT key, true AS merged, game_id,
+                   CASE WHEN NOT own THEN mirrored
+                        WHEN mirror_key = key THEN greatest(move, mirrored)
+                        ELSE move END AS move,
+                   CASE WHEN piece > 0 THEN 'red' ELSE 'black' END AS side
+            FROM rows
+        ), played AS (
+            SELECT h.key, h.merged, h.move, g.game_id, g.result, g.year,
+                   CASE h.side WHEN 'red' THEN g.red_player_id ELSE g.black_player_id END
+                       AS mover
+            FROM here h JOIN games g USING (game_id)
+            WHERE g.status = 'valid'
+        )
+        SELECT key, merged, move, count(*) AS games,
+               count(*) FILTER (result = '1-0') AS red_wins,
+               count(*) FILTER (result = '1/2-1/2') AS draws,
+               count(*) FILTER (result = '0-1') AS black_wins,
+               sum(year) AS year_sum, count(year) AS years,
+               count(DISTINCT mover) AS players,
+               -- the latest first, NULL years last (a top-N in fixed memory: a list of every
+               -- game of the start, sorted, would not fit a writer's memory limit)
+               arg_max(game_id, {{'year': coalesce(year, -2147483648), 'game_id': game_id}},
+                       {LATEST}) AS ids
+        FROM played GROUP BY key, merged, move""")
+    # The latest games as the tree lists them, their players named.
+    con.execute("""
+        CREATE OR REPLACE TEMP TABLE tree_latest AS
+        SELECT l.key, l.merged, l.move,
+               list(g.game_id || ' ' || coalesce(r.name, '?') || '-' || coalesce(b.name, '?')
+                    || coalesce(' ' || g.year, '') || ' ' || coalesce(g.result, '*')
+                    ORDER BY g.year DESC NULLS LAST, g.game_id DESC) AS latest
+        FROM (SELECT key, merged, move, unnest(ids) AS game_id FROM tree_counted) l
+        JOIN games g USING (game_id)
+        LEFT JOIN players r ON r.player_id = g.red_player_id
+        LEFT JOIN players b ON b.player_id = g.black_player_id
+        GROUP BY l.key, l.merged, l.move""")
+
+    con.execute("CREATE OR REPLACE TEMP TABLE tree_kept AS SELECT * FROM tree_moves"
+                " WHERE key NOT IN (SELECT key FROM tree_wanted)"
+                " UNION ALL SELECT * EXCLUDE (ids) FROM tree_counted"
+                " JOIN tree_latest USING (key, merged, move)")
+    con.execute("DELETE FROM tree_moves")
+    con.execute("INSERT INTO tree_moves SELECT * FROM tree_kept ORDER BY key, merged, move")
+    con.execute("DROP TABLE tree_kept")
+    con.execute("DROP TABLE tree_counted")
+    con.execute("DROP TABLE tree_latest")
+    row = con.execute("SELECT count(*) FROM tree_wanted").fetchone()
+    assert row is not None
+    return int(row[0])
+
+
+def _digest(con: duckdb.DuckDBPyConnection, last: int) -> int:
+    row = con.execute(_DIGEST_SQL, [last]).fetchone()
+    assert row is not None
+    return int(row[0])
+
+
+def _meta(con: duckdb.DuckDBPyConnection, key: str) -> int:
+    row = con.execute("SELECT value FROM meta WHERE key = ?", [key]).fetchone()
+    return int(row[0]) if row else 0
+
+
+def _set_meta(con: duckdb.DuckDBPyConnection, key: str, value: int) -> None:
+    con.execute("DELETE FROM meta WHERE key = ?", [key])
+    con.execute("INSERT INTO meta VALUES (?, ?)", [key, str(value)])
