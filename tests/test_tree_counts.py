@@ -15,6 +15,7 @@ from datafiles import DATA, SAMPLE_GAMES
 from xqdb import Database
 from xqdb.db.queries import run_report
 from xqdb.db.schema import SCHEMA_VERSION
+from xqdb.db import tree_counts
 from xqdb.db.tree_counts import THRESHOLD, counted_tree, rebuild
 from xqdb.db.upgrade import upgrade
 from xqdb.pipeline.importer import import_paths
@@ -126,6 +127,23 @@ def test_counted_trees_are_the_trees_of_the_games(small: Path) -> None:
             shown = db.tree(fen=position.fen(), notation="uci", mirror=mirror)
             assert [r[1:] for r in shown.rows] == [r[1:] for r in rows], position.fen()
     con.close()
+
+
+def test_counted_in_many_small_batches_the_trees_are_the_same(
+        small: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A big collection is counted a few million rows at a time, so that the counting fits
+    # a writer's memory: batches of 50 rows split the positions of these games many ways,
+    # and one position (the start) is a batch alone.
+    path = tmp_path / "batched.duckdb"
+    shutil.copyfile(small, path)
+    monkeypatch.setattr(tree_counts, "BATCH_ROWS", 50)
+    set_threshold(path, 2)
+    counted, _ = compare(path, opening_positions(path, 14)[::5], most=20)
+    assert counted == 20
+    con = duckdb.connect(str(path), read_only=True)
+    rows = con.execute("SELECT count(*), sum(positions) FROM tree_keys").fetchone()
+    con.close()
+    assert rows is not None and rows[1] > 20 * 50  # many batches
 
 
 def test_the_start_merges_a_move_with_its_mirror_image(small: Path) -> None:

@@ -47,6 +47,10 @@ from .result import Result
 THRESHOLD = 32
 #: Latest games kept per position and move: a tree asking for more reads the games.
 LATEST = 10
+#: Rows of ``position_keys`` counted in one statement, at most (unless one position has
+#: more): what the counting holds in memory follows them, and a writer's memory is bounded.
+#: The 80 games of an import into a 1M-game database touch positions of about ten million.
+BATCH_ROWS = 2_000_000
 
 _THROUGH, _DIGEST, _THRESHOLD = "tree_through", "tree_games", "tree_threshold"
 #: What the table depends on of each game: any change to it is a change of the digest.
@@ -207,18 +211,48 @@ def _count(con: duckdb.DuckDBPyConnection) -> int:
     # image's mirrored back; a position that is its own mirror image writes a move and
     # its mirror as the one on the right of the mover's board, as the query does.
     create_macros(con, "mirror_square")
-    mirror = "mirror_square(p.move // 90) * 90 + mirror_square(p.move % 90)"
+    # In batches of positions (in key order, so that each batch reads a stretch of the
+    # sorted position_keys) of about BATCH_ROWS rows each, counting a position's mirror's.
     con.execute(f"""
-        CREATE OR REPLACE TEMP TABLE tree_counted AS
+        CREATE OR REPLACE TEMP TABLE tree_batches AS
+        SELECT w.key, w.mirror_key,
+               (sum(coalesce(k.positions, 0) + coalesce(m.positions, 0)) OVER (ORDER BY w.key)
+                - 1) // {BATCH_ROWS} AS batch
+        FROM tree_wanted w LEFT JOIN tree_keys k ON k.key = w.key
+        LEFT JOIN tree_keys m ON m.key = w.mirror_key AND w.mirror_key <> w.key""")
+    batches = [int(b) for b, in con.execute(
+        "SELECT DISTINCT batch FROM tree_batches ORDER BY batch").fetchall()]
+    con.execute("CREATE OR REPLACE TEMP TABLE tree_batch AS"
+                " SELECT key, mirror_key FROM tree_batches LIMIT 0")
+    for number, batch in enumerate(batches):
+        con.execute("DELETE FROM tree_batch")
+        con.execute("INSERT INTO tree_batch SELECT key, mirror_key FROM tree_batches"
+                    " WHERE batch = ?", [batch])
+        into = ("CREATE OR REPLACE TEMP TABLE tree_counted AS" if number == 0
+                else "INSERT INTO tree_counted")
+        con.execute(f"{into}\n{_COUNT_SQL}")
+    if not batches:
+        con.execute(f"CREATE OR REPLACE TEMP TABLE tree_counted AS\n{_COUNT_SQL}")
+    con.execute("DROP TABLE tree_batches")
+    con.execute("DROP TABLE tree_batch")
+    _store_counted(con)
+    row = con.execute("SELECT count(*) FROM tree_wanted").fetchone()
+    assert row is not None
+    return int(row[0])
+
+
+_MIRROR = "mirror_square(p.move // 90) * 90 + mirror_square(p.move % 90)"
+#: The moves of the positions of ``tree_batch`` counted, as ``queries/tree.sql`` counts them.
+_COUNT_SQL = f"""
         WITH rows AS (
             SELECT w.key, true AS own, w.mirror_key, p.game_id, p.move, p.piece,
-                   {mirror} AS mirrored
-            FROM position_keys p JOIN tree_wanted w ON p.key = w.key
+                   {_MIRROR} AS mirrored
+            FROM position_keys p JOIN tree_batch w ON p.key = w.key
             WHERE p.move IS NOT NULL
             UNION ALL
             SELECT w.key, false AS own, w.mirror_key, p.game_id, p.move, p.piece,
-                   {mirror} AS mirrored
-            FROM position_keys p JOIN tree_wanted w ON p.key = w.mirror_key
+                   {_MIRROR} AS mirrored
+            FROM position_keys p JOIN tree_batch w ON p.key = w.mirror_key
             WHERE p.move IS NOT NULL AND w.mirror_key <> w.key
         ), here AS (
             SELECT DISTINCT key, false AS merged, game_id, move,
@@ -248,7 +282,12 @@ def _count(con: duckdb.DuckDBPyConnection) -> int:
                -- game of the start, sorted, would not fit a writer's memory limit)
                arg_max(game_id, {{'year': coalesce(year, -2147483648), 'game_id': game_id}},
                        {LATEST}) AS ids
-        FROM played GROUP BY key, merged, move""")
+        FROM played GROUP BY key, merged, move"""
+
+
+def _store_counted(con: duckdb.DuckDBPyConnection) -> None:
+    """Replace the rows of the positions of ``tree_wanted`` in ``tree_moves`` by those of
+    ``tree_counted``, with their latest games as the tree lists them."""
     # The latest games as the tree lists them, their players named.
     con.execute("""
         CREATE OR REPLACE TEMP TABLE tree_latest AS
@@ -271,9 +310,6 @@ def _count(con: duckdb.DuckDBPyConnection) -> int:
     con.execute("DROP TABLE tree_kept")
     con.execute("DROP TABLE tree_counted")
     con.execute("DROP TABLE tree_latest")
-    row = con.execute("SELECT count(*) FROM tree_wanted").fetchone()
-    assert row is not None
-    return int(row[0])
 
 
 def _digest(con: duckdb.DuckDBPyConnection, last: int) -> int:
