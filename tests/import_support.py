@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import duckdb
@@ -76,3 +80,22 @@ def run_installed(*args: str, stdin: bytes | None = None, timeout: float = 600
     """Run the installed ``xqdb`` with ``args`` (and ``stdin``); the output as bytes."""
     return subprocess.run([*INSTALLED, *args], input=stdin, capture_output=True,
                           timeout=timeout)
+
+
+def kill_after_commits(args: list[str], log: Path, commits: int) -> None:
+    """Run ``xqdb args`` and SIGKILL its whole process group once ``commits`` transactions
+    are in its log ``log`` (0: as soon as it has started)."""
+    process = subprocess.Popen(xqdb_command(*args), start_new_session=True,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    try:
+        while time.monotonic() < deadline and process.poll() is None:
+            seen = log.read_text(encoding="utf-8").count("committed") if log.exists() else 0
+            if seen >= commits and (commits or log.exists()):
+                break
+            time.sleep(0.005)
+        assert process.poll() is None, "the import finished before it could be killed"
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait()

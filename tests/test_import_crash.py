@@ -3,17 +3,12 @@ again, and the database holds exactly the rows of an uninterrupted run."""
 
 from __future__ import annotations
 
-import contextlib
-import os
-import signal
-import subprocess
-import time
 from pathlib import Path
 
 import pytest
 
 from datafiles import SHARED_DATA
-from import_support import DATA, SAME_15, all_rows, run_xqdb, xqdb_command
+from import_support import DATA, SAME_15, all_rows, kill_after_commits, run_xqdb
 
 # The big file of the corpus gives the kills time to land inside its transaction.
 pytestmark = pytest.mark.usefixtures("shared_data")
@@ -37,25 +32,6 @@ def clean_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[tuple]
     return all_rows(folder / "clean.duckdb")
 
 
-def _kill_after(db: Path, log: Path, commits: int) -> None:
-    """Start the import and SIGKILL its whole process group once ``commits`` transactions
-    are in the log (0: as soon as it has started)."""
-    process = subprocess.Popen(xqdb_command(*_import_args(db, log)), start_new_session=True,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 120
-    try:
-        while time.monotonic() < deadline and process.poll() is None:
-            seen = log.read_text(encoding="utf-8").count("committed") if log.exists() else 0
-            if seen >= commits and (commits or log.exists()):
-                break
-            time.sleep(0.005)
-        assert process.poll() is None, "the import finished before it could be killed"
-    finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGKILL)
-        process.wait()
-
-
 @pytest.mark.parametrize("commits", [
     0, 1,
     pytest.param(3, marks=pytest.mark.slow),  # a kill between commits again, as after 1
@@ -63,7 +39,7 @@ def _kill_after(db: Path, log: Path, commits: int) -> None:
 def test_kill_9_then_rerun_gives_the_clean_database(tmp_path: Path, commits: int,
                                                     clean_run: dict[str, list[tuple]]) -> None:
     db, log = tmp_path / "killed.duckdb", tmp_path / "log"
-    _kill_after(db, log, commits)
+    kill_after_commits(_import_args(db, log), log, commits)
     if commits:
         # The kill really interrupted a run that had stored something.
         assert 0 < log.read_text(encoding="utf-8").count("committed")

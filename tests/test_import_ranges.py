@@ -10,16 +10,11 @@ small file many ranges.
 
 from __future__ import annotations
 
-import contextlib
-import os
-import signal
-import subprocess
-import time
 from pathlib import Path
 
 import pytest
 
-from import_support import DATA, all_rows, rows, run_xqdb, xqdb_command
+from import_support import DATA, all_rows, kill_after_commits, rows, run_xqdb
 from xqdb.pipeline.importer import RANGE_BYTES_VARIABLE, import_paths
 
 #: Bytes per range in these tests: the file is cut into several dozen.
@@ -115,31 +110,13 @@ def _import_args(big_pgn: Path, db: Path, log: Path) -> list[str]:
             "--log-file", str(log)]
 
 
-def _kill_after_commits(args: list[str], log: Path, commits: int) -> None:
-    """Run ``xqdb args`` and SIGKILL its process group once ``commits`` transactions are
-    in its log."""
-    process = subprocess.Popen(xqdb_command(*args), start_new_session=True,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 120
-    try:
-        while time.monotonic() < deadline and process.poll() is None:
-            if log.exists() and log.read_text(encoding="utf-8").count("committed") >= commits:
-                break
-            time.sleep(0.005)
-        assert process.poll() is None, "the import finished before it could be killed"
-    finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGKILL)
-        process.wait()
-
-
 def test_kill_9_in_the_middle_of_a_file_resumes_at_the_next_range(
         big_pgn: Path, whole: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(RANGE_BYTES_VARIABLE, str(RANGE // 2))
     clean = tmp_path / "clean.duckdb"
     assert run_xqdb(*_import_args(big_pgn, clean, tmp_path / "clean.log")).returncode == 0
     db, log = tmp_path / "killed.duckdb", tmp_path / "killed.log"
-    _kill_after_commits(_import_args(big_pgn, db, log), log, 5)
+    kill_after_commits(_import_args(big_pgn, db, log), log, 5)
     # Killed in the middle of the file: some ranges are stored, and the source says so.
     stored = len(_ranges(db))
     assert 5 <= stored < len(_ranges(clean))
@@ -163,7 +140,7 @@ def test_a_file_changed_after_a_killed_import_is_read_again_from_its_start(
     path = tmp_path / "changing.pgn"
     path.write_bytes(big_pgn.read_bytes())
     db, log = tmp_path / "g.duckdb", tmp_path / "log"
-    _kill_after_commits(_import_args(path, db, log), log, 3)
+    kill_after_commits(_import_args(path, db, log), log, 3)
     assert rows(db, "SELECT count(*) FROM source_ranges")[0][0] >= 3
     # The file's first range changes: what is stored of it must not be kept.
     path.write_bytes(path.read_bytes().replace(b"[Event", b'[Site "x"]\n[Event', 1))

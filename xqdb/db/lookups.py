@@ -63,7 +63,7 @@ def signature(counts: Mapping[str, int]) -> int:
 
 def through(con: duckdb.DuckDBPyConnection) -> int:
     """The last game id the lookup tables cover (0: none)."""
-    return _meta(con, _THROUGH)
+    return read_meta(con, _THROUGH)
 
 
 def positions_sql(since: str) -> str:
@@ -107,13 +107,13 @@ def refresh(con: duckdb.DuckDBPyConnection) -> int:
         SELECT signature, {_COUNTS}, count(*) FROM new_spans GROUP BY signature
         ON CONFLICT (signature) DO UPDATE SET spans = spans + excluded.spans""")
     con.execute("DROP TABLE new_spans")
-    runs = _meta(con, _RUNS) + 1
+    runs = read_meta(con, _RUNS) + 1
     if runs > MOST_RUNS:
         for table, order in _ORDER.items():
             _sort(con, table, order)
         runs = 1
-    _set_meta(con, _RUNS, runs)
-    _set_meta(con, _THROUGH, last)
+    write_meta(con, _RUNS, runs)
+    write_meta(con, _THROUGH, last)
     return added
 
 
@@ -137,7 +137,7 @@ def forget_removed(con: duckdb.DuckDBPyConnection, game_ids: str) -> None:
                       f" WHERE game_id NOT IN {game_ids}").fetchone()
     assert row is not None
     if int(row[0]) < through(con):
-        _set_meta(con, _THROUGH, int(row[0]))
+        write_meta(con, _THROUGH, int(row[0]))
 
 
 def create_lookup_macros(con: duckdb.DuckDBPyConnection) -> None:
@@ -182,12 +182,14 @@ def _sort(con: duckdb.DuckDBPyConnection, table: str, order: str) -> None:
     con.execute("DROP TABLE sorted_rows")
 
 
-def _meta(con: duckdb.DuckDBPyConnection, key: str) -> int:
+def read_meta(con: duckdb.DuckDBPyConnection, key: str) -> int:
+    """The number stored under ``key`` in ``meta``, 0 when there is none."""
     row = con.execute("SELECT value FROM meta WHERE key = ?", [key]).fetchone()
     return int(row[0]) if row else 0
 
 
-def _set_meta(con: duckdb.DuckDBPyConnection, key: str, value: int) -> None:
+def write_meta(con: duckdb.DuckDBPyConnection, key: str, value: int) -> None:
+    """Store the number ``value`` under ``key`` in ``meta``."""
     con.execute("DELETE FROM meta WHERE key = ?", [key])
     con.execute("INSERT INTO meta VALUES (?, ?)", [key, str(value)])
 

@@ -38,7 +38,7 @@ import duckdb
 
 from ..position import Position, mirrored
 from ..rules.board import Move
-from .lookups import positions_sql, through as lookups_through
+from .lookups import positions_sql, read_meta, through as lookups_through, write_meta
 from .queries import create_macros
 from .result import Result
 
@@ -67,8 +67,8 @@ def refresh(con: duckdb.DuckDBPyConnection) -> int:
     last = int(row[0])
     if lookups_through(con) < last:
         return 0  # position_keys first (xqdb.db.lookups.refresh)
-    done = _meta(con, _THROUGH)
-    if done and _digest(con, done) != _meta(con, _DIGEST):
+    done = read_meta(con, _THROUGH)
+    if done and _digest(con, done) != read_meta(con, _DIGEST):
         done = 0  # games removed or linked anew since: count everything again
     if done == last and done:
         return 0
@@ -86,7 +86,7 @@ def refresh(con: duckdb.DuckDBPyConnection) -> int:
         SELECT key, count(*) AS positions, min(game_id) AS game_id,
                arg_min(ply, game_id * 65536 + ply) AS ply
         FROM position_keys {among}
-        GROUP BY key HAVING count(*) >= {_meta(con, _THRESHOLD) or THRESHOLD}""")
+        GROUP BY key HAVING count(*) >= {read_meta(con, _THRESHOLD) or THRESHOLD}""")
     _add_keys(con)
     # Counted again: every counted position the new games reached, or whose mirror they did.
     con.execute("""
@@ -99,8 +99,8 @@ def refresh(con: duckdb.DuckDBPyConnection) -> int:
     counted = _count(con)
     for name in ("tree_touched", "tree_new", "tree_wanted"):
         con.execute(f"DROP TABLE {name}")
-    _set_meta(con, _THROUGH, last)
-    _set_meta(con, _DIGEST, _digest(con, last))
+    write_meta(con, _THROUGH, last)
+    write_meta(con, _DIGEST, _digest(con, last))
     return counted
 
 
@@ -108,7 +108,7 @@ def rebuild(con: duckdb.DuckDBPyConnection, threshold: int = THRESHOLD) -> int:
     """Count every position reached ``threshold`` times or more again (``xqdb upgrade``),
     and from then on those that reach it; returns how many."""
     con.execute("DELETE FROM meta WHERE key IN (?, ?)", [_THROUGH, _DIGEST])
-    _set_meta(con, _THRESHOLD, threshold)
+    write_meta(con, _THRESHOLD, threshold)
     return refresh(con)
 
 
@@ -117,7 +117,7 @@ def forget(con: duckdb.DuckDBPyConnection) -> None:
     counts everything again, and until then trees read the games."""
     con.execute("DELETE FROM tree_keys")
     con.execute("DELETE FROM tree_moves")
-    _set_meta(con, _THROUGH, 0)
+    write_meta(con, _THROUGH, 0)
 
 
 def counted_tree(con: duckdb.DuckDBPyConnection, key: int, mirror_key: int | None,
@@ -316,13 +316,3 @@ def _digest(con: duckdb.DuckDBPyConnection, last: int) -> int:
     row = con.execute(_DIGEST_SQL, [last]).fetchone()
     assert row is not None
     return int(row[0])
-
-
-def _meta(con: duckdb.DuckDBPyConnection, key: str) -> int:
-    row = con.execute("SELECT value FROM meta WHERE key = ?", [key]).fetchone()
-    return int(row[0]) if row else 0
-
-
-def _set_meta(con: duckdb.DuckDBPyConnection, key: str, value: int) -> None:
-    con.execute("DELETE FROM meta WHERE key = ?", [key])
-    con.execute("INSERT INTO meta VALUES (?, ?)", [key, str(value)])

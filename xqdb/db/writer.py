@@ -282,10 +282,7 @@ class Writer:
         """Bring the lookup tables up to date with the games committed (one transaction,
         counted in :attr:`seconds`; see :func:`xqdb.db.lookups.refresh`); returns the
         games added to them."""
-        start, cpu = time.perf_counter(), time.process_time()
-        if self.memory is not None:  # sorting the new rows may want more than a batch
-            self.con.execute(f"SET memory_limit = '{self.memory[1]}B'")
-        try:
+        with self._with_most_memory():  # sorting the new rows may want more than a batch
             self.con.execute("BEGIN TRANSACTION")
             try:
                 added = refresh(self.con)
@@ -293,11 +290,6 @@ class Writer:
             except BaseException:
                 self.con.execute("ROLLBACK")
                 raise
-        finally:
-            if self.memory is not None:
-                self.con.execute(f"SET memory_limit = '{self.memory[0]}B'")
-        self.seconds += time.perf_counter() - start
-        self.cpu_seconds += time.process_time() - cpu
         return added
 
     def _checkpoint_if_due(self) -> None:
@@ -318,30 +310,30 @@ class Writer:
         """Link every game to its players and count the tree's new games in (one
         transaction, counted in :attr:`seconds`; see :func:`xqdb.db.players.link_players`);
         returns how many players there are."""
-        start, cpu = time.perf_counter(), time.process_time()
-        if self.memory is not None:  # counting reads the positions of every new game
-            self.con.execute(f"SET memory_limit = '{self.memory[1]}B'")
-        try:
-            players = link_players(self.con)
-        finally:
-            if self.memory is not None:
-                self.con.execute(f"SET memory_limit = '{self.memory[0]}B'")
-        self.seconds += time.perf_counter() - start
-        self.cpu_seconds += time.process_time() - cpu
-        return players
+        with self._with_most_memory():  # counting reads the positions of every new game
+            return link_players(self.con)
 
     def checkpoint(self) -> None:
         """Write everything committed into the database file proper (counted in
         :attr:`seconds`, as it is part of the cost of storing)."""
+        # Rewriting the tables' tails may pin more than the working memory holds.
+        with self._with_most_memory():
+            self.con.execute("CHECKPOINT")
+
+    @contextmanager
+    def _with_most_memory(self) -> Iterator[None]:
+        """Run the block with the larger memory limit, then the working one again; its
+        time counts in :attr:`seconds` and :attr:`cpu_seconds`."""
         start, cpu = time.perf_counter(), time.process_time()
         if self.memory is not None:
-            # Rewriting the tables' tails may pin more than the working memory holds.
             self.con.execute(f"SET memory_limit = '{self.memory[1]}B'")
-        self.con.execute("CHECKPOINT")
-        if self.memory is not None:
-            self.con.execute(f"SET memory_limit = '{self.memory[0]}B'")
-        self.seconds += time.perf_counter() - start
-        self.cpu_seconds += time.process_time() - cpu
+        try:
+            yield
+        finally:
+            if self.memory is not None:
+                self.con.execute(f"SET memory_limit = '{self.memory[0]}B'")
+            self.seconds += time.perf_counter() - start
+            self.cpu_seconds += time.process_time() - cpu
 
     # --- reading the staged results -----------------------------------------------------
 

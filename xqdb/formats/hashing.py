@@ -57,7 +57,22 @@ def open_hashed(source: Source, known: str | None = None) -> tuple[BinaryIO | No
     return cast(BinaryIO, hashing), hashing.digest
 
 
-class HashingReader(io.RawIOBase):
+class _Passing(io.RawIOBase):
+    """A read-only stream over another, whose ``read`` decides what passes."""
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, size: int | None = -1) -> bytes:
+        raise NotImplementedError
+
+    def readinto(self, buffer: Any) -> int:
+        data = self.read(len(buffer))
+        buffer[:len(data)] = data
+        return len(data)
+
+
+class HashingReader(_Passing):
     """A read-only stream that hashes what passes through it; closing it hashes the rest
     (a reader may stop before the end), so :attr:`digest` always covers the whole source.
 
@@ -73,18 +88,10 @@ class HashingReader(io.RawIOBase):
         self._stream = stream
         self.digest = hashlib.sha256()
 
-    def readable(self) -> bool:
-        return True
-
     def read(self, size: int | None = -1) -> bytes:
         data = self._stream.read(-1 if size is None else size)
         self.digest.update(data)
         return data
-
-    def readinto(self, buffer: Any) -> int:
-        data = self.read(len(buffer))
-        buffer[:len(data)] = data
-        return len(data)
 
     def close(self) -> None:
         if not self.closed:
@@ -117,26 +124,18 @@ def open_range(source: Source, start: int, stop: int) -> HashingReader:
     return HashingReader(cast(BinaryIO, _Bounded(stream, stop - start)))
 
 
-class _Bounded(io.RawIOBase):
+class _Bounded(_Passing):
     """The next ``size`` bytes of a stream, then its end."""
 
     def __init__(self, stream: BinaryIO, size: int) -> None:
         self._stream = stream
         self._left = size
 
-    def readable(self) -> bool:
-        return True
-
     def read(self, size: int | None = -1) -> bytes:
         want = self._left if size is None or size < 0 else min(size, self._left)
         data = self._stream.read(want) if want else b""
         self._left -= len(data)
         return data
-
-    def readinto(self, buffer: Any) -> int:
-        data = self.read(len(buffer))
-        buffer[:len(data)] = data
-        return len(data)
 
     def close(self) -> None:
         if not self.closed:
