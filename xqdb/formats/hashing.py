@@ -58,16 +58,13 @@ def open_hashed(source: Source, known: str | None = None) -> tuple[BinaryIO | No
 
 
 class _Passing(io.RawIOBase):
-    """A read-only stream over another, whose ``read`` decides what passes."""
+    """A read-only stream over another, whose subclass's ``read`` decides what passes."""
 
     def readable(self) -> bool:
         return True
 
-    def read(self, size: int | None = -1) -> bytes:
-        raise NotImplementedError
-
     def readinto(self, buffer: Any) -> int:
-        data = self.read(len(buffer))
+        data = self.read(len(buffer)) or b""
         buffer[:len(data)] = data
         return len(data)
 
