@@ -16,10 +16,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 import duckdb
-import pyarrow as pa
 
 from ..errors import BadArgumentError, NotFoundError
-from .evals import SIDES
+from .evals import PLANNED_ROWS, SIDES, planned
 from .selection import GameFilter, SelectionError, select_games
 
 
@@ -66,20 +65,9 @@ def evaluated(con: duckdb.DuckDBPyConnection, identity: str, limit: str,
     with this engine and limit: shared ones by ``(key, turn)``, those of the games
     ``game_ids`` own by ``(game_id, ply)``. Only the rows of those positions and games are
     read, however many positions the table holds."""
-    wanted = pa.table({"key": pa.array(sorted(set(keys)), pa.uint64())})
-    games = pa.table({"game_id": pa.array(sorted(set(game_ids)), pa.int64())})
-    con.register("planned_keys", wanted)
-    con.register("planned_games", games)
-    try:
-        rows = con.execute("""
-            SELECT key, side, game_id, ply FROM evals
-            WHERE engine = ? AND search_limit = ? AND status = 'ok'
-              AND (game_id IS NULL AND key IN (SELECT key FROM planned_keys)
-                   OR game_id IN (SELECT game_id FROM planned_games))""",
+    with planned(con, keys, game_ids):
+        rows = con.execute(f"SELECT key, side, game_id, ply {PLANNED_ROWS}",
                            [identity, limit]).fetchall()
-    finally:
-        con.unregister("planned_keys")
-        con.unregister("planned_games")
     shared = {(key, SIDES[side]) for key, side, game_id, _ in rows if game_id is None}
     own = {(game_id, ply) for _, _, game_id, ply in rows if game_id is not None}
     return shared, own

@@ -19,7 +19,8 @@ Cp(35)
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -157,6 +158,46 @@ def read_own_evals(con: duckdb.DuckDBPyConnection, engine: str,
         WHERE engine = ? AND search_limit = ? AND status = 'ok' AND game_id IS NOT NULL""",
                        [engine, search_limit]).fetchall()
     return {(game_id, ply): _evaluation(rest) for game_id, ply, *rest in rows}
+
+
+#: The rows of the planned positions and games (see :func:`planned`) of one engine and limit.
+PLANNED_ROWS = """
+    FROM evals WHERE engine = ? AND search_limit = ? AND status = 'ok'
+      AND (game_id IS NULL AND key IN (SELECT key FROM planned_keys)
+           OR game_id IN (SELECT game_id FROM planned_games))"""
+
+
+@contextmanager
+def planned(con: duckdb.DuckDBPyConnection, keys: Iterable[int], game_ids: Iterable[int]
+            ) -> Iterator[None]:
+    """While open, the views ``planned_keys`` (``key``) and ``planned_games``
+    (``game_id``) hold ``keys`` and ``game_ids``, for a query that reads only their rows."""
+    con.register("planned_keys", pa.table({"key": pa.array(sorted(set(keys)), pa.uint64())}))
+    con.register("planned_games",
+                 pa.table({"game_id": pa.array(sorted(set(game_ids)), pa.int64())}))
+    try:
+        yield
+    finally:
+        con.unregister("planned_keys")
+        con.unregister("planned_games")
+
+
+def planned_evals(con: duckdb.DuckDBPyConnection, engine: str, search_limit: str,
+                  keys: Iterable[int], game_ids: Iterable[int]
+                  ) -> tuple[dict[EvalKey, Evaluation], dict[tuple[int, int], Evaluation]]:
+    """What :func:`read_evals` and :func:`read_own_evals` give, for the positions of
+    ``keys`` and the games ``game_ids`` only: a round of a deep pass reads the rows of its
+    own games, however many positions the table holds."""
+    with planned(con, keys, game_ids):
+        rows = con.execute(f"SELECT key, side, game_id, ply, {_VALUES} {PLANNED_ROWS}",
+                           [engine, search_limit]).fetchall()
+    shared, own = {}, {}
+    for key, side, game_id, ply, *rest in rows:
+        if game_id is None:
+            shared[key, SIDES[side], engine, search_limit] = _evaluation(rest)
+        else:
+            own[game_id, ply] = _evaluation(rest)
+    return shared, own
 
 
 def game_evals(con: duckdb.DuckDBPyConnection, game_id: int, engine: str,

@@ -35,7 +35,7 @@ from pathlib import Path
 
 from ..errors import CannotRunError
 from ..db.analysed import AnalysisError, evaluated, game_lines, mark_analysed
-from ..db.evals import SIDES, StoredEval, read_evals, read_own_evals, write_evals
+from ..db.evals import SIDES, StoredEval, planned_evals, write_evals
 from ..db.holder import WriterNote
 from ..db.schema import Connection, connect, require_database
 from ..analysis.games import (
@@ -311,8 +311,9 @@ class _PassRunner:
                 ) -> dict[int, dict[int, MoveJudgement]]:
         """By game id, the moves of ``games`` that the evaluations stored at ``limit``
         judge, by ply."""
-        shared = read_evals(self.con, self.identity, limit.key())
-        own = read_own_evals(self.con, self.identity, limit.key())
+        shared, own = planned_evals(self.con, self.identity, limit.key(),
+                                    (k for g in games for k in g.keys),
+                                    (g.game_id for g in games))
         curve = curve_for(self.identity)
         judged = {}
         for game in games:
