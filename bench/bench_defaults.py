@@ -1,11 +1,13 @@
 """How far to trust the default analysis: precision and recall per class, and engine cost,
-of the default two passes and of one pass at 20,000 nodes, against a deep single pass
-(the reference), with Fairy-Stockfish on real games of ``../shared/data``.
+of the default two passes and of single passes (50,000 and 20,000 nodes), against a deep
+single pass (the reference), with Fairy-Stockfish on real games of ``../shared/data``.
 
-Run: ``python bench/bench_defaults.py [--out DIR] [--games 15] [--reference 1000000]
-[--fast 20000] [--jobs 2] [--report-only] [--other DB ...]``. Prints figures; asserts
-nothing. ``--other`` scores another analysis of the same games (the built-in engine's
-default two passes, say) by its own ``judgements`` view.
+Run: ``python bench/bench_defaults.py [--out DIR] [--pgn FILE] [--reference 1000000]
+[--fast 50000] [--single 20000 ...] [--jobs 2] [--report-only] [--other DB ...]``. Prints
+figures; asserts nothing. ``--other`` scores another analysis of the same games (the
+built-in engine's default two passes, or ``xqdb analyze``'s own, say) by its own
+``judgements`` view. ``--pgn bench/data/ccpd-heldout-8.pgn`` (with another ``--out``)
+checks the defaults on 8 games they were not chosen on.
 
 Each limit is one single pass over every position of the games (``pgn-chinese-15.pgn``)
 into its own database under ``--out``, so the passes share no cache; a run that was
@@ -32,8 +34,8 @@ from pathlib import Path
 import duckdb
 
 from xqdb.analysis.games import (
-    MoveJudgement, Thresholds, curve_for, game_positions, judge_moves, recheck_plies,
-    shifted_plies,
+    DEFAULT_FAST, RECHECK_LOSS, RECHECK_SHIFT, MoveJudgement, Thresholds, curve_for, game_positions, judge_moves,
+    recheck_plies, shifted_plies,
 )
 from xqdb.analysis.judgement import SERIOUS
 from xqdb.db.evals import game_evals
@@ -55,13 +57,14 @@ GROUPS = {
 }
 
 
-def run_pass(out: Path, nodes: int, jobs: int) -> None:
-    """One single pass at ``nodes`` into ``out/nodes-N.duckdb`` (resumed if stopped)."""
+def run_pass(out: Path, nodes: int, jobs: int, games: Path = GAMES) -> None:
+    """One single pass at ``nodes`` over ``games`` into ``out/nodes-N.duckdb`` (resumed if
+    stopped)."""
     from xqdb.pipeline.analyze import analyse_database
     from xqdb.pipeline.importer import import_paths
     base = out / "base.duckdb"
     if not base.exists():
-        import_paths([str(GAMES)], base, jobs=1)
+        import_paths([str(games)], base, jobs=1)
     db = out / f"nodes-{nodes}.duckdb"
     if not db.exists():
         shutil.copy(base, db)
@@ -137,14 +140,17 @@ def score(name: str, predicted: dict, reference: dict) -> list[str]:
 
 
 def report(out: Path, reference_nodes: int, fast_nodes: int,
-           others: tuple[Path, ...] = ()) -> None:
+           others: tuple[Path, ...] = (), singles: tuple[int, ...] = ()) -> None:
     scratch = out / "scratch"
     ref = Analysed(open_copy(out / f"nodes-{reference_nodes}.duckdb", scratch))
     fast = Analysed(open_copy(out / f"nodes-{fast_nodes}.duckdb", scratch))
+    alone = {f"one pass at {n:,} nodes": Analysed(open_copy(out / f"nodes-{n}.duckdb", scratch))
+             for n in singles if n != fast_nodes}
     games = ref.con.execute("SELECT g.game_id, g.start_fen, list(m.uci ORDER BY m.ply) "
                             "FROM games g JOIN moves m USING (game_id) GROUP BY ALL "
                             "ORDER BY 1").fetchall()
-    classes: dict[str, dict] = {"reference": {}, "fast single pass": {}}
+    classes: dict[str, dict] = {"reference": {}, "fast single pass": {},
+                                **{name: {} for name in alone}}
     # Which moves of the fast pass the deep one searches again: (least loss, or None for
     # the classes mistake or worse; plies either side; least shift of a position's
     # expected score that has its neighbours searched again, or None).
@@ -154,7 +160,9 @@ def report(out: Path, reference_nodes: int, fast_nodes: int,
                      "two passes (loss >= 0.03, +-1)": (0.03, 1, None),
                      "two passes (loss >= 0.02, +-2)": (0.02, 2, None),
                      "two passes (loss >= 0.05, shift >= 0.05)": (0.05, 0, 0.05),
-                     "two passes (loss >= 0.08, shift >= 0.05: the default)": (0.08, 0, 0.05),
+                     "two passes (loss >= 0.08, shift >= 0.05)": (0.08, 0, 0.05),
+                     "two passes (loss >= 0.085, shift >= 0.05: the default)": (RECHECK_LOSS, 0,
+                                                                                RECHECK_SHIFT),
                      "two passes (loss >= 0.1, shift >= 0.03)": (0.1, 0, 0.03),
                      "two passes (loss >= 0.1, shift >= 0.05)": (0.1, 0, 0.05)}
     for name in recheck_rules:
@@ -185,6 +193,11 @@ def report(out: Path, reference_nodes: int, fast_nodes: int,
             classes["reference"][game_id, key] = j.judgement
         for key, j in fast_j.items():
             classes["fast single pass"][game_id, key] = j.judgement
+        for name, single in alone.items():
+            evaluations = single.evaluations(game_id)
+            nodes[name] += single.nodes(evaluations, positions)
+            for key, j in judged(first, moves, evaluations, plies, repeats, single).items():
+                classes[name][game_id, key] = j.judgement
         for name, (least, radius, shift) in recheck_rules.items():
             again = rechecked(fast_j, ref_j, len(moves), least, radius, shift)
             searched = {p - d for p in again for d in (0, 1)}
@@ -230,18 +243,25 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "defaults-data")
     parser.add_argument("--reference", type=int, default=1_000_000)
-    parser.add_argument("--fast", type=int, default=20_000)
+    parser.add_argument("--fast", type=int, default=DEFAULT_FAST.nodes,
+                        help="the fast pass of the two (default: the default's)")
+    parser.add_argument("--single", type=int, action="append", default=None,
+                        help="also score one pass at this many nodes (default: 20000)")
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--pgn", type=Path, default=GAMES,
+                        help="the games (default: pgn-chinese-15.pgn); give another --out for "
+                             "other games, to check defaults on games they were not chosen on")
     parser.add_argument("--report-only", action="store_true")
     parser.add_argument("--other", type=Path, action="append", default=[],
                         help="also score this database's judgements (another engine or "
                              "analysis of the same games)")
     args = parser.parse_args()
+    singles = args.single if args.single is not None else [20_000]
     args.out.mkdir(parents=True, exist_ok=True)
     if not args.report_only:
-        for nodes in (args.fast, args.reference):
-            run_pass(args.out, nodes, args.jobs)
-    report(args.out, args.reference, args.fast, tuple(args.other))
+        for nodes in (args.fast, *singles, args.reference):
+            run_pass(args.out, nodes, args.jobs, args.pgn)
+    report(args.out, args.reference, args.fast, tuple(args.other), tuple(singles))
 
 
 if __name__ == "__main__":

@@ -41,7 +41,7 @@ __all__ = ["JUDGEMENTS", "Thresholds", "DEFAULT_FAST", "DEFAULT_DEEP", "BUILTIN_
            "BUILTIN_DEEP", "too_shallow", "Evaluation", "EvalCache", "MoveJudgement",
            "GameAnalysis", "GameAnalyser", "judge_moves", "recheck_plies", "shifted_plies",
            "analyse_two_pass", "game_positions", "Repetitions", "analyse_game", "Cp", "Mate", "WinCurve",
-           "curve_for"]
+           "curve_for", "RECHECK_LOSS", "RECHECK_SHIFT"]
 
 
 @dataclass(frozen=True)
@@ -233,10 +233,13 @@ def _judge(ply: int, side: int, move: Move, before: Evaluation, after: Evaluatio
 #: The default analysis is two passes: every position at :data:`DEFAULT_FAST`, then at
 #: :data:`DEFAULT_DEEP` the moves the fast pass flags and those beside the positions the
 #: deep searches find misjudged. Chosen with ``bench/bench_defaults.py`` (Fairy-Stockfish,
-#: 15 real master games, against one pass at 1,000,000 nodes): one pass at 20,000 nodes
-#: classes mostly the wrong moves (serious errors: precision 0.14, recall 0.50); a fast
-#: pass at 100,000 nodes flags fewer fine moves, which leaves less to search again.
-DEFAULT_FAST = Limit(nodes=100_000)
+#: 15 real master games, against one pass at 1,000,000 nodes): one pass at 50,000 nodes
+#: classes mostly the wrong moves (serious errors: precision 0.38, recall 0.71), but as a
+#: fast pass it flags the moves worth searching again at half the cost of 100,000 nodes,
+#: and its wider net finds more mistakes (with :data:`RECHECK_LOSS`, 48 of 52 mistakes or
+#: worse against 38 of 52 after a fast pass at 100,000 nodes, at the same cost: a third
+#: of the reference's nodes).
+DEFAULT_FAST = Limit(nodes=50_000)
 DEFAULT_DEEP = Limit(nodes=1_000_000)
 #: The same for the built-in engine, which searches about a sixth as many nodes a second
 #: and is weak at any limit.
@@ -248,7 +251,7 @@ def too_shallow(limit: Limit) -> str | None:
     """Why a single pass at ``limit`` cannot be trusted to judge moves, or ``None``.
 
     >>> print(too_shallow(Limit(nodes=20_000)))
-    one pass at nodes=20000 is too shallow to judge moves: at 20,000 nodes most of the moves it classes blunders are fine moves for a search of 1,000,000 nodes, and at 100,000 nodes 7 in 18 (bench/bench_defaults.py); leave out the limit for the default two passes, or give --recheck
+    one pass at nodes=20000 is too shallow to judge moves: at 20,000 nodes most of the moves it classes blunders are fine moves for a search of 1,000,000 nodes, at 50,000 nodes 20 in 32 and at 100,000 nodes 7 in 18 (bench/bench_defaults.py); leave out the limit for the default two passes, or give --recheck
     >>> too_shallow(DEFAULT_DEEP) is None
     True
     """
@@ -256,22 +259,24 @@ def too_shallow(limit: Limit) -> str | None:
         return None
     return (f"one pass at {limit.key()} is too shallow to judge moves: at 20,000 nodes most "
             f"of the moves it classes blunders are fine moves for a search of "
-            f"{DEFAULT_DEEP.nodes:,} nodes, and at 100,000 nodes 7 in 18 "
-            "(bench/bench_defaults.py); leave out the limit for the default two passes, or give --recheck")
+            f"{DEFAULT_DEEP.nodes:,} nodes, at 50,000 nodes 20 in 32 and at 100,000 nodes "
+            "7 in 18 (bench/bench_defaults.py); leave out the limit for the default two "
+            "passes, or give --recheck")
 
 
 #: The classes that ``recheck_plies(least_loss=None)`` checks again.
 RECHECKED = ("allowed_mate", "missed_mate", "blunder", "mistake")
 #: Which moves of the fast pass the deep pass checks again, by default: those that lost at
 #: least this much of the expected score, and the moves within this many plies of them.
-RECHECK_LOSS = 0.08
+RECHECK_LOSS = 0.085
 RECHECK_RADIUS = 0
 #: Then, as long as a deep search moves a position's expected score this far from the fast
 #: pass's, the two moves beside that position are checked again too (:func:`shifted_plies`).
-#: Chosen with bench/bench_defaults.py (15 real games, a fast pass at 100,000 nodes,
-#: against one pass at 1,000,000): the two rules together find all 17 serious errors and
-#: 38 of the 52 mistakes or worse, at 32 % of the reference's nodes; the moves that lost
-#: 0.05 alone found 16 and 38 at 32 %, and with their neighbours 17 and 43 at 45 %.
+#: Chosen with bench/bench_defaults.py (15 real games, a fast pass at 50,000 nodes, against
+#: one pass at 1,000,000), from a grid of fast limits (20,000, 50,000, 100,000 nodes) and
+#: thresholds: the two rules together find all 17 serious errors and 48 of the 52 mistakes
+#: or worse, at 32 % of the reference's nodes, with no move misclassed; the moves that lost
+#: 0.05 alone found 16 and 45 at 31 %. On 8 other games (bench/data), see the README.
 RECHECK_SHIFT: float | None = 0.05
 
 
