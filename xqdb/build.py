@@ -1,15 +1,15 @@
 """Which build of xqdb runs: compiled with mypyc, or pure Python.
 
-The hot core (the rules, the notations, :mod:`xqdb.position` and :mod:`xqdb.replay`) is
-compiled with mypyc where a C compiler is present when the package is installed
-(``setup.py``). The compiled modules call each other natively, so they are used all together
+The hot core (the rules, the notations, :mod:`xqdb.position`, :mod:`xqdb.replay` and the
+built-in engine's search, :mod:`xqdb.engine.builtin`) is compiled with mypyc where a C
+compiler is present when the package is installed (``setup.py``). The compiled modules call each other natively, so they are used all together
 or not at all: when the sources beside them are not the ones they were built from (a tree
 edited after ``python setup.py build_ext --inplace``, or extension files left over by an old
 build), every one of them is loaded from its ``.py`` instead, and :data:`BUILD` says so.
 ``XQDB_PURE=1`` in the environment loads the pure-Python modules too.
 
 The check runs once, when :mod:`xqdb` is imported, before any compiled module is: it stats
-the extension files and hashes the sources of the compiled modules (about 190 kB).
+the extension files and hashes the sources of the compiled modules (about 200 kB).
 
 >>> BUILD.startswith(("compiled with mypyc: ", "pure Python"))
 True
@@ -34,7 +34,7 @@ COMPILED_MODULES: tuple[str, ...] = (
     "xqdb.notation.tables", "xqdb.notation.tokens", "xqdb.notation.coordinates",
     "xqdb.notation.describe", "xqdb.notation.chinese", "xqdb.notation.wxf",
     "xqdb.notation.san", "xqdb.notation.registry",
-    "xqdb.position", "xqdb.replay",
+    "xqdb.position", "xqdb.replay", "xqdb.engine.builtin",
 )
 
 #: Written beside the compiled modules when they are built: ``sha256  module`` per line, the
@@ -136,7 +136,7 @@ def _choose() -> str:
     return f"pure Python: {reason}"
 
 
-#: Which build runs, in words: ``compiled with mypyc: 16 modules``, ``pure Python``, or
+#: Which build runs, in words: ``compiled with mypyc: 17 modules``, ``pure Python``, or
 #: ``pure Python: `` and why the compiled modules beside the sources are not used. (The build
 #: backend loads this file under another name, for its helpers only: it chooses nothing.)
 BUILD: str = _choose() if __name__ == "xqdb.build" else "pure Python"
