@@ -34,6 +34,9 @@ MYPY = "mypy>=2.4"
 #: ``sdist``, ``editable_wheel``, ``develop``) gets the pure-Python package.
 BUILDING = {"build", "build_ext", "bdist_wheel", "install"}
 ROOT = Path(__file__).resolve().parent
+#: The shared library that holds the compiled code (the modules are thin shims over it):
+#: ``xqdb/_compiled__mypyc.*.so``.
+SHARED_LIBRARY = "xqdb._compiled"
 
 
 def warn(text: str) -> None:
@@ -108,8 +111,11 @@ def setup_options(commands: list[str]) -> dict[str, Any]:
     try:
         # Only the compiled modules' own errors count: what they import is checked by the
         # project's mypy run, and may lack its third-party packages here.
+        # The shared library of the compiled modules goes inside the package (by default it is
+        # a top-level module named by a hash), where an editable install's finder finds it.
         extensions = mypycify(["--follow-imports=silent", "--ignore-missing-imports",
-                               "--no-warn-unused-ignores", *sources], opt_level="3")
+                               "--no-warn-unused-ignores", *sources], opt_level="3",
+                              group_name=SHARED_LIBRARY)
     except (Exception, SystemExit) as exc:  # mypyc exits on a type error
         warn(f"building the pure-Python package: mypyc failed ({exc!r})")
         return {}
