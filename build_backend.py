@@ -128,7 +128,7 @@ def _recording_build_ext(build: ModuleType, digests: dict[str, str]) -> type:
     from distutils.errors import CCompilerError, DistutilsError
     from setuptools.command.build_ext import build_ext
 
-    class RecordingBuildExt(build_ext):  # type: ignore[misc]
+    class RecordingBuildExt(build_ext):
         def run(self) -> None:
             record = Path(self.get_ext_fullpath("xqdb.position")).parent / build.SOURCES_FILE
             try:
