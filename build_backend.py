@@ -24,8 +24,9 @@ from typing import Any
 
 from setuptools import build_meta as _setuptools
 from setuptools.build_meta import (  # noqa: F401  (the hooks used as they are)
-    build_editable, build_sdist, get_requires_for_build_editable, get_requires_for_build_sdist,
-    prepare_metadata_for_build_editable, prepare_metadata_for_build_wheel,
+    build_editable, build_sdist, build_wheel, get_requires_for_build_editable,
+    get_requires_for_build_sdist, prepare_metadata_for_build_editable,
+    prepare_metadata_for_build_wheel,
 )
 
 #: The mypy (which holds mypyc) that compiles; the compiled modules need nothing of it at run time.
@@ -85,11 +86,6 @@ def get_requires_for_build_wheel(config_settings: dict[str, Any] | None = None) 
     return requires
 
 
-def build_wheel(wheel_directory: str, config_settings: dict[str, Any] | None = None,
-                metadata_directory: str | None = None) -> str:
-    return _setuptools.build_wheel(wheel_directory, config_settings, metadata_directory)
-
-
 def setup_options(commands: list[str]) -> dict[str, Any]:
     """The ``setup()`` arguments that compile the hot core, for a command line that builds
     and a machine that can; ``{}`` (the pure-Python package) otherwise."""
@@ -110,16 +106,17 @@ def setup_options(commands: list[str]) -> dict[str, Any]:
     sources = [path.relative_to(ROOT).as_posix() for path in paths.values()]
     try:
         # Only the compiled modules' own errors count: what they import is checked by the
-        # project's mypy run, and may lack its third-party packages here.
-        # The shared library of the compiled modules goes inside the package (by default it is
-        # a top-level module named by a hash), where an editable install's finder finds it.
+        # project's mypy run, and may lack its third-party packages here. Their shared
+        # library goes inside the package (by default it is a top-level module named by a
+        # hash), where an editable install's finder finds it.
         extensions = mypycify(["--follow-imports=silent", "--ignore-missing-imports",
                                "--no-warn-unused-ignores", *sources], opt_level="3",
                               group_name=SHARED_LIBRARY)
     except (Exception, SystemExit) as exc:  # mypyc exits on a type error
         warn(f"building the pure-Python package: mypyc failed ({exc!r})")
         return {}
-    return {"ext_modules": extensions, "cmdclass": {"build_ext": _recording_build_ext(build, digests)}}
+    return {"ext_modules": extensions,
+            "cmdclass": {"build_ext": _recording_build_ext(build, digests)}}
 
 
 def _recording_build_ext(build: ModuleType, digests: dict[str, str]) -> type:
