@@ -14,6 +14,12 @@ benchmarks' own, CPU time where they measure it (the machine may be shared):
   time) and the CPU time of all its processes.
 
 Prints figures; asserts nothing.
+
+Measured on 2 cores shared with other work (load 10-17), CPU time, compiled (17 modules)
+against pure: perft(4) 0.40 s against 1.34 s (3.4x; Fairy-Stockfish 0.33-0.38 s, so 1.1x
+its time compiled and 3.6x pure), validating replay 6,857 against 3,405 games/s (2.0x), the
+built-in engine 289,041 against 89,448 nodes/s (3.2x), importing ccpd-dev.zip 18.8 against
+26.0 s of CPU with 1 job (1.38x) and 19.5 against 25.1 s with 2 jobs (1.29x).
 """
 
 from __future__ import annotations
