@@ -22,7 +22,7 @@ from xqdb.formats import pgn, read_paths
 from xqdb.formats.record import Origin
 from xqdb.replay import replay
 from xqdb import IllegalMoveError, Move, Position
-from xqdb.rules import BLACK, RED, STARTING_FEN, square_name
+from xqdb.rules import BLACK, RED, STARTING_FEN, Termination, square_name
 from xqdb.rules.adjudication import Adjudicator, Ending, adjudicate, chasing_sides, threatened
 
 MATE = pyffish.VALUE_MATE
@@ -118,7 +118,7 @@ def test_mate_and_stalemate_agree_with_pyffish(fen: str, moves: list[str], name:
 def test_move_limit_agrees_with_pyffish_at_100_plies() -> None:
     board = "4k4/9/9/9/9/9/9/9/9/3K5"
     ending = adjudicate(f"{board} w - - 99 80", ["d0d1"], move_limit=100)
-    assert ending == Ending("move_limit", "1/2-1/2", 1, move_limit=100)
+    assert ending == Ending(Termination.MOVE_LIMIT, "1/2-1/2", 1, move_limit=100)
     assert pyffish_verdict(f"{board} w - - 99 80", ["d0d1"]) == (True, 0)
     assert adjudicate(f"{board} w - - 98 80", ["d0d1"], move_limit=100) is None
     assert pyffish_verdict(f"{board} w - - 98 80", ["d0d1"]) == (False, 0)
@@ -178,7 +178,7 @@ def test_repetition_analysis_leaves_the_position_untouched() -> None:
 
 def test_game_over_in_the_start_position() -> None:
     adjudicator = Adjudicator(Position.from_fen("3k5/9/9/9/9/9/9/9/9/3RK4 b"))
-    assert adjudicator.ending == Ending("checkmate", "1-0", 0)
+    assert adjudicator.ending == Ending(Termination.CHECKMATE, "1-0", 0)
     assert adjudicate("3k5/9/9/9/9/9/9/9/9/3RK4 b", []) == adjudicator.ending
 
 

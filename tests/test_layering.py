@@ -17,7 +17,8 @@ import xqdb
 #: Lowest first. A module belongs to the layer of the longest name here that is its dotted
 #: name or a package holding it.
 LAYERS: list[set[str]] = [
-    {"xqdb.errors"},
+    # Which build runs (compiled or pure) is decided before anything else loads.
+    {"xqdb.errors", "xqdb.build"},
     {"xqdb.rules"},
     # The public Position is the rules' position with move texts.
     {"xqdb.notation", "xqdb.position"},

@@ -12,6 +12,8 @@ loaded on first use: the rules alone (``xqdb engine``, ``xqdb perft``) never loa
 
 from typing import TYPE_CHECKING, Any
 
+# First: it decides whether the compiled modules may load, before any of them is imported.
+from .build import BUILD
 from .errors import (
     AmbiguousMoveError, BadArgumentError, CannotRunError, ClusterError, DatabaseError, ErrorKind,
     FenError, IllegalMoveError, InvalidMoveError, MoveError, NotationError, NotFoundError,
@@ -33,7 +35,7 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
-    "Database", "XqdbError", "BadArgumentError", "NotFoundError", "CannotRunError",
+    "BUILD", "Database", "XqdbError", "BadArgumentError", "NotFoundError", "CannotRunError",
     "DatabaseError", "ClusterError", "Position", "Move", "Color", "Square", "Piece", "PieceType", "RED", "BLACK", "COLORS",
     "Outcome", "Termination", "ErrorKind", "MoveError", "InvalidMoveError",
     "IllegalMoveError", "AmbiguousMoveError", "UnknownNotationError", "NotationError", "FenError",

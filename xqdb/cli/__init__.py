@@ -20,6 +20,7 @@ from typing import Any, NoReturn
 
 import click
 
+from ..build import BUILD
 from ..errors import XqdbError
 from .common import EXIT_INTERRUPTED, Interrupted, error_line, exit_code
 from .core import COMMANDS as CORE_COMMANDS
@@ -109,7 +110,7 @@ def _closed_pipe() -> NoReturn:
 
 
 @click.group(cls=_Group)
-@click.version_option(package_name="xqdb")
+@click.version_option(package_name="xqdb", message=f"%(prog)s, version %(version)s ({BUILD})")
 def cli() -> None:
     """Xiangqi game databases: import, validate, classify and analyse game records."""
 

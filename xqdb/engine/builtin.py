@@ -212,12 +212,15 @@ class Searcher:
             return result
         max_depth = min(depth or MAX_PLY, MAX_PLY)
         for iteration in range(1, max_depth + 1):
+            stopped = False
             try:
                 lines = self._search_root(pos, root_moves, iteration, multipv)
             except _Stop:
-                break
+                stopped = True  # mypyc compiles no break inside try/finally
             finally:
                 self._can_stop = True
+            if stopped:
+                break
             # The next iteration searches the best lines first: the window is then tight.
             order = {line.pv[0]: i for i, line in enumerate(lines)}
             root_moves.sort(key=lambda m: order.get(m, len(order)))

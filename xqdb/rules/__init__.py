@@ -2,6 +2,8 @@
 game adjudication. No I/O and no notation other than coordinates: :class:`BasePosition`
 is the rules' position, and :class:`xqdb.Position` adds notation to it."""
 
+import warnings
+from collections.abc import Callable
 from typing import Any
 
 from ..errors import FenError, IllegalMoveError
@@ -26,7 +28,18 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    if name == "Position":  # the rules' class under its old name, with a warning
-        return _position.Position
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+def _old_names(module: str) -> Callable[[str], Any]:
+    """A module ``__getattr__`` that answers ``Position``, this package's class's name
+    before the public class took it over, with the class it always got (and a warning)."""
+    def __getattr__(name: str) -> Any:
+        if name == "Position":
+            warnings.warn("xqdb.rules.Position is now BasePosition; xqdb.Position adds notation",
+                          DeprecationWarning, stacklevel=2)
+            return BasePosition
+        raise AttributeError(f"module {module!r} has no attribute {name!r}")
+    return __getattr__
+
+
+__getattr__ = _old_names(__name__)
+# Set from here rather than defined there: a compiled module cannot define ``__getattr__``.
+setattr(_position, "__getattr__", _old_names(_position.__name__))

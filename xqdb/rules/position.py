@@ -18,8 +18,7 @@ from __future__ import annotations
 
 import functools
 
-import warnings
-from typing import Any, Self
+from typing import Self
 
 from ..errors import FenError, IllegalMoveError
 from .board import (
@@ -801,12 +800,3 @@ def _check_position(board: list[Piece], turn: Color) -> None:
     if attacked(board, king, turn):
         raise FenError(f"{COLOR_NAMES[-turn]} is in check but it is {COLOR_NAMES[turn]}'s move")
 
-
-def __getattr__(name: str) -> Any:
-    # ``Position`` was this class's name before the public class took it over; code that
-    # still asks the rules for it gets the class it always got.
-    if name == "Position":
-        warnings.warn("xqdb.rules.Position is now BasePosition; xqdb.Position adds notation",
-                      DeprecationWarning, stacklevel=2)
-        return BasePosition
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
