@@ -12,11 +12,17 @@ from xqdb.position import Position
 from xqdb.rules.board import Move
 
 
+#: What the small database holds: every game of ``tests/data`` and ``sample_games``
+#: (about 200: PGN in every notation, XQF and CBL with variations, games from set-up
+#: positions, a few invalid records).
+SMALL_INPUTS = [str(DATA), str(SAMPLE_GAMES)]
+
+
 def build_small_database(folder: Path) -> Path:
-    """Every game of ``tests/data`` and ``sample_games`` (about 200: PGN in every notation,
-    XQF and CBL with variations, games from set-up positions, a few invalid records)."""
+    """The games of :data:`SMALL_INPUTS` imported into ``folder/small.duckdb`` (the
+    ``small_collection`` fixture holds them once per test run)."""
     path = folder / "small.duckdb"
-    import_paths([str(DATA), str(SAMPLE_GAMES)], path, jobs=1)
+    import_paths(SMALL_INPUTS, path, jobs=1)
     return path
 
 
