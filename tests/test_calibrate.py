@@ -71,7 +71,8 @@ def test_a_curve_is_fitted_per_engine_from_games_with_results(shared_data: Path,
 def test_thresholds_are_stored_and_bad_ones_refused(tmp_path: Path) -> None:
     db = tmp_path / "empty.duckdb"
     shutil.copy(DATA / "ccpd" / "midgame-00000150.pgn", tmp_path / "games.pgn")
-    assert invoke_xqdb("import", str(tmp_path / "games.pgn"), "--db", str(db), "-q").returncode == 0
+    assert invoke_xqdb("import", str(tmp_path / "games.pgn"), "--db", str(db),
+                       "-q").returncode == 0
     done = invoke_xqdb("calibrate", "--db", str(db), "--blunder", "0.3", "--mistake", "0.15")
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[0] == "thresholds: inaccuracy 0.05, mistake 0.15, blunder 0.3"
@@ -84,7 +85,8 @@ def test_thresholds_are_stored_and_bad_ones_refused(tmp_path: Path) -> None:
 def test_an_upgrade_keeps_the_fitted_curves_and_thresholds(tmp_path: Path) -> None:
     db = tmp_path / "games.duckdb"
     shutil.copy(DATA / "ccpd" / "midgame-00000150.pgn", tmp_path / "games.pgn")
-    assert invoke_xqdb("import", str(tmp_path / "games.pgn"), "--db", str(db), "-q").returncode == 0
+    assert invoke_xqdb("import", str(tmp_path / "games.pgn"), "--db", str(db),
+                       "-q").returncode == 0
     assert invoke_xqdb("calibrate", "--db", str(db), "--blunder", "0.3").returncode == 0
     con = duckdb.connect(str(db))
     try:

@@ -180,7 +180,8 @@ def test_show_and_read_list_the_episodes_beside_the_moves(db: Path) -> None:
     assert "ending: none by the rules" in shown.stdout
     assert "played on: perpetual check by Red: Red gave check with every move from ply 111 " \
            "to ply 117 (plies 110-118; the record goes on to ply 120)" in shown.stdout
-    read = invoke_xqdb("read", str(ENDINGS / "perpetual-check-played-on-00007165.pgn"), "--show", "1")
+    read = invoke_xqdb("read", str(ENDINGS / "perpetual-check-played-on-00007165.pgn"),
+                       "--show", "1")
     assert read.returncode == 0, read.stderr
     assert "<- perpetual check by Red, 0-1 (plies 110-118), played on" in read.stdout
     assert "ending: none by the rules" in read.stdout

@@ -42,7 +42,8 @@ HU_RED = """FROM games g JOIN players p ON p.player_id = g.red_player_id
 
 def test_a_name_in_traditional_script_finds_the_player(db: Path) -> None:
     simplified = invoke_xqdb("openings", "--db", str(db), "--player", HU, "--format", "csv")
-    traditional = invoke_xqdb("openings", "--db", str(db), "--player", "胡榮華", "--format", "csv")
+    traditional = invoke_xqdb("openings", "--db", str(db), "--player", "胡榮華",
+                              "--format", "csv")
     assert traditional.returncode == 0, traditional.stderr
     assert traditional.stdout == simplified.stdout
     assert traditional.stdout.count("\n") > 20

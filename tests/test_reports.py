@@ -201,7 +201,8 @@ def test_openings_and_tree_commands(db: Path) -> None:
     openings = invoke_xqdb("openings", "--db", str(db), "--by", "family", "--format", "json")
     assert openings.returncode == 0, openings.stderr
     assert [r["opening"] for r in json.loads(openings.stdout)] == ["C", "A", "E", "B", "D"]
-    repertoire = invoke_xqdb("openings", "--db", str(db), "--player", "胡荣华", "--format", "csv")
+    repertoire = invoke_xqdb("openings", "--db", str(db), "--player", "胡荣华",
+                             "--format", "csv")
     assert repertoire.returncode == 0 and repertoire.stdout.startswith("side,opening")
     tree = invoke_xqdb("tree", "--db", str(db), "--moves", "C2.5 H8+7", "--notation", "wxf",
                     "--no-mirror", "--format", "csv")
@@ -266,7 +267,8 @@ def test_players_alias_merges_and_splits_and_survives_relinking(db: Path,
                           ON p.player_id IN (g.red_player_id, g.black_player_id)
                           WHERE p.name IN ('杨官璘', '杨官麟')""").fetchall()[0][0]
     con.close()
-    merged = invoke_xqdb("players", "--db", str(copy), "alias", "杨官麟", "杨官璘", "--as", "杨官璘")
+    merged = invoke_xqdb("players", "--db", str(copy), "alias", "杨官麟", "杨官璘",
+                         "--as", "杨官璘")
     assert merged.returncode == 0, merged.stderr
     split = invoke_xqdb("players", "--db", str(copy), "alias", "--split", "伍霞胡榮華")
     assert split.returncode == 0, split.stderr
