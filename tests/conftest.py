@@ -60,8 +60,8 @@ def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def imported_once(tmp_path_factory: pytest.TempPathFactory, name: str,
-                  inputs: list[str]) -> Path:
-    """``inputs`` imported for real (two workers) into ``NAME.duckdb``, once per run:
+                  inputs: list[str], jobs: int = 2) -> Path:
+    """``inputs`` imported for real (``jobs`` workers) into ``NAME.duckdb``, once per run:
     under pytest-xdist the first test process to need it imports it into the run's
     common folder, and each process gets a copy of its own (DuckDB lets one process
     write a file at a time).
@@ -70,7 +70,7 @@ def imported_once(tmp_path_factory: pytest.TempPathFactory, name: str,
 
     path = tmp_path_factory.mktemp(name) / f"{name}.duckdb"
     if not os.environ.get("PYTEST_XDIST_WORKER"):
-        import_paths(inputs, path, jobs=2)
+        import_paths(inputs, path, jobs=jobs)
         return path
     import fcntl
     import shutil
@@ -82,7 +82,7 @@ def imported_once(tmp_path_factory: pytest.TempPathFactory, name: str,
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not done.exists():
             common.unlink(missing_ok=True)  # what a process that failed left
-            import_paths(inputs, common, jobs=2)
+            import_paths(inputs, common, jobs=jobs)
             done.touch()
         shutil.copy(common, path)
     return path
@@ -93,6 +93,15 @@ def ccpd_db(tmp_path_factory: pytest.TempPathFactory, shared_data: Path) -> Path
     """``ccpd-dev.zip`` imported for real, once per run: the report tests read it (those
     that change a database change a copy)."""
     return imported_once(tmp_path_factory, "ccpd", [str(shared_data / "ccpd-dev.zip")])
+
+
+@pytest.fixture(scope="session")
+def small_collection(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The games of :data:`browse_support.SMALL_INPUTS`, imported once per run by one
+    worker: the search and export tests read it (never write it)."""
+    from browse_support import SMALL_INPUTS
+
+    return imported_once(tmp_path_factory, "small-collection", SMALL_INPUTS, jobs=1)
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)

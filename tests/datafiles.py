@@ -13,9 +13,23 @@ True
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from xqdb.formats import GameRecord
 
 DATA = Path(__file__).parent / "data"
 #: The games of the README's first command, one or two per format.
 SAMPLE_GAMES = Path(__file__).parents[1] / "sample_games"
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+
+
+@functools.cache
+def ccpd_dev_records() -> tuple[GameRecord, ...]:
+    """Every record of ``ccpd-dev.zip``, read once per test process: the PGN reading and
+    the opening tests both go through all 11,791 (some seconds each time)."""
+    from xqdb.formats import read_paths
+
+    return tuple(read_paths([str(SHARED_DATA / "ccpd-dev.zip")]))

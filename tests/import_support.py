@@ -70,6 +70,24 @@ def run_xqdb(*args: str, timeout: float = 600) -> subprocess.CompletedProcess[st
     return subprocess.run(xqdb_command(*args), capture_output=True, text=True, timeout=timeout)
 
 
+def invoke_xqdb(*args: str) -> subprocess.CompletedProcess[str]:
+    """``xqdb args`` run in this process by Click's test runner, its exit code and outputs
+    as :func:`run_xqdb` gives them: for a command whose outcome does not depend on its
+    process (no signal, pipe, terminal or process of its own), without a fresh
+    interpreter's start (about a second of CPU each). An exception that is not the error
+    handler's exit is raised, as the traceback a user would see.
+    """
+    from click.testing import CliRunner
+
+    from xqdb.cli import cli
+
+    done = CliRunner().invoke(cli, list(args), prog_name="xqdb")
+    if done.exception is not None and not isinstance(done.exception, SystemExit):
+        raise done.exception
+    return subprocess.CompletedProcess(["xqdb", *args], done.exit_code, done.stdout,
+                                       done.stderr)
+
+
 _SCRIPT = Path(sys.executable).with_name("xqdb")
 #: The installed ``xqdb`` console script (beside this Python), as a user types it.
 INSTALLED = [str(_SCRIPT)] if _SCRIPT.exists() else ["xqdb"]

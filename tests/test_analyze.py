@@ -15,7 +15,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from import_support import DATA, rows as query, run_xqdb, xqdb_command
+from import_support import DATA, invoke_xqdb, rows as query, run_xqdb, xqdb_command
 from test_locked import refused, wait_for
 from xqdb.db.holder import note_path, read_note
 from xqdb.analysis.games import RECHECK_SHIFT, curve_for, game_positions
@@ -61,15 +61,17 @@ def searched(output: str) -> list[int]:
     return [int(n.replace(",", "")) for n in re.findall(r"([\d,]+) searched", output)]
 
 
-def analyze(db: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    done = run_xqdb("analyze", "--db", str(db), *args)
+def analyze(db: Path, *args: str, process: bool = False) -> subprocess.CompletedProcess[str]:
+    """``xqdb analyze --db DB ARGS`` (in this process, or with ``process`` in its own),
+    checked to exit 0."""
+    done = (run_xqdb if process else invoke_xqdb)("analyze", "--db", str(db), *args)
     assert done.returncode == 0, done.stderr
     return done
 
 
 def test_the_builtin_engine_evaluates_each_position_once(db: Path) -> None:
     first = analyze(db, "--engine", "builtin", "--depth", "1", "--jobs", "2", "--game", "1",
-                    "--game", "7")
+                    "--game", "7", process=True)
     assert "built-in engine, which is weak" in first.stderr
     expected = {(k, t) for g in (1, 7) for k, t, repeated in positions_of(db, g)
                 if not repeated}

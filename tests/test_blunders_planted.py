@@ -11,7 +11,7 @@ import pytest
 
 from blunder_support import blunder_rows, fetch
 from datafiles import DATA
-from import_support import run_xqdb
+from import_support import invoke_xqdb, run_xqdb
 from planted import PlantedBlunder, planted_blunders
 from positions import LIU_DAHUA
 from xqdb import Position
@@ -64,7 +64,7 @@ def planted(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[Plante
              for n, c in enumerate(cases)]
     (folder / "planted.pgn").write_text("\n".join(games), encoding="utf-8")
     db = folder / "planted.duckdb"
-    done = run_xqdb("import", str(folder / "planted.pgn"), "--db", str(db), "-q")
+    done = invoke_xqdb("import", str(folder / "planted.pgn"), "--db", str(db), "-q")
     assert done.returncode == 0, done.stderr
     return db, cases
 
@@ -117,11 +117,11 @@ def test_puzzles_are_the_positions_after_the_blunders_where_one_move_wins(
     # none is an only-move puzzle for it; the built-in engine finds one where taking the
     # chariot is the only win.
     db, cases = planted
-    done = run_xqdb("analyze", "--db", str(db), "--engine", "builtin", "--depth", "2",
+    done = invoke_xqdb("analyze", "--db", str(db), "--engine", "builtin", "--depth", "2",
                     "--jobs", "1", "-q")
     assert done.returncode == 0, done.stderr
     out = tmp_path / "puzzles.pgn"
-    done = run_xqdb("blunders", "--db", str(db), "--engine", "builtin", "--class", "blunder",
+    done = invoke_xqdb("blunders", "--db", str(db), "--engine", "builtin", "--class", "blunder",
                     "--puzzles", str(out), "--puzzle-nodes", "20000")
     assert done.returncode == 0, done.stderr
     after_plant = {}
@@ -159,7 +159,7 @@ def unanalysed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("one")
     case = planted_blunders(1, SOURCE)[0]
     (folder / "one.pgn").write_text(pgn("planted 0", case.planted_moves), encoding="utf-8")
-    done = run_xqdb("import", str(folder / "one.pgn"), "--db", str(folder / "one.duckdb"), "-q")
+    done = invoke_xqdb("import", str(folder / "one.pgn"), "--db", str(folder / "one.duckdb"), "-q")
     assert done.returncode == 0, done.stderr
     return folder / "one.duckdb"
 
@@ -169,7 +169,7 @@ def analysed(unanalysed: Path) -> Path:
     """The same game analysed by the built-in engine."""
     db = unanalysed.with_name("analysed.duckdb")
     shutil.copy(unanalysed, db)
-    done = run_xqdb("analyze", "--db", str(db), "--engine", "builtin", "--depth", "1",
+    done = invoke_xqdb("analyze", "--db", str(db), "--engine", "builtin", "--depth", "1",
                     "--jobs", "1", "-q")
     assert done.returncode == 0, done.stderr
     return db
@@ -199,7 +199,7 @@ def test_the_command_reports_per_game_and_per_player(analysed: Path) -> None:
 ])
 def test_user_errors_are_one_line_with_a_hint_and_exit_codes(analysed: Path, args, code,
                                                              message) -> None:
-    done = run_xqdb("blunders", "--db", str(analysed), *args)
+    done = invoke_xqdb("blunders", "--db", str(analysed), *args)
     assert done.returncode == code
     assert done.stderr.startswith(f"Error: {message}") and "Traceback" not in done.stderr
     assert done.stdout == ""
@@ -208,10 +208,10 @@ def test_user_errors_are_one_line_with_a_hint_and_exit_codes(analysed: Path, arg
 def test_a_database_without_analysis_or_file_is_refused(unanalysed: Path,
                                                         tmp_path: Path) -> None:
     for command in ("blunders", "calibrate"):
-        done = run_xqdb(command, "--db", str(unanalysed))
+        done = invoke_xqdb(command, "--db", str(unanalysed))
         assert done.returncode == 3 and "Traceback" not in done.stderr
         assert len(done.stderr.splitlines()) == 1
         assert done.stderr.rstrip().endswith("(run 'xqdb analyze --db FILE' first" + (
             ", on games with results)" if command == "calibrate" else ")"))
-    missing = run_xqdb("blunders", "--db", str(tmp_path / "none.duckdb"))
+    missing = invoke_xqdb("blunders", "--db", str(tmp_path / "none.duckdb"))
     assert missing.returncode == 4 and "no such database" in missing.stderr

@@ -13,7 +13,7 @@ import pytest
 
 from blunder_support import blunder_rows, fetch
 from datafiles import DATA
-from import_support import run_xqdb
+from import_support import invoke_xqdb, run_xqdb
 
 FAIRY = "/usr/games/fairy-stockfish"
 
@@ -48,7 +48,7 @@ def test_a_curve_is_fitted_per_engine_from_games_with_results(shared_data: Path,
                 "VALUES (?, 400, 40, 'a poor curve')",
                 [identity])
     con.close()
-    done = run_xqdb("calibrate", "--db", str(db), "--engine", "Fairy", "--min-ply", "10",
+    done = invoke_xqdb("calibrate", "--db", str(db), "--engine", "Fairy", "--min-ply", "10",
                     "--min-games", "10", "--min-positions", "200")
     assert done.returncode == 0, done.stderr
     print(done.stdout)
@@ -71,21 +71,23 @@ def test_a_curve_is_fitted_per_engine_from_games_with_results(shared_data: Path,
 def test_thresholds_are_stored_and_bad_ones_refused(tmp_path: Path) -> None:
     db = tmp_path / "empty.duckdb"
     shutil.copy(DATA / "ccpd" / "midgame-00000150.pgn", tmp_path / "games.pgn")
-    assert run_xqdb("import", str(tmp_path / "games.pgn"), "--db", str(db), "-q").returncode == 0
-    done = run_xqdb("calibrate", "--db", str(db), "--blunder", "0.3", "--mistake", "0.15")
+    assert invoke_xqdb("import", str(tmp_path / "games.pgn"), "--db", str(db),
+                       "-q").returncode == 0
+    done = invoke_xqdb("calibrate", "--db", str(db), "--blunder", "0.3", "--mistake", "0.15")
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[0] == "thresholds: inaccuracy 0.05, mistake 0.15, blunder 0.3"
     stored = dict(fetch(db, "SELECT * FROM judgement_thresholds"))
     assert stored == {"inaccuracy": 0.05, "mistake": 0.15, "blunder": 0.3}
-    bad = run_xqdb("calibrate", "--db", str(db), "--inaccuracy", "0.5")
+    bad = invoke_xqdb("calibrate", "--db", str(db), "--inaccuracy", "0.5")
     assert bad.returncode == 2 and bad.stderr.startswith("Error: thresholds must rise")
 
 
 def test_an_upgrade_keeps_the_fitted_curves_and_thresholds(tmp_path: Path) -> None:
     db = tmp_path / "games.duckdb"
     shutil.copy(DATA / "ccpd" / "midgame-00000150.pgn", tmp_path / "games.pgn")
-    assert run_xqdb("import", str(tmp_path / "games.pgn"), "--db", str(db), "-q").returncode == 0
-    assert run_xqdb("calibrate", "--db", str(db), "--blunder", "0.3").returncode == 0
+    assert invoke_xqdb("import", str(tmp_path / "games.pgn"), "--db", str(db),
+                       "-q").returncode == 0
+    assert invoke_xqdb("calibrate", "--db", str(db), "--blunder", "0.3").returncode == 0
     con = duckdb.connect(str(db))
     try:
         # As a database written by version 7 would read: no cp_late_scale yet.

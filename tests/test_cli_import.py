@@ -9,7 +9,7 @@ from pathlib import Path
 import duckdb
 from click.testing import CliRunner
 
-from import_support import DATA, SAME_15, count, run_xqdb
+from import_support import DATA, SAME_15, count, invoke_xqdb, run_xqdb
 from xqdb.cli import cli
 
 
@@ -65,19 +65,19 @@ def _one_line_error(result: subprocess.CompletedProcess[str], code: int, text: s
 
 
 def test_a_missing_path_is_one_line_and_exit_3(tmp_path: Path) -> None:
-    result = run_xqdb("import", str(tmp_path / "nope.pgn"), "--db", str(tmp_path / "g.duckdb"))
+    result = invoke_xqdb("import", str(tmp_path / "nope.pgn"), "--db", str(tmp_path / "g.duckdb"))
     _one_line_error(result, 3, "nope.pgn: no such file or folder")
     assert not (tmp_path / "g.duckdb").exists()
 
 
 def test_no_inputs_is_exit_3(tmp_path: Path) -> None:
-    _one_line_error(run_xqdb("import", "--db", str(tmp_path / "g.duckdb")), 3, "no inputs")
+    _one_line_error(invoke_xqdb("import", "--db", str(tmp_path / "g.duckdb")), 3, "no inputs")
 
 
 def test_a_file_that_is_not_duckdb_is_refused_and_left_alone(tmp_path: Path) -> None:
     target = tmp_path / "games.tsv"
     target.write_text("a\tb\n1\t2\n")
-    result = run_xqdb("import", str(DATA / "pgn-gbk"), "--db", str(target))
+    result = invoke_xqdb("import", str(DATA / "pgn-gbk"), "--db", str(target))
     _one_line_error(result, 4, "not a DuckDB database")
     assert target.read_text() == "a\tb\n1\t2\n"
 
@@ -88,7 +88,7 @@ def test_a_database_of_an_older_schema_is_refused_and_left_alone(tmp_path: Path)
     con.execute("CREATE TABLE meta (key VARCHAR PRIMARY KEY, value VARCHAR)")
     con.execute("INSERT INTO meta VALUES ('schema_version', '1')")
     con.close()
-    result = run_xqdb("import", str(DATA / "pgn-gbk"), "--db", str(db))
+    result = invoke_xqdb("import", str(DATA / "pgn-gbk"), "--db", str(db))
     _one_line_error(result, 4, "schema version 1 was written by an older xqdb")
     con = duckdb.connect(str(db), read_only=True)
     assert con.execute("SELECT value FROM meta").fetchall() == [("1",)]

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from import_support import DATA, rows, run_xqdb
+from import_support import DATA, invoke_xqdb, rows, run_xqdb
 from xqdb.engine import EngineSpec, Limit
 from xqdb.pipeline.analyze import analyse_database
 from xqdb.pipeline.importer import import_paths
@@ -25,7 +25,7 @@ def one_analysed(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def report(db: Path, *args: str) -> tuple[list[dict], str]:
-    done = run_xqdb("blunders", "--db", str(db), "--format", "json", *args)
+    done = invoke_xqdb("blunders", "--db", str(db), "--format", "json", *args)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout), done.stderr
 

@@ -13,7 +13,7 @@ import pyffish
 import pytest
 
 from datafiles import DATA
-from import_support import run_xqdb
+from import_support import invoke_xqdb
 from xqdb.db.info import database_info
 from xqdb.db.queries import run_query
 from xqdb.formats import read_paths
@@ -173,14 +173,15 @@ def test_played_on_counts_the_episodes_per_kind_and_player(db: Path) -> None:
 
 def test_show_and_read_list_the_episodes_beside_the_moves(db: Path) -> None:
     game_id, = game_row(db, "perpetual-check-played-on-00007165.pgn", "game_id")
-    shown = run_xqdb("show", "--db", str(db), str(game_id))
+    shown = invoke_xqdb("show", "--db", str(db), str(game_id))
     assert shown.returncode == 0, shown.stderr
     line = next(l for l in shown.stdout.splitlines() if l.lstrip().startswith("59."))
     assert line.endswith("<- perpetual check by Red, 0-1 (plies 110-118), played on")
     assert "ending: none by the rules" in shown.stdout
     assert "played on: perpetual check by Red: Red gave check with every move from ply 111 " \
            "to ply 117 (plies 110-118; the record goes on to ply 120)" in shown.stdout
-    read = run_xqdb("read", str(ENDINGS / "perpetual-check-played-on-00007165.pgn"), "--show", "1")
+    read = invoke_xqdb("read", str(ENDINGS / "perpetual-check-played-on-00007165.pgn"),
+                       "--show", "1")
     assert read.returncode == 0, read.stderr
     assert "<- perpetual check by Red, 0-1 (plies 110-118), played on" in read.stdout
     assert "ending: none by the rules" in read.stdout

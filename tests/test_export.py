@@ -12,7 +12,6 @@ import duckdb
 import pytest
 from click.testing import CliRunner
 
-from browse_support import build_small_database
 from xqdb.cli import cli
 from xqdb.db.schema import connect
 from xqdb.browse.export import ExportError, ExportTargetError, export_games
@@ -31,8 +30,8 @@ GAMES = """
 
 
 @pytest.fixture(scope="module")
-def small_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_small_database(tmp_path_factory.mktemp("export"))
+def small_db(small_collection: Path) -> Path:
+    return small_collection
 
 
 def games_of(db: Path) -> dict[int, tuple[dict[str, str], str | None, list | None]]:

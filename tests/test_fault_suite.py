@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from import_support import DATA, rows, run_xqdb
+from import_support import DATA, invoke_xqdb, rows, run_xqdb
 
 SEED = int(os.environ.get("XQDB_FAULT_SEED", "24"))
 MUTANTS = 6
@@ -56,9 +56,9 @@ def _mutate(data: bytes, rng: random.Random) -> bytes:
 def _dhtmlxq(tmp_path: Path) -> Path:
     """A DhtmlXQ file of real games: the 15 games exported."""
     db = tmp_path / "for-dhtmlxq.duckdb"
-    assert run_xqdb("import", str(DATA / "pgn-chinese-15.pgn"), "--db", str(db)).returncode == 0
+    assert invoke_xqdb("import", str(DATA / "pgn-chinese-15.pgn"), "--db", str(db)).returncode == 0
     out = tmp_path / "games.dhtmlxq"
-    assert run_xqdb("export", "--db", str(db), "--format", "dhtmlxq", "--out",
+    assert invoke_xqdb("export", "--db", str(db), "--format", "dhtmlxq", "--out",
                     str(out)).returncode == 0
     return out
 

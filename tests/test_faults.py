@@ -11,7 +11,7 @@ import tarfile
 import zipfile
 from pathlib import Path
 
-from import_support import rows, run_xqdb
+from import_support import invoke_xqdb, rows, run_xqdb
 
 GAME = b"1. h2e2 h9g7 *\n"
 
@@ -96,7 +96,7 @@ def test_tar_fifo_and_device_are_listed_and_both_members_of_one_name_imported(
             tar.addfile(info, io.BytesIO(data) if data else None)
     (tmp_path / "odd.tar").write_bytes(out.getvalue())
     db = tmp_path / "x.duckdb"
-    run_xqdb("import", str(tmp_path / "odd.tar"), "--db", str(db))
+    invoke_xqdb("import", str(tmp_path / "odd.tar"), "--db", str(db))
     sources = _sources(db)
     unread = {m: e.split(": ", 1)[1] for m, _, e in sources if e}
     assert unread == {"pipe": "not read, a FIFO, not a regular file",
@@ -126,7 +126,7 @@ def test_two_zip_members_with_one_name_are_both_imported(tmp_path: Path) -> None
                              check=True).stdout.split()
     assert listing == ["a.pgn", "b.pgn", "a.pgn"]
     db = tmp_path / "x.duckdb"
-    done = run_xqdb("import", str(archive), "--db", str(db))
+    done = invoke_xqdb("import", str(archive), "--db", str(db))
     assert done.returncode == 0, done.stderr
     assert "0 unreadable" in done.stdout
     assert rows(db, "SELECT member, member_index, records, error FROM sources"
@@ -137,7 +137,7 @@ def test_two_zip_members_with_one_name_are_both_imported(tmp_path: Path) -> None
                 " JOIN sources s USING (source_id) WHERE s.member = 'a.pgn'"
                 " ORDER BY s.source_id") == [(1, "first"), (None, "second")]
     # Each is known again: a second import reads neither.
-    again = run_xqdb("import", str(archive), "--db", str(db))
+    again = invoke_xqdb("import", str(archive), "--db", str(db))
     assert again.returncode == 0, again.stderr
     assert "0 imported, 3 skipped" in again.stdout
     assert rows(db, "SELECT count(*) FROM sources")[0][0] == 3
@@ -146,7 +146,7 @@ def test_two_zip_members_with_one_name_are_both_imported(tmp_path: Path) -> None
 def test_xqdb_read_reads_both_members_of_one_name(tmp_path: Path) -> None:
     archive = tmp_path / "dup.zip"
     _duplicate_zip(archive)
-    done = run_xqdb("read", str(archive))
+    done = invoke_xqdb("read", str(archive))
     assert done.returncode == 0, done.stdout + done.stderr
     assert "3 records read and replayed from 3 sources" in done.stdout
 
@@ -164,7 +164,7 @@ def test_dhtmlxq_variation_forking_from_an_orphaned_variation_loses_only_its_blo
                                   "[DhtmlXQ_move_1_3_2]1927[/DhtmlXQ_move_1_3_2]")
     (tmp_path / "games.txt").write_text(good + broken + good, encoding="utf-8")
     db = tmp_path / "x.duckdb"
-    done = run_xqdb("import", str(tmp_path / "games.txt"), "--db", str(db))
+    done = invoke_xqdb("import", str(tmp_path / "games.txt"), "--db", str(db))
     assert done.returncode == 0, done.stderr
     records = rows(db, "SELECT r.record_index, g.error FROM game_records r JOIN games g "
                        "USING (game_id) ORDER BY r.record_index")
@@ -208,13 +208,13 @@ def test_file_names_that_are_not_utf8_are_stored_readable_with_their_bytes(
     (folder / "ok.pgn").write_bytes(b"1. h2e2 *\n")
     (tmp_path / "gbk.zip").write_bytes(_gbk_name_zip("对局.pgn", GAME))
     db = tmp_path / "x.duckdb"
-    done = run_xqdb("import", str(folder), str(tmp_path / "gbk.zip"), "--db", str(db))
+    done = invoke_xqdb("import", str(folder), str(tmp_path / "gbk.zip"), "--db", str(db))
     assert done.returncode == 0, done.stderr
     stored = {(os.path.basename(p), m): b for p, m, b in
               rows(db, "SELECT path, member, path_bytes FROM sources")}
     assert stored == {("象棋.pgn", None): raw, ("ok.pgn", None): None,
                       ("gbk.zip", "对局.pgn"): None}
-    again = run_xqdb("import", str(folder), str(tmp_path / "gbk.zip"), "--db", str(db))
+    again = invoke_xqdb("import", str(folder), str(tmp_path / "gbk.zip"), "--db", str(db))
     assert "0 imported, 3 skipped" in again.stdout, again.stdout + again.stderr
 
 
@@ -223,8 +223,8 @@ def test_the_same_file_under_another_path_is_not_imported_twice(tmp_path: Path) 
     folder.mkdir()
     (folder / "a.pgn").write_bytes(GAME)
     db = tmp_path / "x.duckdb"
-    run_xqdb("import", str(folder / "a.pgn"), "--db", str(db))
-    again = run_xqdb("import", str(folder / ".." / "data" / "a.pgn"), "--db", str(db))
+    invoke_xqdb("import", str(folder / "a.pgn"), "--db", str(db))
+    again = invoke_xqdb("import", str(folder / ".." / "data" / "a.pgn"), "--db", str(db))
     assert "0 imported, 1 skipped" in again.stdout, again.stdout + again.stderr
     assert rows(db, "SELECT count(*) FROM game_records") == [(1,)]
 
@@ -233,9 +233,9 @@ def test_a_file_edited_in_place_has_its_rows_replaced(tmp_path: Path) -> None:
     game = tmp_path / "a.pgn"
     game.write_bytes(GAME)
     db = tmp_path / "x.duckdb"
-    run_xqdb("import", str(game), "--db", str(db))
+    invoke_xqdb("import", str(game), "--db", str(db))
     game.write_bytes(b"1. c3c4 c6c5 *\n")
-    again = run_xqdb("import", str(game), "--db", str(db))
+    again = invoke_xqdb("import", str(game), "--db", str(db))
     assert "1 stored before replaced" in again.stdout, again.stdout
     assert rows(db, "SELECT uci FROM moves ORDER BY game_id, ply") == \
         [("c3c4",), ("c6c5",)]

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import duckdb
 
-from import_support import DATA, rows, run_xqdb
+from import_support import DATA, invoke_xqdb, rows, run_xqdb
 from xqdb.db.schema import SCHEMA_VERSION
 from xqdb.pipeline.importer import import_paths
 
@@ -43,7 +43,7 @@ con.close()
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert rows(db, "SELECT spelling, player_id FROM player_names ORDER BY spelling") == before
-    again = run_xqdb("players", "--db", str(db), "alias", spelling, "--as", "改过的名字")
+    again = invoke_xqdb("players", "--db", str(db), "alias", spelling, "--as", "改过的名字")
     assert again.returncode == 0, again.stderr
 
 
@@ -62,7 +62,7 @@ os._exit(0)
     assert Path(str(db) + ".wal").exists()
     done = run_xqdb("upgrade", "--db", str(db))
     assert done.returncode == 0, done.stderr
-    info = run_xqdb("info", "--db", str(db))
+    info = invoke_xqdb("info", "--db", str(db))
     assert info.returncode == 0, info.stderr
     assert rows(db, "SELECT value FROM meta WHERE key = 'schema_version'") == \
         [(str(SCHEMA_VERSION),)]
@@ -74,7 +74,7 @@ def test_export_with_a_bad_where_keeps_the_old_file(tmp_path: Path) -> None:
     assert run_xqdb("export", "--db", str(db), "--out", str(keep)).returncode == 0
     old = keep.read_bytes()
     assert old
-    bad = run_xqdb("export", "--db", str(db), "--out", str(keep), "--where", "year >>= 2")
+    bad = invoke_xqdb("export", "--db", str(db), "--out", str(keep), "--where", "year >>= 2")
     assert bad.returncode != 0
     assert keep.read_bytes() == old
     assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".partial")] == []

@@ -8,7 +8,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from import_support import DATA, rows, run_xqdb
+from import_support import DATA, invoke_xqdb, rows, run_xqdb
 from xqdb.pipeline.importer import import_paths
 
 GAMES = str(DATA / "pgn-chinese-15.pgn")
@@ -33,14 +33,14 @@ def _one_line_error(done, path: Path, wanted: str) -> None:
 def test_a_duckdb_file_with_its_own_games_table(tmp_path: Path, command: list[str]) -> None:
     db = _foreign(tmp_path / "theirs.duckdb", "CREATE TABLE games (id INTEGER, title VARCHAR)",
                   "INSERT INTO games VALUES (1, 'x')")
-    done = run_xqdb(*command, "--db", str(db))
+    done = invoke_xqdb(*command, "--db", str(db))
     _one_line_error(done, db, "not an xqdb database")
     assert rows(db, "SELECT table_name FROM information_schema.tables") == [("games",)]
 
 
 def test_a_duckdb_file_with_other_tables_gets_no_xqdb_tables(tmp_path: Path) -> None:
     db = _foreign(tmp_path / "theirs.duckdb", "CREATE TABLE orders (id INTEGER)")
-    done = run_xqdb("import", GAMES, "--db", str(db))
+    done = invoke_xqdb("import", GAMES, "--db", str(db))
     _one_line_error(done, db, "not an xqdb database")
     assert rows(db, "SELECT table_name FROM information_schema.tables") == [("orders",)]
 
@@ -51,7 +51,7 @@ def test_a_schema_version_that_is_not_a_number(tmp_path: Path, command: list[str
     db = tmp_path / "g.duckdb"
     import_paths([GAMES], db, jobs=1)
     _foreign(db, "UPDATE meta SET value = 'abc' WHERE key = 'schema_version'")
-    done = run_xqdb(*command, "--db", str(db))
+    done = invoke_xqdb(*command, "--db", str(db))
     _one_line_error(done, db, "schema_version 'abc' is not a number")
 
 
@@ -61,12 +61,12 @@ def test_a_schema_version_that_is_not_a_number(tmp_path: Path, command: list[str
 def test_where_can_only_select_games(tmp_path: Path, where: str) -> None:
     db = tmp_path / "g.duckdb"
     import_paths([GAMES], db, jobs=1)
-    analyze = run_xqdb("analyze", "--db", str(db), "--engine", "builtin", "--depth", "1",
+    analyze = invoke_xqdb("analyze", "--db", str(db), "--engine", "builtin", "--depth", "1",
                        "--where", where)
     assert analyze.returncode != 0 and "Traceback" not in analyze.stderr
     assert "give one condition on the games table" in analyze.stderr, analyze.stderr
     assert rows(db, "SELECT count(*) FROM evals") == [(0,)]
-    export = run_xqdb("export", "--db", str(db), "--out", str(tmp_path / "x.pgn"),
+    export = invoke_xqdb("export", "--db", str(db), "--out", str(tmp_path / "x.pgn"),
                       "--where", where)
     assert export.returncode != 0 and "give one condition" in export.stderr, export.stderr
     assert not (tmp_path / "x.pgn").exists()
@@ -96,6 +96,6 @@ def test_tables_a_killed_first_import_left_without_a_version_are_taken_as_new(
     from xqdb.db.schema import SCHEMA
 
     db = _foreign(tmp_path / "g.duckdb", SCHEMA)  # the tables, and no version yet
-    done = run_xqdb("import", GAMES, "--db", str(db))
+    done = invoke_xqdb("import", GAMES, "--db", str(db))
     assert done.returncode == 0, done.stderr
     assert rows(db, "SELECT count(*) FROM games") == [(15,)]

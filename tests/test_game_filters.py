@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from import_support import run_xqdb
+from import_support import invoke_xqdb, run_xqdb
 from xqdb import Database
 from xqdb.db.schema import connect
 from xqdb.db.selection import GameFilter
@@ -41,18 +41,19 @@ HU_RED = """FROM games g JOIN players p ON p.player_id = g.red_player_id
 
 
 def test_a_name_in_traditional_script_finds_the_player(db: Path) -> None:
-    simplified = run_xqdb("openings", "--db", str(db), "--player", HU, "--format", "csv")
-    traditional = run_xqdb("openings", "--db", str(db), "--player", "胡榮華", "--format", "csv")
+    simplified = invoke_xqdb("openings", "--db", str(db), "--player", HU, "--format", "csv")
+    traditional = invoke_xqdb("openings", "--db", str(db), "--player", "胡榮華",
+                              "--format", "csv")
     assert traditional.returncode == 0, traditional.stderr
     assert traditional.stdout == simplified.stdout
     assert traditional.stdout.count("\n") > 20
 
 
 def test_an_unknown_name_suggests_and_a_part_lists_the_players(db: Path) -> None:
-    typo = run_xqdb("openings", "--db", str(db), "--player", "胡荣话")
+    typo = invoke_xqdb("openings", "--db", str(db), "--player", "胡荣话")
     assert typo.returncode == 2
     assert "did you mean 胡荣华" in typo.stderr
-    several = run_xqdb("tree", "--db", str(db), "--player", "胡")
+    several = invoke_xqdb("tree", "--db", str(db), "--player", "胡")
     assert several.returncode == 2
     assert "names 23 players: 胡荣华 (801 games), 胡庆阳 (43 games)" in several.stderr
 
@@ -115,13 +116,13 @@ def test_tree_merges_mirror_images_and_takes_the_filters(db: Path) -> None:
 
 
 def test_tree_reads_the_algebraic_form_with_ranks_1_to_10(db: Path) -> None:
-    result = run_xqdb("tree", "--db", str(db), "--moves", "Che3", "--notation", "wxf")
+    result = invoke_xqdb("tree", "--db", str(db), "--moves", "Che3", "--notation", "wxf")
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines()[2].startswith("H8+7")
 
 
 def test_a_parameter_that_is_not_a_number_is_named(db: Path) -> None:
-    result = run_xqdb("query", "lines", "--db", str(db), "-p", "plies=abc")
+    result = invoke_xqdb("query", "lines", "--db", str(db), "-p", "plies=abc")
     assert result.returncode == 2
     assert "--param plies=abc: plies is a whole number" in result.stderr
 
@@ -130,7 +131,7 @@ def test_export_search_and_query_take_the_same_filters(db: Path, tmp_path: Path)
     wanted = scalar(db, f"SELECT count(*) {HU_RED} AND g.year BETWEEN 1980 AND 1989"
                         " AND g.result = '1-0'")
     out = tmp_path / "hu.pgn"
-    result = run_xqdb("export", "--db", str(db), "--out", str(out), "--player", "胡榮華",
+    result = invoke_xqdb("export", "--db", str(db), "--out", str(out), "--player", "胡榮華",
                       "--side", "red", "--from", "1980", "--to", "1989", "--result", "win")
     assert result.returncode == 0, result.stderr
     assert out.read_text(encoding="utf-8").count("[Event ") == wanted
@@ -218,21 +219,21 @@ def test_analyze_and_blunders_take_the_filters(tmp_path: Path) -> None:
     import_paths([str(sample)], db, jobs=1)
     hu_games = scalar(db, "SELECT count(*) FROM games g JOIN players p ON p.player_id IN "
                           "(g.red_player_id, g.black_player_id) WHERE p.name = '胡荣华'")
-    dry = run_xqdb("analyze", "--db", str(db), "--engine", "builtin", "--depth", "1",
+    dry = invoke_xqdb("analyze", "--db", str(db), "--engine", "builtin", "--depth", "1",
                    "--player", "胡榮華", "--dry-run")
     assert dry.returncode == 0, dry.stderr
     assert f"a dry run over {hu_games} game of" in dry.stdout + dry.stderr
-    unknown = run_xqdb("analyze", "--db", str(db), "--engine", "builtin", "--player", "无名")
+    unknown = invoke_xqdb("analyze", "--db", str(db), "--engine", "builtin", "--player", "无名")
     assert unknown.returncode == 2 and "no player named '无名'" in unknown.stderr
-    done = run_xqdb("analyze", "--db", str(db), "--engine", "builtin", "--depth", "1",
+    done = invoke_xqdb("analyze", "--db", str(db), "--engine", "builtin", "--depth", "1",
                     "--from", "2006", "--to", "2006", "-q")
     assert done.returncode == 0, done.stderr
     in_2006 = {r[0] for r in connect(db, read_only=True).execute(
         "SELECT game_id FROM games WHERE year = 2006").fetchall()}
-    listed = run_xqdb("blunders", "--db", str(db), "--from", "2006", "--format", "csv",
+    listed = invoke_xqdb("blunders", "--db", str(db), "--from", "2006", "--format", "csv",
                       "--limit", "100")
     assert listed.returncode == 0, listed.stderr
     games = {int(line.split(",")[0]) for line in listed.stdout.splitlines()[1:]}
     assert games and games <= in_2006
-    none = run_xqdb("blunders", "--db", str(db), "--to", "2000", "--format", "csv")
+    none = invoke_xqdb("blunders", "--db", str(db), "--to", "2000", "--format", "csv")
     assert none.returncode == 0 and none.stdout.strip().count("\n") == 0

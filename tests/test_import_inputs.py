@@ -13,7 +13,7 @@ import pytest
 
 from xqdb.errors import BadArgumentError
 
-from import_support import DATA, all_rows, count, run_xqdb
+from import_support import DATA, all_rows, count, invoke_xqdb, run_xqdb
 from xqdb.pipeline.importer import import_paths, memory_bytes
 
 GBK = DATA / "pgn-gbk"
@@ -35,27 +35,27 @@ def test_a_bad_override_is_refused_before_anything_is_written(tmp_path: Path, op
                                                               value: str, text: str) -> None:
     db = tmp_path / "g.duckdb"
     # A bad value is a bad argument (exit 2), in import as in read.
-    _one_line_error(run_xqdb("import", str(GBK), "--db", str(db), option, value), 2, text)
+    _one_line_error(invoke_xqdb("import", str(GBK), "--db", str(db), option, value), 2, text)
     assert not db.exists()
     # The corrected command imports everything.
-    assert run_xqdb("import", str(GBK), "--db", str(db)).returncode == 0
+    assert invoke_xqdb("import", str(GBK), "--db", str(db)).returncode == 0
     assert count(db, "SELECT count(*) FROM games WHERE status = 'valid'") == 20
 
 
 def test_a_wrong_but_valid_encoding_is_undone_with_force(tmp_path: Path) -> None:
     db = tmp_path / "g.duckdb"
-    wrong = run_xqdb("import", str(GBK), "--db", str(db), "--encoding", "big5")
+    wrong = invoke_xqdb("import", str(GBK), "--db", str(db), "--encoding", "big5")
     assert wrong.returncode == 0
     assert count(db, "SELECT count(*) FROM games WHERE status = 'valid'") < 20
     # Unchanged files are not read again without --force...
-    again = run_xqdb("import", str(GBK), "--db", str(db), "--encoding", "gbk")
+    again = invoke_xqdb("import", str(GBK), "--db", str(db), "--encoding", "gbk")
     assert "sources: 0 imported, 20 skipped" in again.stdout
     # ...and with it, their rows are replaced: the same rows as a right first import.
-    forced = run_xqdb("import", str(GBK), "--db", str(db), "--encoding", "gbk", "--force")
+    forced = invoke_xqdb("import", str(GBK), "--db", str(db), "--encoding", "gbk", "--force")
     assert forced.returncode == 0, forced.stderr
     assert "sources: 20 imported" in forced.stdout and "20 stored before replaced" in forced.stdout
     right = tmp_path / "right.duckdb"
-    assert run_xqdb("import", str(GBK), "--db", str(right), "--encoding", "gbk").returncode == 0
+    assert invoke_xqdb("import", str(GBK), "--db", str(right), "--encoding", "gbk").returncode == 0
     for table, rows in all_rows(right).items():
         # Ids go on from the replaced ones, so compare what is not an id.
         replaced = all_rows(db)[table]
@@ -121,7 +121,7 @@ def test_a_source_that_failed_is_read_again_by_the_next_import(tmp_path: Path) -
 
 def test_bytes_no_reader_knows_make_a_source_error_not_a_game(tmp_path: Path) -> None:
     db = tmp_path / "g.duckdb"
-    result = run_xqdb("import", str(GBK_FILES[0]), str(DATA / "perft.tsv"),
+    result = invoke_xqdb("import", str(GBK_FILES[0]), str(DATA / "perft.tsv"),
                       str(DATA / "endgames" / "_K.EPD"), "--db", str(db))
     assert result.returncode == 0, result.stderr
     assert "1 unreadable" in result.stdout
@@ -129,7 +129,7 @@ def test_bytes_no_reader_knows_make_a_source_error_not_a_game(tmp_path: Path) ->
     assert count(db, "SELECT count(*) FROM game_records r JOIN sources s USING (source_id)"
                      " WHERE s.path LIKE '%perft.tsv'") == 0
     assert count(db, "SELECT count(*) FROM games WHERE format = 'unknown'") == 0
-    info = run_xqdb("info", "--db", str(db))
+    info = invoke_xqdb("info", "--db", str(db))
     assert "sources:    1 of games, 1 of positions, 1 unreadable, 0 passed over" in info.stdout
     assert f"{DATA / 'perft.tsv'}: not a known format" in info.stdout
 

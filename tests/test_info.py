@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from import_support import DATA, SAME_15, run_xqdb
+from import_support import DATA, SAME_15, invoke_xqdb, run_xqdb
 from xqdb.cli import cli
 from xqdb.db.info import database_info
 from xqdb.db.schema import connect
@@ -58,5 +58,5 @@ def test_info_on_a_missing_or_foreign_file_is_one_line(tmp_path: Path) -> None:
         f"Error: {tmp_path / 'none.duckdb'}: no such database (xqdb import FILES --db "
         f"{tmp_path / 'none.duckdb'} creates one)\n")
     assert not (tmp_path / "none.duckdb").exists()
-    foreign = run_xqdb("info", "--db", str(DATA / "perft.tsv"))
+    foreign = invoke_xqdb("info", "--db", str(DATA / "perft.tsv"))
     assert foreign.returncode == 4 and "not a DuckDB database" in foreign.stderr

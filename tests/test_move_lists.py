@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from import_support import run_xqdb
+from import_support import invoke_xqdb, run_xqdb
 from xqdb.notation.tokens import split_moves
 from xqdb.position import position_after
 
@@ -21,11 +21,11 @@ def test_every_separation_gives_the_same_position(text: str) -> None:
 
 def test_tree_and_search_read_commas_as_a_file_does(db: Path) -> None:
     spaced = run_xqdb("tree", "--db", str(db), "--moves", "h2e2 h9g7", "--format", "csv")
-    commas = run_xqdb("tree", "--db", str(db), "--moves", "h2e2,h9g7", "--format", "csv")
+    commas = invoke_xqdb("tree", "--db", str(db), "--moves", "h2e2,h9g7", "--format", "csv")
     assert spaced.returncode == commas.returncode == 0, commas.stderr
     assert commas.stdout == spaced.stdout and len(spaced.stdout.splitlines()) > 1
-    found = run_xqdb("search", "--db", str(db), "--moves", "1. h2e2, h9g7", "--format", "csv")
-    assert found.returncode == 0 and found.stdout == run_xqdb(
+    found = invoke_xqdb("search", "--db", str(db), "--moves", "1. h2e2, h9g7", "--format", "csv")
+    assert found.returncode == 0 and found.stdout == invoke_xqdb(
         "search", "--db", str(db), "--moves", "h2e2 h9g7", "--format", "csv").stdout
 
 

@@ -13,7 +13,7 @@ import pytest
 
 from xqdb.errors import NotFoundError
 
-from import_support import run_xqdb
+from import_support import invoke_xqdb, run_xqdb
 from xqdb.db.analysed import mark_analysed
 from xqdb.db.queries import QueryError, list_queries, run_query
 from xqdb.db.schema import connect
@@ -166,7 +166,7 @@ def analysed(db: Path, folder: Path) -> Path:
 def test_analysis_reports_say_when_there_is_no_analysis(con, db: Path) -> None:
     with pytest.raises(QueryError, match="empty"):
         run_query(con, "common_blunders")
-    result = run_xqdb("query", "blunder_phases", "--db", str(db))
+    result = invoke_xqdb("query", "blunder_phases", "--db", str(db))
     assert result.returncode == 2
     assert result.stderr.strip().splitlines() == [
         "Error: blunder_phases reads evals, which is empty in this database: analyse some "
@@ -211,13 +211,13 @@ def test_blunder_rate_by_phase(db: Path, tmp_path: Path) -> None:
 
 
 def test_reports_run_from_the_command_line_with_bound_parameters(db: Path) -> None:
-    result = run_xqdb("query", "events", "--db", str(db), "-p", "event=联赛' OR '1'='1",
+    result = invoke_xqdb("query", "events", "--db", str(db), "-p", "event=联赛' OR '1'='1",
                       "--format", "csv")
     assert result.returncode == 0, result.stderr
     # The quote is bound as a value: no event's name contains it, so no row.
     assert result.stdout.splitlines() == [
         "event,games,red_wins,draws,black_wins,red_score,players,first_year,last_year"]
-    result = run_xqdb("query", "head_to_head", "--db", str(db), "-p", "player=胡荣华",
+    result = invoke_xqdb("query", "head_to_head", "--db", str(db), "-p", "player=胡荣华",
                       "-p", "opponent=吕钦", "--format", "csv")
     assert result.stdout.splitlines()[-1] == "total,2,1,1,0,75.0,2001,2001"
 
@@ -244,7 +244,7 @@ def test_analysis_reports_after_a_real_analysis(db: Path, tmp_path: Path) -> Non
         # Every judged move lands in one player's phase (every game has both players).
         assert (sum(r["moves"] for r in phases), sum(r["blunders"] for r in phases)) == judged
         assert judged[0] > 0
-    shown = run_xqdb("show", "--db", str(copy), "1")
+    shown = invoke_xqdb("show", "--db", str(copy), "1")
     assert shown.returncode == 0
     assert "evaluations after each move from Red's side" in shown.stdout
 

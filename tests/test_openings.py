@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from hypothesis import assume, given, settings, strategies as st
 
-from datafiles import DATA, SHARED_DATA
+from datafiles import DATA, SHARED_DATA, ccpd_dev_records
 from xqdb.formats import GameRecord, read_paths
 from xqdb.openings import ECCO_CODES, NAMES, classify, explain
 from xqdb.openings.derive import agreement, cross_validate, grow, half, tagged_games
@@ -22,7 +22,6 @@ from xqdb.openings.line import mirror_move
 from xqdb.openings.rules import group
 from xqdb.replay import replay
 
-CCPD = SHARED_DATA / "ccpd-dev.zip"
 CCGC = DATA / "pgn-gbk"
 MASTERS = "Dataset/對局/大師對局/"
 
@@ -41,7 +40,7 @@ CROSS_VALIDATED_FLOOR = 0.9895
 @functools.cache
 def ccpd() -> dict[str, GameRecord]:
     """The records of ccpd-dev.zip by archive member."""
-    return {record.origin.member or "": record for record in read_paths([str(CCPD)])}
+    return {record.origin.member or "": record for record in ccpd_dev_records()}
 
 
 def tag(record: GameRecord) -> str:

@@ -10,7 +10,7 @@ import duckdb
 import pytest
 
 from datafiles import DATA
-from import_support import run_xqdb
+from import_support import invoke_xqdb, run_xqdb
 from xqdb.pipeline.importer import import_paths
 from xqdb.openings import classify, explain
 from xqdb.db.openings import classify_database, explain_game
@@ -113,12 +113,12 @@ def test_the_openings_command_classifies_and_explains(db: Path, tmp_path: Path) 
     con.execute("UPDATE games SET ecco = NULL WHERE game_id <= 5")
     expected = explain_game(con, 7)
     con.close()
-    done = run_xqdb("openings", "--db", str(copy), "classify")
+    done = invoke_xqdb("openings", "--db", str(copy), "classify")
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "5 games changed their opening classification"
-    shown = run_xqdb("openings", "--db", str(copy), "explain", "7")
+    shown = invoke_xqdb("openings", "--db", str(copy), "explain", "7")
     assert shown.returncode == 0 and shown.stdout.strip() == expected
-    missing = run_xqdb("openings", "--db", str(copy), "explain", "1000000")
+    missing = invoke_xqdb("openings", "--db", str(copy), "explain", "1000000")
     assert missing.returncode == 2 and "no game 1000000" in missing.stderr
     # Without a subcommand, the command still prints the opening report.
     report = run_xqdb("openings", "--db", str(copy), "--format", "csv")

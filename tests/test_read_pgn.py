@@ -12,7 +12,7 @@ from pathlib import Path
 import pyffish
 import pytest
 
-from datafiles import DATA, SHARED_DATA
+from datafiles import DATA, SHARED_DATA, ccpd_dev_records
 from xqdb.formats import pgn, read_paths
 from xqdb.formats.record import Origin
 from xqdb.formats.tags import parse_date, parse_year
@@ -24,7 +24,7 @@ CCPD = SHARED_DATA / "ccpd-dev.zip"
 @pytest.fixture(scope="module")
 def ccpd_records(shared_data):
     """Every CCPD record."""
-    return list(read_paths([str(CCPD)]))
+    return list(ccpd_dev_records())
 
 
 #: The start position's placement: CCPD gives every record a FEN tag, nearly all this one.

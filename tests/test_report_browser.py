@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from import_support import run_xqdb
+from import_support import invoke_xqdb
 from xqdb.db.schema import connect
 from xqdb.render.report import CJK_FONTS
 
@@ -89,7 +89,7 @@ def test_the_report_and_a_dossier_draw_every_chart(db: Path, tmp_path: Path) -> 
                          (["--player", "胡榮華"], ("results-by-year", "families-by-year",
                                                    "results-by-family"))):
         page = tmp_path / f"report{len(args)}.html"
-        written = run_xqdb("report", "--db", str(db), "--out", str(page), *args)
+        written = invoke_xqdb("report", "--db", str(db), "--out", str(page), *args)
         assert written.returncode == 0, written.stderr
         text = page.read_text(encoding="utf-8")
         assert not re.search(r"<(script|link)[^>]+(src|href)=", text)  # self-contained

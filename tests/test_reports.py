@@ -14,7 +14,7 @@ import duckdb
 import pyarrow.parquet as pq
 import pytest
 
-from import_support import DATA, run_xqdb
+from import_support import DATA, invoke_xqdb, run_xqdb
 from xqdb import Database
 from xqdb.db.queries import list_queries, run_query
 from xqdb.db.schema import connect
@@ -143,14 +143,14 @@ def test_tree_merges_move_orders_and_equals_hand_written_sql(con) -> None:
 
 
 def test_query_list_names_every_report_without_a_database() -> None:
-    listed = run_xqdb("query", "--list")
+    listed = invoke_xqdb("query", "--list")
     assert listed.returncode == 0
     for query in list_queries():
         assert f"{query.name}: {query.description}" in listed.stdout
     assert {q.name for q in list_queries()} >= {"openings", "repertoire", "tree", "players",
                                                 "family_years", "lines"}
     assert "    key (required): Zobrist key" in listed.stdout
-    no_db = run_xqdb("query", "tree", "-p", "key=1")
+    no_db = invoke_xqdb("query", "tree", "-p", "key=1")
     assert no_db.returncode == 2 and "Missing option '--db'" in no_db.stderr
 
 
@@ -162,31 +162,31 @@ def test_query_command_outputs(db: Path, tmp_path: Path) -> None:
     assert lines[0].startswith("opening,name,variation,games,share")
     assert [line[0] for line in lines[1:]] == ["C", "A", "E", "B", "D"]
     out = tmp_path / "families.parquet"
-    written = run_xqdb("query", "openings", "--db", str(db), "-p", "by=family", "-o", str(out))
+    written = invoke_xqdb("query", "openings", "--db", str(db), "-p", "by=family", "-o", str(out))
     assert written.returncode == 0 and pq.read_table(out).num_rows == 5
-    unknown = run_xqdb("query", "nothing", "--db", str(db))
+    unknown = invoke_xqdb("query", "nothing", "--db", str(db))
     assert unknown.returncode == 2 and "no query named 'nothing'" in unknown.stderr
-    missing = run_xqdb("query", "tree", "--db", str(db))
+    missing = invoke_xqdb("query", "tree", "--db", str(db))
     assert missing.returncode == 2 and "needs --param key=VALUE" in missing.stderr
-    wrong = run_xqdb("query", "tree", "--db", str(db), "-p", "colour=red")
+    wrong = invoke_xqdb("query", "tree", "--db", str(db), "-p", "colour=red")
     assert wrong.returncode == 2 and "takes no parameter colour" in wrong.stderr
-    no_db = run_xqdb("query", "players", "--db", str(tmp_path / "none.duckdb"))
+    no_db = invoke_xqdb("query", "players", "--db", str(tmp_path / "none.duckdb"))
     assert no_db.returncode == 4 and "no such database" in no_db.stderr
 
 
 def test_sql_command_runs_any_sql(db: Path) -> None:
-    result = run_xqdb("sql", "SELECT status, count(*) AS n FROM games GROUP BY 1 ORDER BY 1",
+    result = invoke_xqdb("sql", "SELECT status, count(*) AS n FROM games GROUP BY 1 ORDER BY 1",
                       "--db", str(db), "--format", "json")
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout) == [{"status": "invalid", "n": 3},
                                          {"status": "valid", "n": 8404}]
-    bad = run_xqdb("sql", "SELECT nothing FROM games", "--db", str(db))
+    bad = invoke_xqdb("sql", "SELECT nothing FROM games", "--db", str(db))
     assert bad.returncode == 2 and bad.stderr.startswith("Error: ") and \
         len(bad.stderr.splitlines()) == 1
 
 
 def test_table_output_aligns_chinese_by_display_width(db: Path) -> None:
-    result = run_xqdb("players", "--db", str(db), "--search", "榮華", "--limit", "3")
+    result = invoke_xqdb("players", "--db", str(db), "--search", "榮華", "--limit", "3")
     assert result.returncode == 0, result.stderr
     from wcwidth import wcswidth
     header, rule, *rows = result.stdout.splitlines()
@@ -198,22 +198,23 @@ def test_table_output_aligns_chinese_by_display_width(db: Path) -> None:
 
 
 def test_openings_and_tree_commands(db: Path) -> None:
-    openings = run_xqdb("openings", "--db", str(db), "--by", "family", "--format", "json")
+    openings = invoke_xqdb("openings", "--db", str(db), "--by", "family", "--format", "json")
     assert openings.returncode == 0, openings.stderr
     assert [r["opening"] for r in json.loads(openings.stdout)] == ["C", "A", "E", "B", "D"]
-    repertoire = run_xqdb("openings", "--db", str(db), "--player", "胡荣华", "--format", "csv")
+    repertoire = invoke_xqdb("openings", "--db", str(db), "--player", "胡荣华",
+                             "--format", "csv")
     assert repertoire.returncode == 0 and repertoire.stdout.startswith("side,opening")
-    tree = run_xqdb("tree", "--db", str(db), "--moves", "C2.5 H8+7", "--notation", "wxf",
+    tree = invoke_xqdb("tree", "--db", str(db), "--moves", "C2.5 H8+7", "--notation", "wxf",
                     "--no-mirror", "--format", "csv")
     assert tree.returncode == 0, tree.stderr
     assert tree.stdout.splitlines()[1].startswith("H2+3,3084,")
-    bad = run_xqdb("tree", "--db", str(db), "--moves", "炮二平五 车一进九")
+    bad = invoke_xqdb("tree", "--db", str(db), "--moves", "炮二平五 车一进九")
     assert bad.returncode == 2 and "move 2: '车一进九'" in bad.stderr
 
 
 def test_tree_with_no_top_games_lists_every_move_without_that_column(db: Path) -> None:
-    listed = run_xqdb("tree", "--db", str(db), "--moves", "炮二平五", "--format", "json")
-    bare = run_xqdb("tree", "--db", str(db), "--moves", "炮二平五", "--top-games", "0",
+    listed = invoke_xqdb("tree", "--db", str(db), "--moves", "炮二平五", "--format", "json")
+    bare = invoke_xqdb("tree", "--db", str(db), "--moves", "炮二平五", "--top-games", "0",
                     "--format", "json")
     assert bare.returncode == 0, bare.stderr
     with_games = json.loads(listed.stdout)
@@ -266,9 +267,10 @@ def test_players_alias_merges_and_splits_and_survives_relinking(db: Path,
                           ON p.player_id IN (g.red_player_id, g.black_player_id)
                           WHERE p.name IN ('杨官璘', '杨官麟')""").fetchall()[0][0]
     con.close()
-    merged = run_xqdb("players", "--db", str(copy), "alias", "杨官麟", "杨官璘", "--as", "杨官璘")
+    merged = invoke_xqdb("players", "--db", str(copy), "alias", "杨官麟", "杨官璘",
+                         "--as", "杨官璘")
     assert merged.returncode == 0, merged.stderr
-    split = run_xqdb("players", "--db", str(copy), "alias", "--split", "伍霞胡榮華")
+    split = invoke_xqdb("players", "--db", str(copy), "alias", "--split", "伍霞胡榮華")
     assert split.returncode == 0, split.stderr
     from xqdb.db.players import link_players
     con = duckdb.connect(str(copy))
@@ -281,7 +283,7 @@ def test_players_alias_merges_and_splits_and_survives_relinking(db: Path,
                            WHERE p.name = '杨官璘'""").fetchall()[0][0]
     con.close()
     assert games == hand
-    unknown = run_xqdb("players", "--db", str(copy), "alias", "無此人", "--as", "x")
+    unknown = invoke_xqdb("players", "--db", str(copy), "alias", "無此人", "--as", "x")
     assert unknown.returncode == 2 and "neither a spelling nor a player" in unknown.stderr
 
 

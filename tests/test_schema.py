@@ -15,7 +15,7 @@ import duckdb
 import pytest
 
 from datafiles import SAMPLE_GAMES, SHARED_DATA
-from import_support import DATA, all_rows, rows, run_xqdb
+from import_support import DATA, all_rows, invoke_xqdb, rows, run_xqdb
 from xqdb.db.columns import TABLES
 from xqdb.db.info import database_info
 from xqdb.db.schema import SCHEMA_VERSION, connect
@@ -134,11 +134,11 @@ def test_traditional_games_show_their_moves_as_written(ccpd: Path, tmp_path: Pat
     # read --show writes the record's script by default, simplified on request.
     with zipfile.ZipFile(CCPD) as archive:
         (tmp_path / "13.pgn").write_bytes(archive.read("Dataset/中局/00000013.pgn"))
-    shown = run_xqdb("read", str(tmp_path / "13.pgn"), "--show", "1")
+    shown = invoke_xqdb("read", str(tmp_path / "13.pgn"), "--show", "1")
     assert shown.returncode == 0, shown.stderr
     first = moves[0][1]
     assert re.search(rf"^\s+1\. \.\.\.\s+{first}$", shown.stdout, re.M)
-    simplified = run_xqdb("read", str(tmp_path / "13.pgn"), "--show", "1",
+    simplified = invoke_xqdb("read", str(tmp_path / "13.pgn"), "--show", "1",
                           "--notation", "chinese-simplified").stdout
     assert first not in simplified and "車" not in simplified.split("start:")[1]
 
@@ -150,7 +150,7 @@ def test_info_counts_results_that_differ_from_the_rules(ccpd: Path) -> None:
     # How the record ends, not the first episode: 12 of the 8,404 valid games contradict
     # it (317 when the first ending counted), as `xqdb query disagreements` lists them.
     assert counted == 12
-    shown = run_xqdb("info", "--db", str(ccpd))
+    shown = invoke_xqdb("info", "--db", str(ccpd))
     assert f"disagree:   {counted:,} recorded results contradict how the record ends" \
         in shown.stdout
 
@@ -202,7 +202,7 @@ def test_position_lists_are_positions_not_games(tmp_path: Path) -> None:
         [(len(lines),) * 4]
     fen, key, name = rows(db, "SELECT fen, key, name FROM positions ORDER BY record_index")[0]
     assert key == Position.from_fen(fen).zobrist() and name
-    out = run_xqdb("info", "--db", str(db)).stdout
+    out = invoke_xqdb("info", "--db", str(db)).stdout
     assert "games:      20 (20 valid, 0 invalid)" in out
     assert f"positions:  {len(lines):,} (from position lists, not games)" in out
     assert "epd" not in out.split("formats (records):")[1]
@@ -236,10 +236,10 @@ def version_2(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_an_old_database_is_refused_until_upgraded(version_2: Path, tmp_path: Path) -> None:
     db = tmp_path / "old.duckdb"
     shutil.copy(version_2, db)
-    refused = run_xqdb("info", "--db", str(db))
+    refused = invoke_xqdb("info", "--db", str(db))
     assert refused.returncode == 4
     assert f"run 'xqdb upgrade --db {db}'" in refused.stderr
-    again = run_xqdb("import", str(DATA / "pgn-chinese-15.pgn"), "--db", str(db))
+    again = invoke_xqdb("import", str(DATA / "pgn-chinese-15.pgn"), "--db", str(db))
     assert again.returncode == 4 and "xqdb upgrade" in again.stderr
     assert rows(db, "SELECT value FROM meta") == [("2",)]  # refused untouched
 
@@ -262,7 +262,7 @@ def test_an_upgrade_gives_the_rows_of_a_fresh_import(version_2: Path, tmp_path: 
     assert rows(db, "SELECT source_id, imported_at FROM sources ORDER BY 1") == stamps
     # The old file is kept; a second upgrade has nothing to do.
     assert rows(Path(f"{db}.v2"), "SELECT value FROM meta") == [("2",)]
-    twice = run_xqdb("upgrade", "--db", str(db))
+    twice = invoke_xqdb("upgrade", "--db", str(db))
     assert twice.returncode == 0 and "already at schema version" in twice.stdout
 
 

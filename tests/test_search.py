@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from browse_support import build_small_database, replayed_games
+from browse_support import replayed_games
 from import_support import run_xqdb
 from xqdb.cli import cli
 from xqdb.db.schema import connect
@@ -24,8 +24,8 @@ from xqdb.position import position_after
 
 
 @pytest.fixture(scope="module")
-def small_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_small_database(tmp_path_factory.mktemp("search"))
+def small_db(small_collection: Path) -> Path:
+    return small_collection
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from datafiles import DATA
-from import_support import count, run_xqdb
+from import_support import count, invoke_xqdb, run_xqdb
 from xqdb.formats import is_source_failure, read_paths, sniff_format
 from xqdb.pipeline.importer import import_paths
 from xqdb.replay import replay
@@ -20,7 +20,7 @@ NOT_GAMES = DATA / "more-formats" / "not-games"
 
 
 def test_files_that_hold_no_game_give_no_record_in_read() -> None:
-    result = run_xqdb("read", str(NOT_GAMES))
+    result = invoke_xqdb("read", str(NOT_GAMES))
     assert result.returncode == 3  # no record to read
     assert result.stdout.startswith("0 records read and replayed from 2 sources")
     assert "Sources not read: 2" in result.stdout
@@ -31,7 +31,7 @@ def test_files_that_hold_no_game_give_no_record_in_read() -> None:
 
 def test_files_that_hold_no_game_are_unreadable_sources_in_import(tmp_path: Path) -> None:
     db = tmp_path / "g.duckdb"
-    result = run_xqdb("import", str(NOT_GAMES), "--db", str(db))
+    result = invoke_xqdb("import", str(NOT_GAMES), "--db", str(db))
     assert result.returncode == 0, result.stderr
     assert "records: 0 read" in result.stdout and "2 unreadable" in result.stdout
     assert count(db, "SELECT count(*) FROM games") == 0
@@ -104,7 +104,7 @@ def test_an_archive_xqdb_cannot_open_says_what_it_is_and_how_to_read_it(
     # of a game, which must not be read as one.
     path = tmp_path / name
     path.write_bytes(head + b"\n1. h2e2 h9g7 2. h0g2 i9h9\n" * 50)
-    result = run_xqdb("read", str(path))
+    result = invoke_xqdb("read", str(path))
     assert result.returncode == 3
     assert (f"{path}: {kind}, which xqdb does not open (it opens zip and tar): extract it "
             "(unrar x, 7z x or bsdtar -xf) and read the folder") in result.stdout

@@ -67,10 +67,14 @@ def opening_positions(path: Path, plies: int, games: int | None = None) -> list[
     """Every distinct position of the first ``plies`` plies of the database's games (of
     the first ``games`` from the standard start), with its mirror image."""
     found: dict[int, Position] = {}
-    replayed = replayed_games(path)
-    start = Position().zobrist()
-    for game_id in [g for g in sorted(replayed) if replayed[g][0].zobrist() == start][:games]:
-        for position in replayed[game_id][:plies + 1]:
+    con = duckdb.connect(str(path), read_only=True)
+    ids = [g for g, in con.execute("SELECT game_id FROM games WHERE start_key = ?"
+                                   " ORDER BY game_id LIMIT ?",
+                                   [Position().zobrist(), games]).fetchall()]
+    con.close()
+    replayed = replayed_games(path, plies, ids)
+    for game_id in ids:
+        for position in replayed[game_id]:
             for one in (position, mirrored(position)):
                 found.setdefault(one.zobrist(), one)
     return list(found.values())
@@ -250,8 +254,11 @@ def test_the_corpus_trees_are_those_of_the_games(ccpd_db: Path, tmp_path: Path) 
     path = tmp_path / "grown.duckdb"
     shutil.copyfile(ccpd_db, path)
     import_paths([str(DATA / "pgn-gbk"), str(DATA / "pgn-chinese-15.pgn")], path, jobs=1)
-    replayed = replayed_games(path)
-    new = [replayed[g] for g in sorted(replayed)[-35:]]
-    positions = {p.zobrist(): p for game in new for p in game[:16]}
+    con = duckdb.connect(str(path), read_only=True)
+    last = [g for g, in con.execute("SELECT game_id FROM games WHERE start_key IS NOT NULL"
+                                    " ORDER BY game_id DESC LIMIT 35").fetchall()]
+    con.close()
+    replayed = replayed_games(path, 15, last)
+    positions = {p.zobrist(): p for g in sorted(last) for p in replayed[g]}
     counted, _ = compare(path, list(positions.values()), most=20)
     assert counted == 20

@@ -157,10 +157,25 @@ def _files() -> dict[str, Any]:
 def create_shared_macros(con: duckdb.DuckDBPyConnection) -> None:
     """Create the macros of ``_shared.sql`` on ``con`` (temporary: a read-only database
     takes them too), and those reading the lookup tables (see
-    :func:`xqdb.db.lookups.create_lookup_macros`)."""
-    con.execute(_files()["_shared"].read_text(encoding="utf-8"))
-    con.execute(JUDGED_MOVES)
+    :func:`xqdb.db.lookups.create_lookup_macros`).
+
+    The shared macros are created once per connection (about 30 ms, more than many a
+    report's read): a temporary view made with them tells they are there, and goes with
+    them when the transaction that made them is rolled back (asking for a missing macro
+    would abort the caller's transaction). The lookup macros hold how far the tables go,
+    which an import on the same connection moves, so they are made anew each time.
+    """
+    marker = con.execute("SELECT count(*) FROM duckdb_views() WHERE temporary"
+                         " AND view_name = ?", [_SHARED_MARKER]).fetchone()
+    if not (marker and marker[0]):
+        con.execute(_files()["_shared"].read_text(encoding="utf-8"))
+        con.execute(JUDGED_MOVES)
+        con.execute(f"CREATE OR REPLACE TEMP VIEW {_SHARED_MARKER} AS SELECT true AS made")
     create_lookup_macros(con)
+
+
+#: The temporary view whose presence tells that a connection has the shared macros.
+_SHARED_MARKER = "xqdb_shared_macros"
 
 
 
