@@ -174,6 +174,26 @@ def test_dhtmlxq_variation_forking_from_an_orphaned_variation_loses_only_its_blo
     assert rows(db, "SELECT error FROM sources") == [(None,)]
 
 
+def test_dhtmlxq_variation_forking_past_the_end_of_its_line_is_a_record_error(
+        tmp_path: Path) -> None:
+    # Branch 1 is an alternative to ply 3 of a main line of two moves (a cut move list);
+    # branch 2 forks from branch 1. Read as variations, they would fork at a move that
+    # is not there.
+    broken = _dhtmlxq("77477062", "[DhtmlXQ_move_0_3_1]1927[/DhtmlXQ_move_0_3_1]"
+                                  "[DhtmlXQ_move_1_3_2]7062[/DhtmlXQ_move_1_3_2]")
+    (tmp_path / "games.txt").write_text(_dhtmlxq("77477062") + broken, encoding="utf-8")
+    db = tmp_path / "x.duckdb"
+    done = invoke_xqdb("import", str(tmp_path / "games.txt"), "--db", str(db))
+    assert done.returncode == 0, done.stderr
+    records = rows(db, "SELECT r.record_index, g.status, g.error, t.text LIKE '%move_1_3_2%' "
+                       "FROM game_records r JOIN games g USING (game_id) JOIN raw_records t "
+                       "ON t.source_id = r.source_id AND t.record_index = r.record_index "
+                       "ORDER BY 1")
+    assert [r[:2] for r in records] == [(0, "valid"), (1, "invalid")]
+    assert "branches [1] fork after the last move of the line they branch from" in records[1][2]
+    assert records[1][3]  # the record is kept whole
+
+
 def test_a_batch_of_records_with_1_mib_comments_is_stored(tmp_path: Path) -> None:
     folder = tmp_path / "big"
     folder.mkdir()

@@ -215,6 +215,14 @@ def parse_block(block: str, origin: Origin, encoding: str | None = None,
         errors.append(f"branches {orphans[:5]} fork from branches that do not exist")
         for b in orphans:
             del branches[b]
+    beyond = _past_the_end(branches)
+    if beyond:
+        errors.append(f"branches {beyond[:5]} fork after the last move of the line they "
+                      "branch from")
+        for b in beyond:
+            del branches[b]
+        for b in _orphans(branches):  # what forked from them
+            del branches[b]
     if errors:
         template.error = "; ".join(errors)
     if collection is None:
@@ -333,6 +341,19 @@ def binit_fen(binit: str, first_move: str | None = None) -> str:
                 empty += 1
         rows.append(row + (str(empty) if empty else ""))
     return "/".join(rows) + f" {side} - - 0 1"
+
+
+def _past_the_end(branches: dict[int, _Branch]) -> list[int]:
+    """The branches that fork at a ply the line they branch from does not reach: an
+    alternative to a move that is not there (a damaged or cut move list).
+
+    >>> _past_the_end({0: _Branch(-1, 1, ["7747"]), 1: _Branch(0, 1, ["1927"]),
+    ...                2: _Branch(0, 2, ["7062"])})
+    [2]
+    """
+    return sorted(b for b, br in branches.items() if b and br.parent in branches
+                  and max(br.start - branches[br.parent].start, 0)
+                  >= len(branches[br.parent].moves))
 
 
 def _tree(branches: dict[int, _Branch]) -> Line:
