@@ -267,6 +267,7 @@ def test_real_cannon_duel_counts_new_attacks_only() -> None:
     assert pyffish_verdict(fen, moves) == (True, value_for_side_to_move(ending, played(fen, moves)))
 
 
+@pytest.mark.slow
 def test_practical_dataset_sample_agrees_with_pyffish(shared_data: Path) -> None:
     """One game in twenty of ccpd-dev.zip (Big5 PGN, Chinese notation), read and replayed
     by xqdb itself: every verdict, ending or not, is pyffish's too."""

@@ -247,6 +247,7 @@ def test_the_moves_table_gives_the_winboard_games_texts_back(tmp_path: Path) -> 
     assert [texts[-1] for _, _, texts in stored] == ["Kd8", "Hf7#", "Rxd9#"]
 
 
+@pytest.mark.slow
 def test_the_stored_san_is_what_the_position_writes(tmp_path: Path) -> None:
     """The import writes SAN its own quick way (a mate looked for after the last move
     alone); on 113 real games it gives the texts of ``Position.move_text``, twins told
@@ -341,6 +342,7 @@ def _pgn(games: list[tuple[dict[str, str], list[str]]]) -> str:
     return "\n".join(out)
 
 
+@pytest.mark.slow
 def test_the_same_games_in_five_notations_import_as_one_game_each(tmp_path: Path) -> None:
     source = DATA / "pgn-chinese-15.pgn"
     games = [replay(r) for r in read_paths([str(source)])]

@@ -69,6 +69,7 @@ def analyze(db: Path, *args: str, process: bool = False) -> subprocess.Completed
     return done
 
 
+@pytest.mark.slow
 def test_the_builtin_engine_evaluates_each_position_once(db: Path) -> None:
     first = analyze(db, "--engine", "builtin", "--depth", "1", "--jobs", "2", "--game", "1",
                     "--game", "7", process=True)
@@ -119,6 +120,7 @@ ENGINES = [pytest.param(("--engine", "builtin", "--depth", "3"), id="builtin",
 
 
 @pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.slow
 def test_an_evaluation_does_not_depend_on_the_searches_before_it(
         imported: Path, tmp_path: Path, engine: tuple[str, ...]) -> None:
     alone, after = (tmp_path / "alone.duckdb", tmp_path / "after.duckdb")
@@ -169,6 +171,7 @@ def test_a_missing_database_is_not_created(tmp_path: Path) -> None:
     assert not missing.exists()
 
 
+@pytest.mark.slow
 def test_readers_are_told_the_analysis_holds_the_database(db: Path) -> None:
     # Every game at depth 3: longer than the readers take to be refused.
     run = subprocess.Popen(xqdb_command("analyze", "--db", str(db), "--engine", "builtin",
@@ -250,6 +253,7 @@ def starts(folder: Path) -> int:
 
 
 @needs_fairy
+@pytest.mark.slow
 def test_an_engine_killed_mid_run_is_restarted_and_the_position_retried(db: Path) -> None:
     run = subprocess.Popen(xqdb_command("analyze", "--db", str(db), "--engine", FAIRY,
                                         "--nodes", "5000", "--jobs", "1", "--game", "1",
@@ -264,6 +268,7 @@ def test_an_engine_killed_mid_run_is_restarted_and_the_position_retried(db: Path
         ("ok", len(positions_of(db, 1)))]
 
 
+@pytest.mark.slow
 def test_a_position_the_engine_fails_twice_is_recorded_and_retried_later(db: Path,
                                                                         tmp_path: Path) -> None:
     launcher = stalling_on_second_start(tmp_path)
@@ -292,6 +297,7 @@ def test_a_position_the_engine_fails_twice_is_recorded_and_retried_later(db: Pat
 
 
 @needs_fairy
+@pytest.mark.slow
 def test_a_killed_run_run_again_searches_only_what_is_missing(db: Path) -> None:
     # 300 nodes: what is stored and searched again is counted, not how good it is.
     command = ["analyze", "--db", str(db), "--engine", FAIRY, "--nodes", "300",
@@ -333,6 +339,7 @@ def test_recheck_searches_deeply_only_around_the_flagged_moves(db: Path) -> None
         ("depth=1", fast), ("depth=2", deep)]
 
 
+@pytest.mark.slow
 def test_the_deep_pass_also_judges_the_moves_beside_a_position_it_finds_misjudged(
         db: Path) -> None:
     # A fast pass that misjudges a position blames the move into it or the move out of it,

@@ -175,6 +175,7 @@ def analysed(unanalysed: Path) -> Path:
     return db
 
 
+@pytest.mark.slow
 def test_the_command_reports_per_game_and_per_player(analysed: Path) -> None:
     per_game = blunder_rows(analysed, "--by", "game", "--game", "1", "--engine", "builtin")
     assert [(r["game_id"], r["side"]) for r in per_game] == [(1, "red"), (1, "black")]

@@ -38,6 +38,7 @@ def ccpd_games(shared_data: Path, folder: Path, count: int, from_start: bool = F
     return db
 
 
+@pytest.mark.slow
 def test_a_few_games_fit_no_curve(shared_data: Path, tmp_path: Path) -> None:
     # Three games with results, as the 204 positions of 3 games a curve was once fitted on.
     db = ccpd_games(shared_data, tmp_path / "ccpd", 3)
@@ -50,6 +51,7 @@ def test_a_few_games_fit_no_curve(shared_data: Path, tmp_path: Path) -> None:
     assert curves(db) == before
 
 
+@pytest.mark.slow
 def test_only_the_games_analysed_give_samples(shared_data: Path, tmp_path: Path) -> None:
     from xqdb.db.judgements import database_samples
 

@@ -58,6 +58,7 @@ def ccpd_local(ccpd_db: Path) -> Path:
     return ccpd_db
 
 
+@pytest.mark.slow
 def test_import_on_a_cluster_equals_the_local_import(cluster: str, tmp_path: Path,
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     # A relative path, as users type: the workers' working folder is not this one.
@@ -72,6 +73,7 @@ def test_import_on_a_cluster_equals_the_local_import(cluster: str, tmp_path: Pat
     assert "0 tasks retried" in str(remote) and "tasks retried" not in str(local)
 
 
+@pytest.mark.slow
 def test_a_second_import_on_a_cluster_skips_what_is_stored(cluster: str, tmp_path: Path) -> None:
     db = tmp_path / "g.duckdb"
     inputs = [str(DATA / "pgn-chinese-15.pgn"), str(DATA / "binary")]
@@ -82,6 +84,7 @@ def test_a_second_import_on_a_cluster_skips_what_is_stored(cluster: str, tmp_pat
     assert again.skipped_sources == first.sources
 
 
+@pytest.mark.slow
 def test_the_workers_log_records_reach_the_log_file(cluster: str, tmp_path: Path) -> None:
     log = tmp_path / "import.log"
     out = run_xqdb("import", str(DATA / "binary" / "BadMoveTest3.xqf"), "--db",
@@ -162,6 +165,7 @@ def test_each_map_on_a_cluster_gets_its_own_results(cluster: str) -> None:
         assert list(first) == [3]
 
 
+@pytest.mark.slow
 def test_a_malformed_or_unreachable_scheduler_is_one_line_and_a_hint(tmp_path: Path) -> None:
     db = tmp_path / "g.duckdb"
     out = run_xqdb("import", str(DATA / "pgn-chinese-15.pgn"), "--db", str(db),
@@ -203,6 +207,7 @@ def games_to_analyse(folder: Path, *names: str) -> list[Path]:
     return [folder / name for name in names]
 
 
+@pytest.mark.slow
 def test_analysis_on_a_cluster_equals_the_local_analysis(cluster: str, tmp_path: Path) -> None:
     local, remote = games_to_analyse(tmp_path, "local.duckdb", "cluster.duckdb")
     limit = Limit(depth=1)

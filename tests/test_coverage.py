@@ -50,6 +50,7 @@ def test_shared_evaluations_do_not_spill_into_games_not_analysed(one_analysed: P
     assert "of 1 analysed games" in summary and f"{plies:,} moves" in summary
 
 
+@pytest.mark.slow
 def test_each_row_says_how_much_was_analysed(one_analysed: Path, tmp_path: Path) -> None:
     db = tmp_path / "two.duckdb"
     db.write_bytes(one_analysed.read_bytes())

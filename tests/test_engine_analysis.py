@@ -32,6 +32,7 @@ ENGINES = [
 
 @needs_corpus
 @pytest.mark.parametrize("spec, limit", ENGINES)
+@pytest.mark.slow
 def test_planted_blunders_are_found_at_their_ply_and_real_moves_are_not(spec, limit):
     cases = planted_blunders(6)
     cache = EvalCache()
@@ -67,6 +68,7 @@ def test_a_move_that_only_repeats_a_position_is_not_flagged():
 
 
 @needs_corpus
+@pytest.mark.slow
 def test_killing_the_engine_mid_run_retries_the_position_and_the_run_finishes():
     cases = planted_blunders(3)
     games = [(STARTING_FEN, case.planted_moves) for case in cases]
@@ -88,6 +90,7 @@ def test_killing_the_engine_mid_run_retries_the_position_and_the_run_finishes():
 
 @pytest.mark.skipif(not Path(FAIRY).exists(), reason=f"Fairy-Stockfish is not at {FAIRY}")
 @needs_corpus
+@pytest.mark.slow
 def test_a_position_that_fails_twice_is_recorded_and_the_run_goes_on():
     case = planted_blunders(1)[0]
     with SupervisedEngine(EngineSpec((FAIRY,))) as engine:
@@ -103,6 +106,7 @@ def test_a_position_that_fails_twice_is_recorded_and_the_run_goes_on():
 
 
 @needs_corpus
+@pytest.mark.slow
 def test_two_passes_search_deeply_only_around_flagged_moves():
     case = planted_blunders(1)[0]
     with SupervisedEngine(EngineSpec.builtin()) as engine:

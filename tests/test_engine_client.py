@@ -166,6 +166,7 @@ def test_an_engine_killed_mid_search_is_restarted_and_the_position_retried():
 
 
 @needs_fairy
+@pytest.mark.slow
 def test_a_hung_engine_times_out_and_is_replaced():
     with SupervisedEngine(EngineSpec((FAIRY,)), timeout=2) as supervised:
         supervised.name

@@ -47,6 +47,7 @@ def test_sjaak_searches_the_start_position_and_reports_mates_as_mates() -> None:
 
 
 @needs_sjaak
+@pytest.mark.slow
 def test_a_game_analysed_with_sjaak_is_stored_and_judged(db: Path) -> None:
     done = run_xqdb("analyze", "--db", str(db), "--engine", SJAAK, "--depth", "3",
                     "--game", "2", "--jobs", "1")

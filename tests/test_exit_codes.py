@@ -218,6 +218,7 @@ def _free_port() -> int:
 
 
 @pytest.mark.parametrize("command", ["import", "analyze"])
+@pytest.mark.slow
 def test_a_cluster_that_does_not_answer(db: Path, tmp_path: Path, command: str) -> None:
     pytest.importorskip("distributed", reason="the cluster extra (xqdb[cluster]) is needed")
     scheduler = f"tcp://127.0.0.1:{_free_port()}"
@@ -228,6 +229,7 @@ def test_a_cluster_that_does_not_answer(db: Path, tmp_path: Path, command: str) 
 
 
 @pytest.mark.parametrize("command", ["import", "analyze"])
+@pytest.mark.slow
 def test_a_scheduler_no_worker_joins_stops_the_run_with_5(db: Path, tmp_path: Path,
                                                           command: str) -> None:
     pytest.importorskip("distributed", reason="the cluster extra (xqdb[cluster]) is needed")
@@ -284,6 +286,7 @@ for line in sys.stdin:
 
 
 @pytest.mark.parametrize("jobs", ["1", "2"])
+@pytest.mark.slow
 def test_an_engine_that_fails_three_positions_in_a_row_stops_the_analysis(
         db: Path, tmp_path: Path, jobs: str) -> None:
     engine = tmp_path / "engine.py"
@@ -329,6 +332,7 @@ def _interrupted(command: list[str], stdin: bytes | None = None,
     return err.decode()
 
 
+@pytest.mark.slow
 def test_ctrl_c_ends_an_analysis_with_130(db: Path, tmp_path: Path) -> None:
     # On a copy: what the run searched before the interrupt stays in the database, and
     # the shared one must keep an empty evals table for the tests after this one.
@@ -339,6 +343,7 @@ def test_ctrl_c_ends_an_analysis_with_130(db: Path, tmp_path: Path) -> None:
     assert err.startswith("Interrupted: ") and "run the same command to resume" in err
 
 
+@pytest.mark.slow
 def test_ctrl_c_ends_an_import_with_130(tmp_path: Path) -> None:
     # Once the import has started writing (its note is beside the database), it waits for
     # the rest of standard input.

@@ -76,6 +76,7 @@ def assert_same_games(before: dict, after: dict, added: tuple[str, ...] = ("FEN"
 @pytest.mark.parametrize("notation", ["chinese", "uci10", "san", *(
     pytest.param(n, marks=pytest.mark.slow)
     for n in ("chinese-traditional", "wxf", "iccs", "uci", "dhtmlxq"))])
+@pytest.mark.slow
 def test_pgn_imports_again_as_the_same_games_tags_and_variations(
         small_db: Path, tmp_path: Path, notation: str) -> None:
     out, fresh = exported_and_imported(small_db, tmp_path, "pgn", notation)
@@ -100,6 +101,7 @@ def test_a_game_from_a_setup_position_gets_a_fen_tag(small_db: Path, tmp_path: P
     assert con.execute("SELECT start_fen FROM games").fetchall() == [(fen,)]
 
 
+@pytest.mark.slow
 def test_dhtmlxq_imports_again_as_the_same_games(small_db: Path, tmp_path: Path) -> None:
     out, fresh = exported_and_imported(small_db, tmp_path, "dhtmlxq")
     before, after = games_of(small_db), games_of(fresh)

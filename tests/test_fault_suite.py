@@ -101,6 +101,7 @@ def mutated(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[Path]]
     return folder, made
 
 
+@pytest.mark.slow
 def test_mutated_files_and_archives_import_with_the_accounting_kept(
         tmp_path: Path, mutated: tuple[Path, list[Path]]) -> None:
     folder, made = mutated

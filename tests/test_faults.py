@@ -11,6 +11,8 @@ import tarfile
 import zipfile
 from pathlib import Path
 
+import pytest
+
 from import_support import invoke_xqdb, rows, run_xqdb
 
 GAME = b"1. h2e2 h9g7 *\n"
@@ -28,6 +30,7 @@ def _sources(db: Path) -> list[tuple]:
     return rows(db, "SELECT member, records, error FROM sources ORDER BY source_id")
 
 
+@pytest.mark.slow
 def test_a_member_with_a_bad_crc_is_a_source_with_an_error_and_the_others_land(
         tmp_path: Path) -> None:
     data = bytearray(_zip([("a.pgn", GAME * 20), ("b.pgn", GAME)], deflate=False))
@@ -194,6 +197,7 @@ def test_dhtmlxq_variation_forking_past_the_end_of_its_line_is_a_record_error(
     assert records[1][3]  # the record is kept whole
 
 
+@pytest.mark.slow
 def test_a_batch_of_records_with_1_mib_comments_is_stored(tmp_path: Path) -> None:
     folder = tmp_path / "big"
     folder.mkdir()
@@ -262,6 +266,7 @@ def test_a_file_edited_in_place_has_its_rows_replaced(tmp_path: Path) -> None:
     assert rows(db, "SELECT count(*) FROM sources") == [(1,)]
 
 
+@pytest.mark.slow
 def test_import_of_the_folder_holding_the_database_never_reads_its_files(
         tmp_path: Path) -> None:
     (tmp_path / "a.pgn").write_bytes(GAME)
@@ -272,6 +277,7 @@ def test_import_of_the_folder_holding_the_database_never_reads_its_files(
     assert rows(tmp_path / "x.duckdb", "SELECT count(*) FROM games") == [(1,)]
 
 
+@pytest.mark.slow
 def test_an_archive_of_many_small_members_is_bounded_as_a_whole(tmp_path: Path) -> None:
     bomb = tmp_path / "bomb.zip"
     with zipfile.ZipFile(bomb, "w", zipfile.ZIP_DEFLATED) as z:

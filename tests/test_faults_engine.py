@@ -50,6 +50,7 @@ def test_a_line_the_client_cannot_parse_is_ignored(tmp_path: Path, bad: str) -> 
     assert info.score.relative == Cp(31) and info.depth == 4
 
 
+@pytest.mark.slow
 def test_an_engine_that_hangs_on_go_is_given_up_after_a_few_positions(tmp_path: Path) -> None:
     spec = _engine(tmp_path, [], hang=True)
     failures = []

@@ -10,6 +10,8 @@ import subprocess
 import time
 from pathlib import Path
 
+import pytest
+
 from import_support import DATA, rows, run_xqdb, xqdb_command
 from xqdb.pipeline.importer import import_paths
 
@@ -23,6 +25,7 @@ def _wait_for(test, seconds: float = 60) -> bool:
     return False
 
 
+@pytest.mark.slow
 def test_the_spool_of_a_killed_stdin_import_is_removed_by_the_next(tmp_path: Path) -> None:
     env = {**os.environ, "TMPDIR": str(tmp_path)}
     db = tmp_path / "x.duckdb"
@@ -43,6 +46,7 @@ def test_the_spool_of_a_killed_stdin_import_is_removed_by_the_next(tmp_path: Pat
     assert spools() == []
 
 
+@pytest.mark.slow
 def test_sigterm_of_analyze_removes_its_note(tmp_path: Path) -> None:
     db = tmp_path / "g.duckdb"
     import_paths([str(DATA / "pgn-chinese-15.pgn")], db, jobs=1)
@@ -67,6 +71,7 @@ def _workers(pid: int) -> list[int]:
         return []
 
 
+@pytest.mark.slow
 def test_workers_of_a_parent_killed_outright_stop_quietly(tmp_path: Path) -> None:
     folder = tmp_path / "games"
     folder.mkdir()

@@ -68,6 +68,7 @@ def _import(tmp_path: Path, db: Path, kills: int) -> tuple[subprocess.CompletedP
     return subprocess.CompletedProcess(args, process.returncode, out, err), len(killed)
 
 
+@pytest.mark.slow
 def test_a_killed_worker_is_replaced_and_its_unit_read_again(tmp_path: Path) -> None:
     clean = tmp_path / "clean.duckdb"
     assert run_xqdb("import", *_inputs(tmp_path), "--db", str(clean)).returncode == 0
@@ -82,6 +83,7 @@ def test_a_killed_worker_is_replaced_and_its_unit_read_again(tmp_path: Path) -> 
     assert [r[:10] for r in got["sources"]] == [r[:10] for r in want["sources"]]
 
 
+@pytest.mark.slow
 def test_workers_that_keep_dying_leave_their_units_stored_as_unreadable(tmp_path: Path) -> None:
     db = tmp_path / "x.duckdb"
     done, killed = _import(tmp_path, db, kills=12)
@@ -97,6 +99,7 @@ def test_workers_that_keep_dying_leave_their_units_stored_as_unreadable(tmp_path
     assert rows(db, "SELECT count(*), count(error) FROM sources") == [(120, 0)]
 
 
+@pytest.mark.slow
 def test_a_cluster_whose_workers_are_all_gone_stops_the_run() -> None:
     import logging
     import threading

@@ -213,6 +213,7 @@ def test_a_wide_last_column_wraps_on_a_terminal_instead_of_being_cut(db: Path) -
     assert "occurred for the third time with no perpetual check or chase: a draw" in flat
 
 
+@pytest.mark.slow
 def test_analyze_and_blunders_take_the_filters(tmp_path: Path) -> None:
     sample = Path(__file__).resolve().parents[1] / "sample_games"
     db = tmp_path / "sample.duckdb"

@@ -229,6 +229,7 @@ def test_everything_in_shared_data_gives_the_readers_numbers(tmp_path: Path,
     assert stored == dict(per_source)
 
 
+@pytest.mark.slow
 def test_a_big_source_spills_to_disk_and_stores_the_same_rows(tmp_path: Path,
                                                               monkeypatch: pytest.MonkeyPatch) -> None:
     import xqdb.pipeline.importer

@@ -39,6 +39,7 @@ def clean_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[tuple]
     1,
     pytest.param(3, marks=pytest.mark.slow),  # a kill between commits again, as after 1
 ])
+@pytest.mark.slow
 def test_kill_9_then_rerun_gives_the_clean_database(tmp_path: Path, commits: int,
                                                     clean_run: dict[str, list[tuple]]) -> None:
     db, log = tmp_path / "killed.duckdb", tmp_path / "log"
@@ -52,6 +53,7 @@ def test_kill_9_then_rerun_gives_the_clean_database(tmp_path: Path, commits: int
     assert not (tmp_path / "killed.duckdb.spool").exists()
 
 
+@pytest.mark.slow
 def test_rows_are_the_same_whatever_the_number_of_jobs(tmp_path: Path,
                                                        clean_run: dict[str, list[tuple]]) -> None:
     db = tmp_path / "one.duckdb"

@@ -134,6 +134,7 @@ def test_bytes_no_reader_knows_make_a_source_error_not_a_game(tmp_path: Path) ->
     assert f"{DATA / 'perft.tsv'}: not a known format" in info.stdout
 
 
+@pytest.mark.slow
 def test_a_huge_record_is_stored_as_too_large_and_the_others_land(tmp_path: Path) -> None:
     folder, db = tmp_path / "in", tmp_path / "g.duckdb"
     folder.mkdir()
@@ -159,6 +160,7 @@ def test_a_huge_record_is_stored_as_too_large_and_the_others_land(tmp_path: Path
     assert kept == (head + b"\r\n" + comment).decode("gb18030")[:4096]
 
 
+@pytest.mark.slow
 def test_records_of_megabytes_get_the_memory_they_need(tmp_path: Path) -> None:
     """Three records of 15 MB, under the size limit, are stored whole in one batch."""
     folder, db = tmp_path / "in", tmp_path / "g.duckdb"
@@ -197,6 +199,7 @@ def test_a_fifo_in_a_folder_is_passed_over_and_said(tmp_path: Path) -> None:
     assert "sources:    1 of games, 0 of positions, 0 unreadable, 1 passed over" in info.stdout
 
 
+@pytest.mark.slow
 def test_links_do_not_leave_the_folder_unless_asked(tmp_path: Path) -> None:
     folder, db = tmp_path / "in", tmp_path / "g.duckdb"
     (folder / "sub").mkdir(parents=True)

@@ -47,6 +47,7 @@ def _ranges(db: Path) -> list[tuple]:
                     " FROM source_ranges ORDER BY range")
 
 
+@pytest.mark.slow
 def test_two_jobs_on_ranges_give_the_rows_and_ids_of_one_reading(
         big_pgn: Path, whole: Path, tmp_path: Path) -> None:
     two, one = tmp_path / "two.duckdb", tmp_path / "one.duckdb"
@@ -68,6 +69,7 @@ def test_two_jobs_on_ranges_give_the_rows_and_ids_of_one_reading(
     assert summary.duplicates > 0 and summary.invalid_total > 0
 
 
+@pytest.mark.slow
 def test_a_record_across_a_nominal_cut_lands_once_in_one_range(
         big_pgn: Path, whole: Path, tmp_path: Path) -> None:
     db = tmp_path / "ranges.duckdb"
@@ -84,6 +86,7 @@ def test_a_record_across_a_nominal_cut_lands_once_in_one_range(
                                                " WHERE record_index = ?", straddling)
 
 
+@pytest.mark.slow
 def test_errors_name_the_record_by_its_number_in_the_whole_file(
         big_pgn: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # What `xqdb read` (one reader, the whole file) says of the bad record...
@@ -110,6 +113,7 @@ def _import_args(big_pgn: Path, db: Path, log: Path) -> list[str]:
             "--log-file", str(log)]
 
 
+@pytest.mark.slow
 def test_kill_9_in_the_middle_of_a_file_resumes_at_the_next_range(
         big_pgn: Path, whole: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(RANGE_BYTES_VARIABLE, str(RANGE // 2))
@@ -134,6 +138,7 @@ def test_kill_9_in_the_middle_of_a_file_resumes_at_the_next_range(
         rows(clean, "SELECT * FROM stored_moves ORDER BY ALL")
 
 
+@pytest.mark.slow
 def test_a_file_changed_after_a_killed_import_is_read_again_from_its_start(
         big_pgn: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(RANGE_BYTES_VARIABLE, str(RANGE // 2))
@@ -157,6 +162,7 @@ def test_a_file_changed_after_a_killed_import_is_read_again_from_its_start(
         assert rows(db, sql) == rows(fresh, sql), sql
 
 
+@pytest.mark.slow
 def test_an_unchanged_big_file_is_skipped_on_the_next_import(big_pgn: Path,
                                                              tmp_path: Path) -> None:
     db = tmp_path / "g.duckdb"
@@ -167,6 +173,7 @@ def test_an_unchanged_big_file_is_skipped_on_the_next_import(big_pgn: Path,
 
 
 @pytest.mark.parametrize("send_inputs", [False, pytest.param(True, marks=pytest.mark.slow)])
+@pytest.mark.slow
 def test_ranges_read_on_a_dask_cluster_give_the_same_database(
         big_pgn: Path, whole: Path, tmp_path: Path, send_inputs: bool) -> None:
     import logging
@@ -183,6 +190,7 @@ def test_ranges_read_on_a_dask_cluster_give_the_same_database(
     assert all_rows(db) == all_rows(whole)
 
 
+@pytest.mark.slow
 def test_force_reads_a_big_file_again_in_ranges_and_replaces_its_rows(
         big_pgn: Path, whole: Path, tmp_path: Path) -> None:
     db = tmp_path / "g.duckdb"

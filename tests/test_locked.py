@@ -60,6 +60,7 @@ def stdin_import(tmp_path: Path):
     process.communicate(timeout=60)
 
 
+@pytest.mark.slow
 def test_readers_name_the_import_and_the_database_is_free_when_it_ends(stdin_import) -> None:
     db, process, rest = stdin_import
     for line in refused(db):
@@ -83,6 +84,7 @@ def test_a_killed_import_s_note_is_not_believed(stdin_import) -> None:
     assert "games:      0" in info.stdout
 
 
+@pytest.mark.slow
 def test_another_program_holding_the_database_is_named(tmp_path: Path) -> None:
     db = tmp_path / "other.duckdb"
     holder = subprocess.Popen(

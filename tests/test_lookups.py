@@ -71,6 +71,7 @@ def test_the_import_fills_the_lookup_tables_sorted_by_key(ccpd_db: Path) -> None
     con.close()
 
 
+@pytest.mark.slow
 def test_lookups_answer_as_the_moves_table_does(ccpd_db: Path,
                                                 scanned: dict[str, object]) -> None:
     indexed = answers(ccpd_db)
@@ -107,6 +108,7 @@ def test_material_search_finds_what_the_moves_table_gives(ccpd_db: Path) -> None
     assert [r[0] for r in found.games.rows] == expected
 
 
+@pytest.mark.slow
 def test_games_past_the_tables_are_read_from_moves(ccpd_db: Path, tmp_path: Path,
                                                    scanned: dict[str, object]) -> None:
     # As an import killed before its end leaves it: the last games not in the tables.
@@ -120,6 +122,7 @@ def test_games_past_the_tables_are_read_from_moves(ccpd_db: Path, tmp_path: Path
     assert answers(path) == scanned
 
 
+@pytest.mark.slow
 def test_each_import_appends_a_run_and_many_runs_are_sorted_again(tmp_path: Path,
                                                                   shared_data: Path) -> None:
     folder = shared_data / "pgn-gbk"
@@ -160,6 +163,7 @@ def test_a_replaced_source_takes_its_positions_with_it(tmp_path: Path,
     con.close()
 
 
+@pytest.mark.slow
 def test_upgrade_from_version_7_builds_the_lookup_tables_in_place(
         ccpd_db: Path, tmp_path: Path, scanned: dict[str, object]) -> None:
     path = tmp_path / "old.duckdb"

@@ -39,6 +39,7 @@ def test_a_mate_let_in_from_a_lost_position_is_no_allowed_mate(analysed: Path) -
         analysed, "SELECT loss FROM judgements WHERE class IN ('allowed_mate', 'missed_mate')"))
 
 
+@pytest.mark.slow
 def test_a_missed_mate_is_graded_by_what_is_left(analysed: Path) -> None:
     (fen, moves), = rows(analysed, "SELECT g.start_fen, list(m.uci ORDER BY m.ply) FROM games g "
                                    "JOIN moves m USING (game_id) WHERE game_id = ? GROUP BY ALL",

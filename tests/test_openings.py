@@ -48,6 +48,7 @@ def tag(record: GameRecord) -> str:
 
 
 @pytest.mark.usefixtures("shared_data")
+@pytest.mark.slow
 def test_ecco_agreement_with_ccpd_tags() -> None:
     tagged = [(member, record) for member, record in ccpd().items()
               if not record.is_error and tag(record) in ECCO_CODES]
@@ -72,6 +73,7 @@ def test_ecco_agreement_with_ccpd_tags() -> None:
 
 
 @pytest.mark.usefixtures("shared_data")
+@pytest.mark.slow
 def test_the_method_carries_to_held_out_folders() -> None:
     games = list(tagged_games(ccpd().values()))
     derivation = [g for g in games if half(g[0]) == 0]
@@ -86,6 +88,7 @@ def test_the_method_carries_to_held_out_folders() -> None:
 
 
 @pytest.mark.usefixtures("shared_data")
+@pytest.mark.slow
 def test_codes_the_rules_decide_alone_agree_with_every_tag() -> None:
     decided = [(line, code) for _, line, code in tagged_games(ccpd().values())
                if group(line).final]
@@ -241,6 +244,7 @@ def test_every_name_of_the_table_is_tested() -> None:
 
 @pytest.mark.usefixtures("shared_data")
 @pytest.mark.parametrize(("name", "carrier", "other"), NAME_GAMES)
+@pytest.mark.slow
 def test_a_traditional_name_on_real_games(name: str, carrier: str, other: str) -> None:
     with_it = classify(ccpd()[MASTERS + carrier].moves)
     without = classify(ccpd()[MASTERS + other].moves)

@@ -240,6 +240,7 @@ def test_each_piece_moves_as_the_rules_say(rule: str, fen: str, origin: str,
 
 
 @pytest.mark.usefixtures("shared_data")
+@pytest.mark.slow
 def test_check_after_each_move_agrees_with_a_full_scan() -> None:
     """is_check() after a move, and legality, look only at what the move changed; over
     every ply of the master games (and every legal reply) they agree with full scans."""

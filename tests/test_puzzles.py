@@ -26,6 +26,7 @@ def analysed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return db
 
 
+@pytest.mark.slow
 def test_puzzles_come_with_their_reasons_and_their_games_tags(analysed: Path,
                                                                  tmp_path: Path) -> None:
     out = tmp_path / "puzzles.pgn"

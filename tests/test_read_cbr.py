@@ -74,6 +74,7 @@ def test_first_library_tags(lib93) -> None:
     assert str(lib93[92].origin).endswith("record 93, offset 478784")
 
 
+@pytest.mark.slow
 def test_some_library_main_lines_are_legal_for_fairy_stockfish(lib93, lib35) -> None:
     # Every fifth game keeps the oracle under a few seconds.
     for record in lib93[::5] + [r for r in lib35 if r.error is None][::5]:

@@ -66,6 +66,7 @@ def shot(tmp_path: Path, text: str, name: str, fonts: Path | None = None) -> str
 
 
 @pytest.mark.skipif(NO_CJK is None, reason="no font folder without CJK glyphs to compare with")
+@pytest.mark.slow
 def test_chinese_renders_with_a_real_font_not_as_boxes(tmp_path: Path) -> None:
     real_a, real_b = shot(tmp_path, "胡荣华", "real-a"), shot(tmp_path, "中炮局", "real-b")
     box_a = shot(tmp_path, "胡荣华", "box-a", NO_CJK)
@@ -80,6 +81,7 @@ def db(ccpd_db: Path) -> Path:
     return ccpd_db
 
 
+@pytest.mark.slow
 def test_the_report_and_a_dossier_draw_every_chart(db: Path, tmp_path: Path) -> None:
     con = connect(db, read_only=True)
     top_code = con.execute("SELECT ecco FROM games WHERE status = 'valid' AND ecco IS NOT NULL"

@@ -258,6 +258,7 @@ def test_the_report_s_main_lines_count_the_games_of_each_line(con) -> None:
     assert "1 game whose Date tag names a doubtful year" in page
 
 
+@pytest.mark.slow
 def test_players_alias_merges_and_splits_and_survives_relinking(db: Path,
                                                                 tmp_path: Path) -> None:
     copy = tmp_path / "copy.duckdb"

@@ -244,6 +244,7 @@ def test_an_old_database_is_refused_until_upgraded(version_2: Path, tmp_path: Pa
     assert rows(db, "SELECT value FROM meta") == [("2",)]  # refused untouched
 
 
+@pytest.mark.slow
 def test_an_upgrade_gives_the_rows_of_a_fresh_import(version_2: Path, tmp_path: Path) -> None:
     db = tmp_path / "old.duckdb"
     shutil.copy(version_2, db)

@@ -132,6 +132,7 @@ def test_the_explorer_page_plays_moves_by_their_links(client, db: Path) -> None:
     assert "line=h2e2+h9g7&amp;player=Liu+Dahua" in page
 
 
+@pytest.mark.slow
 def test_an_analysed_game_has_its_evaluation_graph_and_judged_moves(tmp_path: Path) -> None:
     db = build_serve_db(tmp_path)
     done = run_xqdb("analyze", "--db", str(db), "--engine", "builtin", "--depth", "2",
@@ -150,6 +151,7 @@ def test_an_analysed_game_has_its_evaluation_graph_and_judged_moves(tmp_path: Pa
     assert 'id="eval-graph"' not in unanalysed
 
 
+@pytest.mark.slow
 def test_the_server_never_writes_and_an_import_still_can(tmp_path: Path) -> None:
     db = build_serve_db(tmp_path)
     total = sum(r["games"] for r in Database(db).tree().records())
@@ -169,6 +171,7 @@ def test_the_server_never_writes_and_an_import_still_can(tmp_path: Path) -> None
             assert json.load(page)["total"] == after
 
 
+@pytest.mark.slow
 def test_a_database_being_written_is_reported_until_it_is_free(tmp_path: Path) -> None:
     db = build_serve_db(tmp_path)
     total = sum(r["games"] for r in Database(db).tree().records())

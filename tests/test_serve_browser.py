@@ -117,6 +117,7 @@ def no_page_errors(driver: object) -> None:
     assert driver.find_element(By.ID, "page-errors").get_attribute("textContent") == ""
 
 
+@pytest.mark.slow
 def test_playing_the_central_cannon_by_clicking_shows_the_replies_tree_counts(
         browser: object, url: str, db: Path) -> None:
     browser.get(url)
@@ -149,6 +150,7 @@ def test_playing_the_central_cannon_by_clicking_shows_the_replies_tree_counts(
         "炮二平五", "马８进７"]
 
 
+@pytest.mark.slow
 def test_a_game_opened_from_the_explorer_steps_to_its_last_move(
         browser: object, url: str, db: Path) -> None:
     browser.get(url + "?line=h2e2")

@@ -118,6 +118,7 @@ def small(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_counted_trees_are_the_trees_of_the_games(small: Path) -> None:
     positions = opening_positions(small, 14)[::5]
     counted, uncounted = compare(small, positions, most=20)
@@ -133,6 +134,7 @@ def test_counted_trees_are_the_trees_of_the_games(small: Path) -> None:
     con.close()
 
 
+@pytest.mark.slow
 def test_counted_in_many_small_batches_the_trees_are_the_same(
         small: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # A big collection is counted a few million rows at a time, so that the counting fits
@@ -158,6 +160,7 @@ def test_the_start_merges_a_move_with_its_mirror_image(small: Path) -> None:
     assert merged["h2e2"] == plain["h2e2"] + plain["b2e2"] > plain["h2e2"]
 
 
+@pytest.mark.slow
 def test_an_import_counts_its_games_in(small: Path, tmp_path: Path) -> None:
     path = tmp_path / "more.duckdb"
     shutil.copyfile(small, path)
@@ -170,6 +173,7 @@ def test_an_import_counts_its_games_in(small: Path, tmp_path: Path) -> None:
     assert compare(path, opening_positions(path, 12)[::10], most=10)[0] == 10
 
 
+@pytest.mark.slow
 def test_a_replaced_source_and_an_alias_count_again(small: Path, tmp_path: Path) -> None:
     path = tmp_path / "changed.duckdb"
     shutil.copyfile(small, path)
@@ -222,6 +226,7 @@ def test_games_not_counted_yet_are_read_from_the_games(small: Path, tmp_path: Pa
     assert db.tree("炮二平五").rows == fresh.tree("炮二平五").rows
 
 
+@pytest.mark.slow
 def test_upgrade_from_version_8_counts_the_tree(small: Path, tmp_path: Path) -> None:
     path = tmp_path / "v8.duckdb"
     shutil.copyfile(small, path)
@@ -243,6 +248,7 @@ def test_upgrade_from_version_8_counts_the_tree(small: Path, tmp_path: Path) -> 
     assert Database(path).tree("").rows == Database(small).tree("").rows
 
 
+@pytest.mark.slow
 def test_the_corpus_trees_are_those_of_the_games(ccpd_db: Path, tmp_path: Path) -> None:
     counted, uncounted = compare(ccpd_db, opening_positions(ccpd_db, 10, games=300)[::3],
                                  most=25)
