@@ -17,6 +17,8 @@ from xqdb.db.upgrade import upgrade
 from xqdb.pipeline.importer import import_paths
 from xqdb.position import position_after
 
+SAMPLE_GAMES = Path(__file__).resolve().parents[1] / "sample_games"
+
 #: The start (its own mirror image), the most played line, and a line and its mirror.
 LINES = ["", "炮二平五 马8进7 马二进三 车9平8", "兵七进一 卒7进1", "兵三进一 卒3进1"]
 PATTERNS = [("R1 r1 N0 n0 C0 c0", 1), ("RNC>rnc", 10), ("P5 p5", 30)]
@@ -36,6 +38,8 @@ def answers(path: Path) -> dict[str, object]:
         found = db.search_material(pattern, plies=plies, limit=100_000)
         out[f"material {pattern} {plies}"] = (found.total, found.games.rows)
     out["near"] = db.query("near_duplicates").rows
+    for plies in ("6", "16", "17"):  # from opening_moves, then past what it holds
+        out[f"lines {plies}"] = db.query("lines", plies=plies, limit="40").rows
     return out
 
 
@@ -43,7 +47,7 @@ def without_lookups(source: Path, target: Path) -> Path:
     """A copy of the database whose lookup tables are empty: every query reads ``moves``."""
     shutil.copyfile(source, target)
     con = duckdb.connect(str(target))
-    for table in ("position_keys", "material_spans", "material_signatures"):
+    for table in ("position_keys", "material_spans", "material_signatures", "opening_moves"):
         con.execute(f"DELETE FROM {table}")
     con.execute("UPDATE meta SET value = '0' WHERE key = 'lookups_through'")
     con.close()
@@ -117,6 +121,7 @@ def test_games_past_the_tables_are_read_from_moves(ccpd_db: Path, tmp_path: Path
     con = duckdb.connect(str(path))
     con.execute("DELETE FROM position_keys WHERE game_id > 5000")
     con.execute("DELETE FROM material_spans WHERE game_id > 5000")
+    con.execute("DELETE FROM opening_moves WHERE game_id > 5000")
     con.execute("UPDATE meta SET value = '5000' WHERE key = 'lookups_through'")
     con.close()
     assert answers(path) == scanned
@@ -169,7 +174,7 @@ def test_upgrade_from_version_7_builds_the_lookup_tables_in_place(
     path = tmp_path / "old.duckdb"
     shutil.copyfile(ccpd_db, path)
     con = duckdb.connect(str(path))  # a database as version 7 wrote it
-    for table in ("position_keys", "material_spans", "material_signatures"):
+    for table in ("position_keys", "material_spans", "material_signatures", "opening_moves"):
         con.execute(f"DROP TABLE {table}")
     con.execute("DELETE FROM meta WHERE key <> 'schema_version'")
     con.execute("UPDATE meta SET value = '7' WHERE key = 'schema_version'")
@@ -182,3 +187,25 @@ def test_upgrade_from_version_7_builds_the_lookup_tables_in_place(
         str(SCHEMA_VERSION),)
     con.close()
     assert answers(path) == scanned
+
+
+def test_upgrade_from_version_9_fills_the_first_moves_in_place(tmp_path: Path) -> None:
+    fresh = tmp_path / "fresh.duckdb"
+    import_paths([str(SAMPLE_GAMES)], fresh, jobs=1)
+    path = tmp_path / "v9.duckdb"
+    shutil.copyfile(fresh, path)
+    con = duckdb.connect(str(path))  # a database as version 9 wrote it
+    con.execute("DROP TABLE opening_moves")
+    con.execute("UPDATE meta SET value = '9' WHERE key = 'schema_version'")
+    con.close()
+    summary = upgrade(path)
+    assert "built the games' first moves (opening_moves)" in str(summary)
+    assert Path(f"{path}.v9").exists()
+    con = duckdb.connect(str(path), read_only=True)
+    filled = con.execute("SELECT count(*), max(len(moves)) FROM opening_moves").fetchone()
+    with_moves = con.execute("SELECT count(DISTINCT game_id) FROM stored_moves").fetchone()
+    con.close()
+    assert filled == (with_moves[0], 16)
+    for plies in ("2", "6"):
+        assert Database(path).query("lines", plies=plies).rows == \
+            Database(fresh).query("lines", plies=plies).rows != []

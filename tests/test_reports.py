@@ -317,16 +317,23 @@ def test_a_player_s_report_counts_their_games(con) -> None:
     assert (cells[0], int(cells[1]), float(cells[5])) == (opponent, games, score)
 
 
-def test_most_played_lines_equal_hand_written_sql(con) -> None:
-    rows = run_query(con, "lines", plies="2", limit="3").records()
+@pytest.mark.parametrize("plies, limit", [("2", "3"), ("6", "25"), ("17", "25")])
+def test_most_played_lines_equal_hand_written_sql(con, plies: str, limit: str) -> None:
+    """Lines of the first moves kept per game (16 plies) and longer ones, read from moves;
+    ties at the last line listed go by the line's text."""
+    rows = run_query(con, "lines", plies=plies, limit=limit).records()
     hand = con.execute("""
-        SELECT line, count(*) FROM (
+        SELECT line, count(*), round(100.0 * count(*) / sum(count(*)) OVER (), 1) FROM (
             SELECT game_id, string_agg(chinese, ' ' ORDER BY ply) AS line FROM moves
-            WHERE ply <= 2 AND game_id IN (SELECT game_id FROM games WHERE status = 'valid'
-                AND plies >= 2 AND start_fen LIKE 'rnbakabnr/9/1c5c1/%/RNBAKABNR w%')
+            WHERE ply <= $plies AND game_id IN (SELECT game_id FROM games
+                WHERE status = 'valid' AND plies >= $plies
+                  AND start_fen LIKE
+                      'rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w%')
             GROUP BY game_id)
-        GROUP BY line ORDER BY 2 DESC, 1 LIMIT 3""").fetchall()
-    assert [(r["line"], r["games"]) for r in rows] == hand
+        GROUP BY line ORDER BY 2 DESC, 1 LIMIT $limit""",
+        {"plies": int(plies), "limit": int(limit)}).fetchall()
+    assert [(r["line"], r["games"], r["share"]) for r in rows] == hand
+    assert len(hand) == int(limit)
 
 
 def test_openings_by_traditional_name_count_a_game_under_each_name(db: Path,

@@ -231,7 +231,7 @@ def test_upgrade_from_version_8_counts_the_tree(small: Path, tmp_path: Path) -> 
     path = tmp_path / "v8.duckdb"
     shutil.copyfile(small, path)
     con = duckdb.connect(str(path))  # a database as version 8 wrote it
-    for table in ("tree_keys", "tree_moves"):
+    for table in ("tree_keys", "tree_moves", "opening_moves"):
         con.execute(f"DROP TABLE {table}")
     con.execute("DELETE FROM meta WHERE key LIKE 'tree_%'")
     con.execute("UPDATE meta SET value = '8' WHERE key = 'schema_version'")

@@ -696,6 +696,9 @@ TREE_MOVE_COLUMNS: tuple[Column, ...] = (
            "most ten) as the tree lists them: `id red-black year result`", not_null=True),
 )
 
+#: The first moves of each game ``opening_moves`` holds (see :mod:`xqdb.db.lookups`).
+LINE_PLIES = 16
+
 #: The piece counts a material signature holds, in the order of its bits (see
 #: :mod:`xqdb.db.lookups`).
 MATERIAL_COUNTS = tuple(f"{COLOR_NAMES[side]}_{PIECE_NAMES[kind]}" for side in (RED, BLACK)
@@ -723,6 +726,10 @@ TABLES: dict[str, Table] = {t.name: t for t in (
     Table("positions", (_SOURCE_ID, *POSITION_COLUMNS)),
     Table("position_keys", POSITION_KEY_COLUMNS),
     Table("material_spans", MATERIAL_SPAN_COLUMNS),
+    Table("opening_moves", (
+        Column("game_id", "BIGINT", "the game (`games.game_id`)", not_null=True),
+        Column("moves", "SMALLINT[]", f"its first moves (`moves.move`, plies 1 to "
+               f"{LINE_PLIES} or to its end), in order", not_null=True))),
     Table("material_signatures", (
         Column("signature", "BIGINT", "a signature of `material_spans`", primary_key=True),
         *(Column(name, "TINYINT", f"how many {name.replace('_', ' ')}s it counts "

@@ -15,6 +15,10 @@ it ended), sorted by signature, and ``material_signatures`` spells each signatur
 twelve piece counts. A material search tests its pattern on the few thousand signatures,
 then reads the spans of those that fit.
 
+A game's first moves (:data:`LINE_PLIES` of them) are kept as one list per game in
+``opening_moves``, in game order: the most played lines group games by that list instead
+of gathering the first moves of every game out of ``moves``.
+
 The tables cover the games up to ``meta.lookups_through`` (a game id). An import brings
 them up to date once, at its end (:func:`refresh`): the new games' rows are appended,
 sorted among themselves, as one more *run*; after :data:`MOST_RUNS` runs a table is
@@ -38,7 +42,7 @@ from collections.abc import Mapping
 
 import duckdb
 
-from .columns import MATERIAL_COUNTS
+from .columns import MATERIAL_COUNTS, LINE_PLIES
 from ..rules.board import (ADVISOR, BLACK, CANNON, CHARIOT, COLOR_NAMES, ELEPHANT, HORSE,
                            PAWN, PIECE_NAMES, RED, Piece, piece_symbol)
 
@@ -80,6 +84,16 @@ def positions_sql(since: str) -> str:
         WINDOW next_move AS (PARTITION BY game_id ORDER BY ply)"""
 
 
+def opening_moves_sql(games: str) -> str:
+    """SQL listing ``(game_id, moves)`` of the games the condition ``games`` (SQL over
+    ``stored_moves``) selects that have moves: their first :data:`LINE_PLIES` move codes,
+    in order."""
+    return f"""
+        SELECT game_id, list(move ORDER BY ply) AS moves FROM stored_moves
+        WHERE ply <= {LINE_PLIES} AND ({games})
+        GROUP BY game_id"""
+
+
 def spans_sql(states: str) -> str:
     """SQL listing ``(signature, game_id, ply, until)`` of the material states ``states``
     gives (SQL of :func:`material_states`' columns)."""
@@ -107,6 +121,7 @@ def refresh(con: duckdb.DuckDBPyConnection) -> int:
         SELECT signature, {_COUNTS}, count(*) FROM new_spans GROUP BY signature
         ON CONFLICT (signature) DO UPDATE SET spans = spans + excluded.spans""")
     con.execute("DROP TABLE new_spans")
+    fill_opening_moves(con, f"game_id > {done}")
     runs = read_meta(con, _RUNS) + 1
     if runs > MOST_RUNS:
         for table, order in _ORDER.items():
@@ -117,10 +132,24 @@ def refresh(con: duckdb.DuckDBPyConnection) -> int:
     return added
 
 
+def fill_opening_moves(con: duckdb.DuckDBPyConnection, games: str) -> None:
+    """Append to ``opening_moves`` the rows of the games the condition ``games`` (SQL over
+    ``stored_moves``) selects, in game order."""
+    con.execute(f"INSERT INTO opening_moves SELECT * FROM ({opening_moves_sql(games)})"
+                " ORDER BY game_id")
+
+
+def rebuild_opening_moves(con: duckdb.DuckDBPyConnection) -> None:
+    """Fill ``opening_moves`` anew for the games the other lookup tables cover (``xqdb
+    upgrade`` of a database that has those tables and not this one)."""
+    con.execute("DELETE FROM opening_moves")
+    fill_opening_moves(con, f"game_id <= {through(con)}")
+
+
 def rebuild(con: duckdb.DuckDBPyConnection) -> int:
     """Build the lookup tables again from ``games`` and ``moves`` (``xqdb upgrade``);
     returns how many games they cover."""
-    for table in ("position_keys", "material_spans", "material_signatures"):
+    for table in ("position_keys", "material_spans", "material_signatures", "opening_moves"):
         con.execute(f"DELETE FROM {table}")
     con.execute("DELETE FROM meta WHERE key IN (?, ?)", [_THROUGH, _RUNS])
     return refresh(con)
@@ -130,7 +159,7 @@ def forget_removed(con: duckdb.DuckDBPyConnection, game_ids: str) -> None:
     """Remove the rows of the games ``game_ids`` (SQL listing ids) from the lookup
     tables, before those games are deleted. Ids may be given out again after the last
     game left, so the tables then cover up to the last game that stays."""
-    for table in ("position_keys", "material_spans"):
+    for table in ("position_keys", "material_spans", "opening_moves"):
         con.execute(f"DELETE FROM {table} WHERE game_id IN {game_ids}")
     # A signature left without spans matches nothing: kept, it costs a test.
     row = con.execute(f"SELECT coalesce(max(game_id), 0) FROM games"
@@ -147,9 +176,23 @@ def create_lookup_macros(con: duckdb.DuckDBPyConnection) -> None:
     ``positions_at(key, other)``: ``(key, game_id, ply, move, piece)`` of every position of
     Zobrist key ``key`` or ``other`` (NULL: only ``key``), games past the tables included.
     ``all_positions()``: every position of every game, likewise.
+    ``opening_lines(plies)``: ``(game_id, moves)``, the first ``plies`` move codes of every
+    game with moves, from ``opening_moves`` (and ``moves`` past the tables) for a line of
+    :data:`LINE_PLIES` plies or fewer, else from ``moves``.
     """
     done = through(con)  # a constant in the SQL, so the scans of moves past it prune
     tail = positions_sql(str(done))
+    # A parameter that is a constant prunes the branch that does not apply unread.
+    con.execute(f"""
+        CREATE OR REPLACE TEMP MACRO opening_lines(p_plies) AS TABLE
+            SELECT game_id, moves[1:p_plies] AS moves FROM (
+                SELECT * FROM opening_moves
+                UNION ALL {opening_moves_sql(f"game_id > {done}")})
+            WHERE p_plies <= {LINE_PLIES}
+            UNION ALL
+            SELECT game_id, list(move ORDER BY ply) FROM stored_moves
+            WHERE p_plies > {LINE_PLIES} AND ply <= p_plies
+            GROUP BY game_id;""")
     con.execute(f"""
         CREATE OR REPLACE TEMP MACRO positions_at(p_key, p_other) AS TABLE
             SELECT * FROM position_keys

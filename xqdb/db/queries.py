@@ -35,7 +35,8 @@ from ..errors import BadArgumentError, closest
 from .judgements import JUDGED_MOVES
 from .result import Result
 from .lookups import create_lookup_macros
-from .selection import FILTER_PARAMS, GameFilter, filter_from_params, resolved, select_games
+from .selection import (FILTER_PARAMS, GameFilter, create_selection, filter_from_params,
+                        resolved, select_games)
 
 _PARAM = re.compile(r"--\s*@param\s+(\w+)(?:=(\S*))?\s*(.*)")
 _NEEDS = re.compile(r"--\s*@needs\s+(\w+)")
@@ -168,6 +169,7 @@ def create_shared_macros(con: duckdb.DuckDBPyConnection) -> None:
     marker = con.execute("SELECT count(*) FROM duckdb_views() WHERE temporary"
                          " AND view_name = ?", [_SHARED_MARKER]).fetchone()
     if not (marker and marker[0]):
+        create_selection(con)
         con.execute(_files()["_shared"].read_text(encoding="utf-8"))
         con.execute(JUDGED_MOVES)
         con.execute(f"CREATE OR REPLACE TEMP VIEW {_SHARED_MARKER} AS SELECT true AS made")

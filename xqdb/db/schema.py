@@ -4,7 +4,7 @@
 >>> con = duckdb.connect()
 >>> create_schema(con)
 >>> sorted(r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall())
-['analysed_games', 'blunders', 'evals', 'game_records', 'games', 'judgement_thresholds', 'judgements', 'material_signatures', 'material_spans', 'meta', 'moves', 'player_blunders', 'player_names', 'players', 'position_keys', 'positions', 'raw_records', 'rule_events', 'source_ranges', 'sources', 'stored_moves', 'tree_keys', 'tree_moves', 'variation_moves', 'win_curves']
+['analysed_games', 'blunders', 'evals', 'game_records', 'games', 'judgement_thresholds', 'judgements', 'material_signatures', 'material_spans', 'meta', 'moves', 'opening_moves', 'player_blunders', 'player_names', 'players', 'position_keys', 'positions', 'raw_records', 'rule_events', 'source_ranges', 'sources', 'stored_moves', 'tree_keys', 'tree_moves', 'variation_moves', 'win_curves']
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from .columns import ddl
 from .holder import explain_lock
 
 #: Bumped whenever a table changes shape; stored in ``meta``.
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 
 #: The SQL creating every missing table and view (see :mod:`xqdb.db.columns`).
 SCHEMA = ddl()

@@ -48,6 +48,10 @@ RESULTS = {"1-0": "1-0", "0-1": "0-1", "1/2-1/2": "1/2-1/2", "red": "1-0", "blac
            "draw": "1/2-1/2", "win": "win", "loss": "loss"}
 #: The table :func:`select_games` fills.
 TABLE = "selected_games"
+#: The temporary view of the selected games' rows of ``games`` (what the reports'
+#: ``picked_games()`` reads), and its query for a selection that is a list of ids.
+ROWS = "selected_rows"
+SELECTED_ROWS = f"SELECT * FROM games WHERE game_id IN (SELECT game_id FROM {TABLE})"
 _ECCO = re.compile(r"[A-Ea-e]\d{0,2}$")
 _WHERE_HINT = ("--where takes SQL on the columns of games, with the players' canonical names "
                "as red_name and black_name, e.g. \"year >= 2000 AND red_name = '胡荣华'\"")
@@ -282,10 +286,12 @@ def select_games(con: duckdb.DuckDBPyConnection, games: GameFilter | None = None
             require_game(con, game_id)
     if games.is_empty():
         # Every game: a view, not a copy of every id, so that a lookup among ten million
-        # games does not begin by writing ten million ids.
+        # games does not begin by writing ten million ids; and the games' rows are read
+        # as they are, not matched against a list of every id.
+        every = "SELECT {} FROM games" + (" WHERE status = 'valid'" if valid_only else "")
         _drop_selection(con, "TABLE")
-        con.execute(f"CREATE OR REPLACE TEMP VIEW {TABLE} AS SELECT game_id FROM games"
-                    + (" WHERE status = 'valid'" if valid_only else ""))
+        con.execute(f"CREATE OR REPLACE TEMP VIEW {TABLE} AS {every.format('game_id')}")
+        con.execute(f"CREATE OR REPLACE TEMP VIEW {ROWS} AS {every.format('*')}")
         return selected_count(con)
     try:
         where = game_condition(games.where) if games.where else "TRUE"
@@ -298,7 +304,14 @@ def select_games(con: duckdb.DuckDBPyConnection, games: GameFilter | None = None
     except duckdb.Error as exc:
         raise SelectionError(f"cannot select the games: {str(exc).strip().splitlines()[0]}",
                              _WHERE_HINT) from None
+    con.execute(f"CREATE OR REPLACE TEMP VIEW {ROWS} AS {SELECTED_ROWS}")
     return selected_count(con)
+
+
+def create_selection(con: duckdb.DuckDBPyConnection) -> None:
+    """Make the selection empty, unless the connection holds one already."""
+    con.execute(f"CREATE TEMP TABLE IF NOT EXISTS {TABLE} (game_id BIGINT)")
+    con.execute(f"CREATE TEMP VIEW IF NOT EXISTS {ROWS} AS {SELECTED_ROWS}")
 
 
 def selected_count(con: duckdb.DuckDBPyConnection) -> int:

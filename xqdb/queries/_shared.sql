@@ -3,7 +3,7 @@
 -- named_games(): every game with its players' canonical names (red_name, black_name).
 -- picked_games(): the games the filters selected (the temporary table selected_games,
 -- filled by xqdb.db.selection from --player, --side, --opponent, --from, --to, --event,
--- --result, --eco, --where and --game), as named_games gives them.
+-- --result, --eco, --where and --game), with their players' canonical names.
 -- pct(part, whole): part in percent of whole, one decimal (NULL for a whole of 0).
 -- score_pct(wins, draws, losses): the score of the first side in percent (a win 1, a
 -- draw 1/2) over the games with a result.
@@ -17,8 +17,9 @@
 -- standard_start(fen): whether a stored start position is the standard start, Red to move
 -- (as xqdb.rules.position.is_standard_start says of a FEN).
 
--- The selection the filters fill (empty until a report over picked_games() runs).
-CREATE TEMP TABLE IF NOT EXISTS selected_games (game_id BIGINT);
+-- The selection the filters fill is the temporary table selected_games, and its rows of
+-- games the view selected_rows (both made first by xqdb.db.selection.create_selection:
+-- empty until a report over picked_games() runs).
 
 CREATE OR REPLACE TEMP MACRO named_games() AS TABLE
     SELECT g.*, r.name AS red_name, b.name AS black_name
@@ -30,9 +31,11 @@ CREATE OR REPLACE TEMP MACRO picked_games(p_player := NULL, p_side := 'either',
                                            p_from_year := NULL, p_to_year := NULL,
                                            p_event := NULL) AS TABLE
     -- The arguments narrow the selection further (the older form of the filters).
-    SELECT * FROM named_games()
-    WHERE game_id IN (SELECT game_id FROM selected_games)
-      AND (p_player IS NULL
+    SELECT g.*, r.name AS red_name, b.name AS black_name
+    FROM selected_rows g
+    LEFT JOIN players r ON r.player_id = g.red_player_id
+    LEFT JOIN players b ON b.player_id = g.black_player_id
+    WHERE (p_player IS NULL
            OR (p_side IN ('red', 'either') AND red_name = p_player)
            OR (p_side IN ('black', 'either') AND black_name = p_player))
       AND (p_from_year IS NULL OR year >= CAST(p_from_year AS INTEGER))

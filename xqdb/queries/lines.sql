@@ -10,18 +10,28 @@ WITH picked AS (
     WHERE standard_start(start_fen)
       AND plies >= CAST($plies AS INTEGER)
 ),
-line AS (
-    SELECT m.game_id, any_value(p.result) AS result,
-           string_agg(m.chinese, ' ' ORDER BY m.ply) AS line
-    FROM moves m JOIN picked p USING (game_id)
-    WHERE m.ply <= CAST($plies AS INTEGER)
-    GROUP BY m.game_id
+line AS (  -- a line is its move codes: grouped so, then written out for the few listed
+    SELECT o.game_id, o.moves, p.result
+    FROM opening_lines(CAST($plies AS INTEGER)) o JOIN picked p USING (game_id)
+),
+tally AS (  -- every line as many games play as the last one listed, ties included
+    SELECT moves, count(*) AS games, min(game_id) AS example,
+           count(*) FILTER (result = '1-0') AS red_wins,
+           count(*) FILTER (result = '1/2-1/2') AS draws,
+           count(*) FILTER (result = '0-1') AS black_wins,
+           sum(count(*)) OVER () AS counted
+    FROM line
+    GROUP BY moves
+    QUALIFY rank() OVER (ORDER BY count(*) DESC) <= CAST($limit AS INTEGER)
+),
+written AS (
+    SELECT t.moves, string_agg(m.chinese, ' ' ORDER BY m.ply) AS line
+    FROM tally t JOIN moves m ON m.game_id = t.example AND m.ply <= CAST($plies AS INTEGER)
+    GROUP BY t.moves
 )
-SELECT line, count(*) AS games,
-       pct(count(*), (SELECT count(*) FROM line)) AS share,
-       score_pct(count(*) FILTER (result = '1-0'), count(*) FILTER (result = '1/2-1/2'),
-                 count(*) FILTER (result = '0-1')) AS red_score
-FROM line
-GROUP BY line
-ORDER BY games DESC, line
+SELECT w.line, t.games,
+       pct(t.games, t.counted) AS share,
+       score_pct(t.red_wins, t.draws, t.black_wins) AS red_score
+FROM tally t JOIN written w USING (moves)
+ORDER BY t.games DESC, w.line
 LIMIT CAST($limit AS INTEGER)

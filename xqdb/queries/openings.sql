@@ -16,20 +16,18 @@
 WITH picked AS (
     SELECT * FROM picked_games()
 ),
-keyed AS (  -- a game under each opening it counts for, once
-    SELECT * FROM (SELECT game_id, unnest(opening_keys($by, ecco, opening_names)) AS key
+counted AS (  -- a game under each opening it counts for, once
+    SELECT * FROM (SELECT unnest(opening_keys($by, ecco, opening_names)) AS key, *
                    FROM picked)
     WHERE key IS NOT NULL
 ),
-counted AS (
-    SELECT k.key, p.*
-    FROM keyed k JOIN picked p USING (game_id)
-),
-by_player AS (
-    SELECT key, pl.name, count(*) AS n,
-           row_number() OVER (PARTITION BY key ORDER BY count(*) DESC, pl.name) AS rank
-    FROM (SELECT key, red_player_id AS player_id FROM counted
-          UNION ALL SELECT key, black_player_id FROM counted) c
+by_player AS (  -- counted by id first: far fewer rows to give names to
+    SELECT key, pl.name, sum(c.n) AS n,
+           row_number() OVER (PARTITION BY key ORDER BY sum(c.n) DESC, pl.name) AS rank
+    FROM (SELECT key, player_id, count(*) AS n
+          FROM (SELECT key, red_player_id AS player_id FROM counted
+                UNION ALL SELECT key, black_player_id FROM counted)
+          GROUP BY key, player_id) c
     JOIN players pl USING (player_id)
     WHERE $player IS NULL OR pl.name <> $player  -- with a player: their opponents
     GROUP BY key, pl.name
