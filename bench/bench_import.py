@@ -17,9 +17,11 @@ piece by one worker (as before big files were read in ranges) and read in ranges
 both, in one run; and ``--memory`` the peak memory of the largest process for the hostile
 inputs of ``bench_memory.py`` (a 200 MB PGN, a zip of 4,000 members of 1 MiB of NULs),
 each in a fresh ``xqdb import`` (default jobs). ``--code DIR`` adds the same runs with the
-package of another tree (an older commit, ``git archive``-d there) beside this one.
+package of another tree (an older commit, ``git archive``-d there) beside this one; alone,
+it imports ccpd-dev.zip with both trees in turn, twice each.
 
     python bench/bench_import.py --big --memory --code /tmp/old-xqdb
+    python bench/bench_import.py --code /tmp/old-xqdb --jobs 2
 
 Measured on 2 cores shared with other work (load 5-20), largest process: the 200 MB PGN
 (143,805 records) 1,834 MB before ranges (``bench_memory.py`` on the tree before), 524 MB
@@ -171,6 +173,13 @@ def main() -> None:
                     compare(f"{name}: {path.stat().st_size / 1e6:,.1f} MB, default jobs",
                             [(label, path, code, {}) for label, code in trees])
                     path.unlink()
+        return
+    if args.code:
+        # ccpd-dev.zip beside the other tree, twice each, alternating.
+        compare(f"ccpd-dev.zip: this tree ({ROOT}) and {args.code}",
+                [(f"{label} ({jobs} jobs)", DATA / "ccpd-dev.zip", code, {"jobs": jobs})
+                 for jobs in args.jobs or [1, 2]
+                 for label, code in (("this tree", ROOT), (str(args.code), args.code))] * 2)
         return
     print(f"{'jobs':>4} {'copies':>6} {'records':>8} {'games':>6} {'s':>6} {'games/s':>8} "
           f"{'plies/s':>8} {'db wall':>7} {'db cpu':>6} {'cpu s':>6} {'parent MiB':>10} "

@@ -27,6 +27,7 @@ by_player AS (  -- counted by id first: far fewer rows to give names to
     FROM (SELECT key, player_id, count(*) AS n
           FROM (SELECT key, red_player_id AS player_id FROM counted
                 UNION ALL SELECT key, black_player_id FROM counted)
+          WHERE CAST($top AS INTEGER) > 0  -- none asked for: none counted
           GROUP BY key, player_id) c
     JOIN players pl USING (player_id)
     WHERE $player IS NULL OR pl.name <> $player  -- with a player: their opponents
