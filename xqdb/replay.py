@@ -25,8 +25,8 @@ from functools import lru_cache
 from .errors import ErrorKind, FenError, IllegalMoveError, MoveError, UnknownNotationError
 from .formats.record import (KEPT_RECORD_BYTES, MAX_RECORD_BYTES, GameRecord, Line,
                              too_large_message)
-from .notation import REGISTRY, read_move, reader_for, write_wxf_and_chinese
-from .notation.chinese import script_of
+from .notation import REGISTRY, read_move, reader_for
+from .notation.chinese import script_of, write_wxf_and_chinese
 from .notation.registry import DialectError, settle_by_replay
 from .notation.san import MATE, check_mark, write_san
 from .notation.coordinates import write_iccs

@@ -21,15 +21,14 @@ from __future__ import annotations
 
 from ..rules.board import Move
 from ..rules.position import BasePosition
-from .chinese import SIMPLIFIED_PLAIN, write_chinese
+from .chinese import write_wxf_and_chinese
 from .coordinates import NotationError
-from .describe import FILE_OF, AmbiguousMoveError
+from .describe import AmbiguousMoveError
 from .registry import (
     AUTO, NOTATIONS, REGISTRY, WRITTEN_NOTATIONS, MoveReader, Notation, from_tag, lookup,
     reader, sniff, sniff_moves, writer,
 )
 from .tables import fold
-from .wxf import WXF_PLAIN, write_wxf
 
 
 def read_move(pos: BasePosition, text: str, notation: str = AUTO) -> tuple[Move, bool]:
@@ -61,28 +60,6 @@ def parse_move(pos: BasePosition, text: str, notation: str = AUTO) -> Move:
 def write_move(pos: BasePosition, move: Move, notation: str) -> str:
     """Write the legal ``move`` of ``pos`` in ``notation``."""
     return writer(notation)(pos, move)
-
-
-def write_wxf_and_chinese(board: list[int], move: Move) -> tuple[str, str]:
-    """The WXF and (simplified) Chinese texts of the legal ``move`` on ``board``.
-
-    What a replay writes for every ply. Both writers first ask whether the piece stands
-    alone on its file, and then look its text up; asked together, the board is looked at
-    once, which saves a quarter of the cost of writing both.
-
-    >>> from xqdb.rules import BasePosition
-    >>> write_wxf_and_chinese(BasePosition().board, Move.from_uci("h2e2"))
-    ('C2.5', '炮二平五')
-    """
-    f = move.from_square
-    piece = board[f]
-    if board[FILE_OF[f]].count(piece) == 1:
-        key = move.code
-        wxf = WXF_PLAIN[piece].get(key)
-        chinese = SIMPLIFIED_PLAIN[piece].get(key)
-        if wxf is not None and chinese is not None:
-            return wxf, chinese
-    return write_wxf(board, move), write_chinese(board, move)
 
 
 __all__ = ["NOTATIONS", "WRITTEN_NOTATIONS", "REGISTRY", "Notation", "NotationError",

@@ -28,6 +28,7 @@ from ..rules.board import (
 from ..rules.position import BasePosition
 from .coordinates import NotationError
 from .tables import CHINESE_NUMERALS, NUMERALS, PIECE_GLYPHS, SIDE_NUMERALS
+from .wxf import WXF_PLAIN, write_wxf
 from .describe import (
     BACKWARD, FORWARD, FRONT, MIDDLE, NTH, REAR, SIDEWAYS, Description, DescriptionReader,
     FILE_OF, Order, file_number, locate, motion,
@@ -97,7 +98,7 @@ TRADITIONAL_PIECES = {KING: "帥將", ADVISOR: "仕士", ELEPHANT: "相象", HOR
 _SIMPLIFIED = _Style(SIMPLIFIED_PIECES, "进退平", "前中后")
 _TRADITIONAL = _Style(TRADITIONAL_PIECES, "進退平", "前中後")
 #: SIMPLIFIED_PLAIN[piece][move.code]: the simplified text of a move by a piece alone
-#: on its file, once written (see :func:`xqdb.notation.write_wxf_and_chinese`).
+#: on its file, once written (see :func:`write_wxf_and_chinese`).
 SIMPLIFIED_PLAIN = _SIMPLIFIED.plain
 
 
@@ -126,6 +127,29 @@ def write_chinese(board: list[int], move: Move, traditional: bool = False) -> st
         # 前兵九平八 shortened to four characters, as the DhtmlXQ viewer writes it.
         return word + style.numerals[color][file_number(color, f % 9) - 1] + tail
     return word + style.pieces[abs(piece)][0 if color == RED else 1] + tail
+
+
+def write_wxf_and_chinese(board: list[int], move: Move) -> tuple[str, str]:
+    """The WXF and (simplified) Chinese texts of the legal ``move`` on ``board``.
+
+    What a replay writes for every ply. Both writers first ask whether the piece stands
+    alone on its file, and then look its text up; asked together, the board is looked at
+    once, which saves a quarter of the cost of writing both. (Here rather than in the
+    package's ``__init__``, so that the compiled build compiles it.)
+
+    >>> from xqdb.rules import BasePosition
+    >>> write_wxf_and_chinese(BasePosition().board, Move.from_uci("h2e2"))
+    ('C2.5', '炮二平五')
+    """
+    f = move.from_square
+    piece = board[f]
+    if board[FILE_OF[f]].count(piece) == 1:
+        key = move.code
+        wxf = WXF_PLAIN[piece].get(key)
+        chinese = SIMPLIFIED_PLAIN[piece].get(key)
+        if wxf is not None and chinese is not None:
+            return wxf, chinese
+    return write_wxf(board, move), write_chinese(board, move)
 
 
 def _describe(text: str) -> Description | None:
