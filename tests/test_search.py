@@ -250,3 +250,22 @@ def test_searches_over_ccpd_dev_agree_with_the_replayed_games(
             expected[game_id] = first
     assert {r["game_id"]: r["ply"] for r in found.games.records()} == expected
     assert len(expected) > 50
+
+
+def test_a_game_back_in_the_position_counts_once_at_its_first_ply(tmp_path: Path) -> None:
+    # The first game shuffles its chariots back to the start twice (plies 4 and 8), so the
+    # start has three rows for it: the listing and the count still take it once, at ply 0.
+    record = tmp_path / "shuffle.pgn"
+    record.write_text('[Event "shuffle"]\n\n1. a0a1 a9a8 2. a1a0 a8a9 3. a0a1 a9a8 4. a1a0 a8a9 '
+                      '5. h2e2 *\n\n[Event "other"]\n\n1. h2e2 h9g7 *\n', encoding="utf-8")
+    db = tmp_path / "shuffle.duckdb"
+    import_paths([str(record)], db, jobs=1)
+    with connect(db, read_only=True) as con:
+        listed = [search_position(con, Position(), limit=n) for n in (1, 2, 3)]
+        shuffled = search_position(con, position_after("车九进一 车1进1"), limit=1)
+    assert [found.total for found in listed] == [2, 2, 2]
+    both = [(1, 0, "车九进一"), (2, 0, "炮二平五")]
+    assert [[(r["game_id"], r["ply"], r["next"]) for r in found.games.records()]
+            for found in listed] == [both[:1], both, both]
+    assert shuffled.total == 1 and [(r["ply"], r["next"]) for r in
+                                    shuffled.games.records()] == [(2, "车九退一")]

@@ -147,10 +147,25 @@ def _listed(con: duckdb.DuckDBPyConnection, hits: str, params: dict[str, object]
 
 def _among_selected(games: GameFilter | None) -> str:
     """The condition keeping the rows of the games selected: none when every game is (the
-    lookup tables hold only games of ``games``), so that no list of every id is built."""
+    lookup tables hold rows of stored games only), so that no list of every id is built."""
     if games is None or games.is_empty():
         return "TRUE"
     return "game_id IN (SELECT game_id FROM selected_games)"
+
+
+def _games_at(con: duckdb.DuckDBPyConnection, rows: str, params: dict[str, object]
+              ) -> tuple[int, int]:
+    """How many rows ``rows`` (SQL listing positions: ``game_id``, ``ply``) gives, and how
+    many distinct games.
+
+    A game is in the same position again four plies later at the soonest (each side moves
+    away and back), so when the plies found lie within four of each other no game has two
+    rows, and the rows are the games; else one bit per game id is set in a bitmap, which
+    costs less than a hash table of the ids."""
+    row = con.execute(f"SELECT count(*), max(ply) - min(ply) FROM ({rows})", params).fetchone()
+    if row is None or not row[0]:
+        return 0, 0
+    return int(row[0]), int(row[0]) if row[1] < 4 else _games_in(con, rows, params)
 
 
 def _games_in(con: duckdb.DuckDBPyConnection, rows: str, params: dict[str, object]) -> int:
@@ -175,9 +190,9 @@ def position_hits(con: duckdb.DuckDBPyConnection, keys: list[int], games: GameFi
     params: dict[str, object] = {"key": keys[0], "other": keys[1] if keys[1:] else None}
     found = (f"SELECT game_id, ply, key FROM positions_at($key, $other)"
              f" WHERE {_among_selected(games)}")
-    total = _games_in(con, found, params)
+    found_rows, total = _games_at(con, found, params)
     # The page from the first rows in id order: a game reaching the position more than once
-    # has a row each time, so fewer rows than games may be read first; then more are.
+    # has a row each time, so fewer games than rows may be read first; then more rows are.
     head = limit
     while True:
         hits = f"""
@@ -185,7 +200,7 @@ def position_hits(con: duckdb.DuckDBPyConnection, keys: list[int], games: GameFi
             FROM (SELECT * FROM ({found}) ORDER BY game_id, ply LIMIT $head)
             GROUP BY game_id ORDER BY game_id LIMIT $limit"""
         rows = _listed(con, hits, {**params, "head": head, "limit": limit}, None, total)
-        if len(rows) >= min(limit, total) or head >= 1 << 40:
+        if len(rows) >= min(limit, total) or head >= found_rows:
             return rows
         head *= 4
 
