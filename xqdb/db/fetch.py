@@ -176,7 +176,8 @@ def _games_in(con: duckdb.DuckDBPyConnection, rows: str, params: dict[str, objec
         return 0
     count = ("count(DISTINCT game_id)" if high - low >= _BITMAP_IDS else
              f"bit_count(bitstring_agg(game_id, {int(low)}::BIGINT, {int(high)}::BIGINT))")
-    row = con.execute(f"SELECT coalesce({count}, 0) FROM ({rows})", params).fetchone()
+    row = con.execute(f"SELECT coalesce({count}, 0) FROM ({rows})"
+                      f" WHERE game_id BETWEEN {int(low)} AND {int(high)}", params).fetchone()
     return int(row[0]) if row else 0
 
 
