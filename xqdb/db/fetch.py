@@ -213,35 +213,54 @@ def material_hits(con: duckdb.DuckDBPyConnection, condition: str, plies: int,
     ``condition`` (SQL over the count columns of :func:`xqdb.db.lookups.material_states`, made from a
     parsed pattern, never from a user's text) for at least ``plies`` plies in a row."""
     select_games(con, games, valid_only=False)
+    low, high = game_span(con)
+    if low is None or high is None:
+        return []
     spans = f"SELECT * FROM ({material_spans_sql(con, condition)}) WHERE {_among_selected(games)}"
+    # The games with a stretch lasting ``plies`` alone: a bitmap of their ids, which costs
+    # less than a hash table of them, the first of them read off it in order.
+    if high - low < _BITMAP_IDS:
+        long = f"""long AS MATERIALIZED (
+            SELECT bitstring_agg(game_id, {int(low)}::BIGINT, {int(high)}::BIGINT) AS ids
+            FROM spans WHERE until - ply >= $plies),"""
+        is_long = f"coalesce(get_bit((SELECT ids FROM long), (game_id - {int(low)})::INTEGER), 0) = 1"
+        long_count = "SELECT coalesce(bit_count(ids), 0) FROM long"
+        first_long = f"""SELECT {int(low)} + i AS game_id
+                         FROM range(0, {int(high - low) + 1}) AS bits(i)
+                         WHERE get_bit((SELECT ids FROM long), i::INTEGER) = 1 LIMIT $limit"""
+    else:
+        long = """long AS MATERIALIZED (
+            SELECT DISTINCT game_id FROM spans WHERE until - ply >= $plies),"""
+        is_long = "game_id IN (SELECT game_id FROM long)"
+        long_count = "SELECT count(*) FROM long"
+        first_long = "SELECT game_id FROM long ORDER BY game_id LIMIT $limit"
     # Consecutive stretches that fit (one ending where the next begins: a pawn taken need
     # not end a run) make one run. Along a game's stretches in order, ``until`` less the
     # plies of the stretches so far is the same within a run and grows from one to the
     # next: it names the run. A stretch lasting ``plies`` alone makes its game fit without
-    # that; the others are put in order only for the games whose short stretches last
-    # ``plies`` together, and for the games listed (their first run that lasts).
+    # that; the others are put in order only for the other games whose short stretches
+    # last ``plies`` together, and for the games listed (their first run that lasts).
     runs = """
         SELECT game_id, min(ply) AS first, max(until) AS last FROM (
             SELECT game_id, ply, until, until - sum(until - ply) OVER (
                 PARTITION BY game_id ORDER BY ply ROWS UNBOUNDED PRECEDING) AS run
             FROM spans WHERE {among})
         GROUP BY game_id, run"""
+    pooled_short = (f"until - ply < $plies AND game_id IN"
+                    f" (SELECT game_id FROM pooled WHERE NOT {is_long})")
     hits = f"""
         WITH spans AS MATERIALIZED ({spans}),
-        long AS MATERIALIZED (SELECT DISTINCT game_id FROM spans WHERE until - ply >= $plies),
-        short AS (SELECT * FROM spans WHERE until - ply < $plies),
-        pooled AS (SELECT game_id FROM short GROUP BY game_id
-                   HAVING sum(until - ply) >= $plies
-                   EXCEPT SELECT game_id FROM long),
+        {long}
+        pooled AS (SELECT game_id FROM spans WHERE until - ply < $plies GROUP BY game_id
+                   HAVING sum(until - ply) >= $plies),
         joined AS MATERIALIZED (
-            SELECT DISTINCT game_id FROM ({runs.format(
-                among="until - ply < $plies AND game_id IN (SELECT game_id FROM pooled)")})
+            SELECT DISTINCT game_id FROM ({runs.format(among=pooled_short)})
             WHERE last - first >= $plies),
-        shown AS (SELECT game_id FROM (SELECT game_id FROM long UNION ALL
-                                       SELECT game_id FROM joined)
+        shown AS (SELECT game_id FROM ({first_long}) UNION ALL
+                  (SELECT game_id FROM joined ORDER BY game_id LIMIT $limit)
                   ORDER BY game_id LIMIT $limit)
         SELECT game_id, min(first) AS ply, NULL AS found,
-               (SELECT count(*) FROM long) + (SELECT count(*) FROM joined) AS total
+               ({long_count}) + (SELECT count(*) FROM joined) AS total
         FROM ({runs.format(among="game_id IN (SELECT game_id FROM shown)")})
         WHERE last - first >= $plies
         GROUP BY game_id"""
