@@ -246,13 +246,12 @@ def material_hits(con: duckdb.DuckDBPyConnection, condition: str, plies: int,
                 PARTITION BY game_id ORDER BY ply ROWS UNBOUNDED PRECEDING) AS run
             FROM spans WHERE {among})
         GROUP BY game_id, run"""
-    pooled_short = (f"until - ply < $plies AND game_id IN"
-                    f" (SELECT game_id FROM pooled WHERE NOT {is_long})")
+    pooled_short = "until - ply < $plies AND game_id IN (SELECT game_id FROM pooled)"
     hits = f"""
         WITH spans AS MATERIALIZED ({spans}),
         {long}
-        pooled AS (SELECT game_id FROM spans WHERE until - ply < $plies GROUP BY game_id
-                   HAVING sum(until - ply) >= $plies),
+        pooled AS (SELECT game_id FROM spans WHERE until - ply < $plies AND NOT {is_long}
+                   GROUP BY game_id HAVING sum(until - ply) >= $plies),
         joined AS MATERIALIZED (
             SELECT DISTINCT game_id FROM ({runs.format(among=pooled_short)})
             WHERE last - first >= $plies),
