@@ -116,17 +116,21 @@ _LISTED = """
 , page AS (
     SELECT h.game_id, h.ply, h.found, g.red, g.black, g.red_player_id, g.black_player_id,
            g.result, g.event, coalesce(CAST(g.date AS VARCHAR), g.date_raw) AS date
-    FROM hits h JOIN games g USING (game_id)),
+    FROM hits h
+    JOIN (SELECT * FROM games WHERE game_id IN (SELECT game_id FROM hits)) g USING (game_id)),
 named AS (
     SELECT p.game_id, p.ply, coalesce(r.name, p.red) AS red, coalesce(b.name, p.black) AS black,
            p.result, p.event, p.date, p.found
     FROM page p
     LEFT JOIN players r ON r.player_id = p.red_player_id
-    LEFT JOIN players b ON b.player_id = p.black_player_id)
+    LEFT JOIN players b ON b.player_id = p.black_player_id),
+next AS (  -- the listed games' moves only: their ids may lie far apart
+    SELECT game_id, ply, move, {text} AS text FROM moves
+    WHERE game_id IN (SELECT game_id FROM hits))
 SELECT p.game_id, p.ply, p.red, p.black, p.result, p.event, p.date,
-       n.move AS next_code, {text} AS next_text, p.found, CAST($total AS BIGINT) AS total
+       n.move AS next_code, n.text AS next_text, p.found, CAST($total AS BIGINT) AS total
 FROM named p
-LEFT JOIN moves n ON n.game_id = p.game_id AND n.ply = p.ply + 1
+LEFT JOIN next n ON n.game_id = p.game_id AND n.ply = p.ply + 1
 ORDER BY p.game_id
 """
 
@@ -141,7 +145,7 @@ def _listed(con: duckdb.DuckDBPyConnection, hits: str, params: dict[str, object]
     ``moves`` or NULL), the key found, and ``total``."""
     if column is not None and column not in TABLES["moves"].names:
         raise SelectionError(f"moves has no column {column!r}")
-    sql = f"WITH hits AS ({hits}) {_LISTED.format(text=f'n.{column}' if column else 'NULL')}"
+    sql = f"WITH hits AS MATERIALIZED ({hits}) {_LISTED.format(text=column or 'NULL')}"
     return con.execute(sql, {**params, "total": total}).fetchall()
 
 
