@@ -7,8 +7,10 @@ games found, so that two versions of the code run on the same databases can be c
 (run it once per version, alternately). Asserts nothing.
 
 The calls: position search of the popular line (plain and ``--mirror``), of the position
-after 30 plies of one game (a single match), its tree, and the two material searches of
-``bench_scale.py``.
+after 30 plies of one game (a single match), its tree, the two material searches of
+``bench_scale.py``, one most games fit (``R2 r2``), one a few games spread over the ids fit
+(``R2 r0`` over 4 plies), and the popular search and ``RNC>rnc`` with a game filter (from
+1990).
 """
 
 from __future__ import annotations
@@ -55,6 +57,9 @@ def main() -> None:
     args = parser.parse_args()
     from xqdb import Database
     from xqdb.db.schema import connect
+    from xqdb.db.selection import GameFilter
+
+    since = GameFilter(from_="1990")
 
     for path in args.databases:
         con = connect(path, read_only=True)
@@ -68,6 +73,11 @@ def main() -> None:
             "tree, after 30 plies": lambda: db.tree(deep, fen),
             "material R1 r1 N0 n0 C0 c0": lambda: db.search_material("R1 r1 N0 n0 C0 c0"),
             "material RNC>rnc, 10 plies": lambda: db.search_material("RNC>rnc", plies=10),
+            "material R2 r2 (most games)": lambda: db.search_material("R2 r2"),
+            "material R2 r0, 4 plies (few)": lambda: db.search_material("R2 r0", plies=4),
+            "search popular, from 1990": lambda: db.search(POPULAR, games=since),
+            "material RNC>rnc 10, from 1990": lambda: db.search_material("RNC>rnc", plies=10,
+                                                                          games=since),
         }
         games = con.execute("SELECT count(*) FROM games").fetchone()[0]
         print(f"{path.name}: {games:,} games")
