@@ -15,6 +15,7 @@ from browse_support import replayed_games
 from import_support import run_xqdb
 from xqdb.cli import cli
 from xqdb.db.schema import connect
+from xqdb.db.selection import GameFilter
 from xqdb.pipeline.importer import import_paths
 from xqdb.position import Position
 from xqdb.rules.board import piece_symbol
@@ -269,12 +270,15 @@ def test_a_game_back_in_the_position_counts_once_at_its_first_ply(
     with connect(db, read_only=True) as con:
         listed = [search_position(con, Position(), limit=n) for n in (1, 2, 3)]
         shuffled = search_position(con, position_after("车九进一 车1进1"), limit=1)
+        alone = search_position(con, Position(), limit=1, games=GameFilter(event="shuffle"))
     assert [found.total for found in listed] == [2, 2, 2]
     both = [(1, 0, "车九进一"), (2, 0, "炮二平五")]
     assert [[(r["game_id"], r["ply"], r["next"]) for r in found.games.records()]
             for found in listed] == [both[:1], both, both]
     assert shuffled.total == 1 and [(r["ply"], r["next"]) for r in
                                     shuffled.games.records()] == [(2, "车九退一")]
+    assert alone.total == 1 and [(r["game_id"], r["ply"]) for r in alone.games.records()] == [
+        (1, 0)]
 
 
 @pytest.mark.parametrize("text,plies", [("RNC>rnc", 4), ("R2 r2", 20), ("RR rr", 1)])

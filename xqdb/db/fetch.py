@@ -195,6 +195,22 @@ def position_hits(con: duckdb.DuckDBPyConnection, keys: list[int], games: GameFi
     params: dict[str, object] = {"key": keys[0], "other": keys[1] if keys[1:] else None}
     found = (f"SELECT game_id, ply, key FROM positions_at($key, $other)"
              f" WHERE {_among_selected(games)}")
+    kept = games is not None and not games.is_empty()
+    if kept:
+        # Kept once, so that the selection's ids are looked up once, not per statement.
+        con.execute(f"CREATE OR REPLACE TEMP TABLE position_found AS {found}", params)
+        found, params = "SELECT * FROM position_found", {}
+    try:
+        return _first_games(con, found, params, limit)
+    finally:
+        if kept:
+            con.execute("DROP TABLE IF EXISTS position_found")
+
+
+def _first_games(con: duckdb.DuckDBPyConnection, found: str, params: dict[str, object],
+                 limit: int) -> list[tuple[Any, ...]]:
+    """The first ``limit`` games of the positions ``found`` (SQL: ``game_id``, ``ply``,
+    ``key``) listed, each at its first ply, with the count of them all."""
     found_rows, total = _games_at(con, found, params)
     # The page from the first rows in id order: a game reaching the position more than once
     # has a row each time, so fewer games than rows may be read first; then more rows are.
