@@ -15,6 +15,7 @@ from browse_support import replayed_games
 from import_support import run_xqdb
 from xqdb.cli import cli
 from xqdb.db.schema import connect
+from xqdb.db.selection import GameFilter
 from xqdb.pipeline.importer import import_paths
 from xqdb.position import Position
 from xqdb.rules.board import piece_symbol
@@ -250,3 +251,57 @@ def test_searches_over_ccpd_dev_agree_with_the_replayed_games(
             expected[game_id] = first
     assert {r["game_id"]: r["ply"] for r in found.games.records()} == expected
     assert len(expected) > 50
+
+
+@pytest.mark.parametrize("bitmap", [True, False])
+def test_a_game_back_in_the_position_counts_once_at_its_first_ply(
+        tmp_path: Path, bitmap: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The first game shuffles its chariots back to the start twice (plies 4 and 8), so the
+    # start has three rows for it: the listing and the count still take it once, at ply 0
+    # (its ids counted in a bitmap, or, spread too wide for one, in a hash table).
+    if not bitmap:
+        from xqdb.db import fetch
+        monkeypatch.setattr(fetch, "_BITMAP_IDS", 0)
+    record = tmp_path / "shuffle.pgn"
+    record.write_text('[Event "shuffle"]\n\n1. a0a1 a9a8 2. a1a0 a8a9 3. a0a1 a9a8 4. a1a0 a8a9 '
+                      '5. h2e2 *\n\n[Event "other"]\n\n1. h2e2 h9g7 *\n', encoding="utf-8")
+    db = tmp_path / "shuffle.duckdb"
+    import_paths([str(record)], db, jobs=1)
+    with connect(db, read_only=True) as con:
+        listed = [search_position(con, Position(), limit=n) for n in (1, 2, 3)]
+        shuffled = search_position(con, position_after("车九进一 车1进1"), limit=1)
+        alone = search_position(con, Position(), limit=1, games=GameFilter(event="shuffle"))
+    assert [found.total for found in listed] == [2, 2, 2]
+    both = [(1, 0, "车九进一"), (2, 0, "炮二平五")]
+    assert [[(r["game_id"], r["ply"], r["next"]) for r in found.games.records()]
+            for found in listed] == [both[:1], both, both]
+    assert shuffled.total == 1 and [(r["ply"], r["next"]) for r in
+                                    shuffled.games.records()] == [(2, "车九退一")]
+    assert alone.total == 1 and [(r["game_id"], r["ply"]) for r in alone.games.records()] == [
+        (1, 0)]
+
+
+@pytest.mark.parametrize("text,plies", [("RNC>rnc", 4), ("R2 r2", 20), ("RR rr", 1)])
+def test_ids_too_spread_for_a_bitmap_are_counted_alike(
+        small_db: Path, games: dict[int, list[Position]], text: str, plies: int,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # Game ids spread wider than a bitmap holds are counted and listed through hash tables.
+    from xqdb.db import fetch
+    monkeypatch.setattr(fetch, "_BITMAP_IDS", 0)
+    pattern = MaterialPattern.parse(text)
+    expected = {}
+    for game_id, positions in games.items():
+        fits = [pattern.matches(material_of(p)) for p in positions]
+        first = next((ply for ply in range(len(fits) - plies + 1)
+                      if all(fits[ply:ply + plies])), None)
+        if first is not None:
+            expected[game_id] = first
+    shuffled = position_after("炮二平五 马8进7")
+    with connect(small_db, read_only=True) as con:
+        found = search_material(con, pattern, plies=plies, limit=10_000)
+        reached = search_position(con, shuffled, mirror=True, limit=10_000)
+    assert {r["game_id"]: r["ply"] for r in found.games.records()} == expected
+    assert found.total == len(expected) > 0
+    keys = {shuffled.zobrist(), mirrored(shuffled).zobrist()}
+    assert {r["game_id"]: r["ply"] for r in reached.games.records()} == first_plies(games, keys)
+    assert reached.total == len(first_plies(games, keys)) > 0

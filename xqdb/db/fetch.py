@@ -109,45 +109,80 @@ def _quoted(path: Path) -> str:
     return str(path).replace("'", "''")
 
 
-# The games that reached one of two keys (the second NULL for none), each at its first ply.
-_POSITION_HITS = """
-    SELECT game_id, min(ply) AS ply, arg_min(key, ply) AS found
-    FROM positions_at($key, $other)
-    WHERE game_id IN (SELECT game_id FROM selected_games)
-    GROUP BY game_id"""
-
-# The page of hits shown is chosen first: only its games' next moves are read.
+# The page of hits shown is chosen first (``hits``: at most the limit, with the ply and the
+# key found): only its games are joined to ``games``, ``players`` and ``moves``, each a
+# handful of rows found through the zone maps of ids in order, and the total is given.
 _LISTED = """
-, page AS (  -- the page first, then its players (not every game's)
+, page AS (
     SELECT h.game_id, h.ply, h.found, g.red, g.black, g.red_player_id, g.black_player_id,
-           g.result, g.event, coalesce(CAST(g.date AS VARCHAR), g.date_raw) AS date,
-           count(*) OVER () AS total
-    FROM hits h JOIN games g USING (game_id)
-    ORDER BY h.game_id
-    LIMIT $limit),
+           g.result, g.event, coalesce(CAST(g.date AS VARCHAR), g.date_raw) AS date
+    FROM hits h
+    JOIN (SELECT * FROM games WHERE game_id IN (SELECT game_id FROM hits)) g USING (game_id)),
 named AS (
     SELECT p.game_id, p.ply, coalesce(r.name, p.red) AS red, coalesce(b.name, p.black) AS black,
-           p.result, p.event, p.date, p.found, p.total
+           p.result, p.event, p.date, p.found
     FROM page p
     LEFT JOIN players r ON r.player_id = p.red_player_id
-    LEFT JOIN players b ON b.player_id = p.black_player_id)
+    LEFT JOIN players b ON b.player_id = p.black_player_id),
+next AS (  -- the listed games' moves only: their ids may lie far apart
+    SELECT game_id, ply, move, {text} AS text FROM moves
+    WHERE game_id IN (SELECT game_id FROM hits))
 SELECT p.game_id, p.ply, p.red, p.black, p.result, p.event, p.date,
-       n.move AS next_code, {text} AS next_text, p.found, p.total
+       n.move AS next_code, n.text AS next_text, p.found, CAST($total AS BIGINT) AS total
 FROM named p
-LEFT JOIN moves n ON n.game_id = p.game_id AND n.ply = p.ply + 1
+LEFT JOIN next n ON n.game_id = p.game_id AND n.ply = p.ply + 1
 ORDER BY p.game_id
 """
 
+#: The widest span of game ids counted with a bitmap (16 MiB) rather than a hash table.
+_BITMAP_IDS = 1 << 27
+
 
 def _listed(con: duckdb.DuckDBPyConnection, hits: str, params: dict[str, object],
-            column: str | None, limit: int) -> list[tuple[Any, ...]]:
-    """The games of ``hits`` with their players, result, event, date and next move (its
-    code, its text from ``column`` of ``moves`` or NULL), the key found, and the total."""
+            column: str | None, total: int) -> list[tuple[Any, ...]]:
+    """The games of ``hits`` (SQL giving the page: ``game_id``, ``ply``, ``found``) with
+    their players, result, event, date and next move (its code, its text from ``column`` of
+    ``moves`` or NULL), the key found, and ``total``."""
     if column is not None and column not in TABLES["moves"].names:
         raise SelectionError(f"moves has no column {column!r}")
-    create_shared_macros(con)
-    sql = f"WITH hits AS ({hits}) {_LISTED.format(text=f'n.{column}' if column else 'NULL')}"
-    return con.execute(sql, {**params, "limit": limit}).fetchall()
+    sql = f"WITH hits AS MATERIALIZED ({hits}) {_LISTED.format(text=column or 'NULL')}"
+    return con.execute(sql, {**params, "total": total}).fetchall()
+
+
+def _among_selected(games: GameFilter | None) -> str:
+    """The condition keeping the rows of the games selected: none when every game is (the
+    lookup tables hold rows of stored games only), so that no list of every id is built."""
+    if games is None or games.is_empty():
+        return "TRUE"
+    return "game_id IN (SELECT game_id FROM selected_games)"
+
+
+def _games_at(con: duckdb.DuckDBPyConnection, rows: str, params: dict[str, object]
+              ) -> tuple[int, int]:
+    """How many rows ``rows`` (SQL listing positions: ``game_id``, ``ply``) gives, and how
+    many distinct games.
+
+    A game is in the same position again four plies later at the soonest (each side moves
+    away and back), so when the plies found lie within four of each other no game has two
+    rows, and the rows are the games; else one bit per game id is set in a bitmap, which
+    costs less than a hash table of the ids."""
+    row = con.execute(f"SELECT count(*), max(ply) - min(ply) FROM ({rows})", params).fetchone()
+    if row is None or not row[0]:
+        return 0, 0
+    return int(row[0]), int(row[0]) if row[1] < 4 else _games_in(con, rows, params)
+
+
+def _games_in(con: duckdb.DuckDBPyConnection, rows: str, params: dict[str, object]) -> int:
+    """How many distinct games ``rows`` (SQL with a ``game_id`` column) names: one bit per
+    game id set in a bitmap, which costs less than a hash table of the ids."""
+    low, high = game_span(con)
+    if low is None or high is None:
+        return 0
+    count = ("count(DISTINCT game_id)" if high - low >= _BITMAP_IDS else
+             f"bit_count(bitstring_agg(game_id, {int(low)}::BIGINT, {int(high)}::BIGINT))")
+    row = con.execute(f"SELECT coalesce({count}, 0) FROM ({rows})"
+                      f" WHERE game_id BETWEEN {int(low)} AND {int(high)}", params).fetchone()
+    return int(row[0]) if row else 0
 
 
 def position_hits(con: duckdb.DuckDBPyConnection, keys: list[int], games: GameFilter | None,
@@ -156,8 +191,39 @@ def position_hits(con: duckdb.DuckDBPyConnection, keys: list[int], games: GameFi
     that reached a position of Zobrist key in ``keys`` (one or two: a position and its
     mirror image), each at the first ply it did (read from ``position_keys``)."""
     select_games(con, games, valid_only=False)
-    return _listed(con, _POSITION_HITS, {"key": keys[0], "other": keys[1] if keys[1:] else None},
-                   None, limit)
+    create_shared_macros(con)
+    params: dict[str, object] = {"key": keys[0], "other": keys[1] if keys[1:] else None}
+    found = (f"SELECT game_id, ply, key FROM positions_at($key, $other)"
+             f" WHERE {_among_selected(games)}")
+    kept = games is not None and not games.is_empty()
+    if kept:
+        # Kept once, so that the selection's ids are looked up once, not per statement.
+        con.execute(f"CREATE OR REPLACE TEMP TABLE position_found AS {found}", params)
+        found, params = "SELECT * FROM position_found", {}
+    try:
+        return _first_games(con, found, params, limit)
+    finally:
+        if kept:
+            con.execute("DROP TABLE IF EXISTS position_found")
+
+
+def _first_games(con: duckdb.DuckDBPyConnection, found: str, params: dict[str, object],
+                 limit: int) -> list[tuple[Any, ...]]:
+    """The first ``limit`` games of the positions ``found`` (SQL: ``game_id``, ``ply``,
+    ``key``) listed, each at its first ply, with the count of them all."""
+    found_rows, total = _games_at(con, found, params)
+    # The page from the first rows in id order: a game reaching the position more than once
+    # has a row each time, so fewer games than rows may be read first; then more rows are.
+    head = limit
+    while True:
+        hits = f"""
+            SELECT game_id, min(ply) AS ply, arg_min(key, ply) AS found
+            FROM (SELECT * FROM ({found}) ORDER BY game_id, ply LIMIT $head)
+            GROUP BY game_id ORDER BY game_id LIMIT $limit"""
+        rows = _listed(con, hits, {**params, "head": head, "limit": limit}, None, total)
+        if len(rows) >= min(limit, total) or head >= found_rows:
+            return rows
+        head *= 4
 
 
 def material_hits(con: duckdb.DuckDBPyConnection, condition: str, plies: int,
@@ -167,22 +233,65 @@ def material_hits(con: duckdb.DuckDBPyConnection, condition: str, plies: int,
     ``condition`` (SQL over the count columns of :func:`xqdb.db.lookups.material_states`, made from a
     parsed pattern, never from a user's text) for at least ``plies`` plies in a row."""
     select_games(con, games, valid_only=False)
-    # The stretches that fit, in game order: consecutive ones (one ending where the next
-    # begins: a pawn taken need not end a run) make one run, numbered by the breaks before.
+    low, high = game_span(con)
+    if low is None or high is None:
+        return []
+    spans = f"SELECT * FROM ({material_spans_sql(con, condition)}) WHERE {_among_selected(games)}"
+    # The games with a stretch lasting ``plies`` alone: a bitmap of their ids, which costs
+    # less than a hash table of them, the first of them read off it in order.
+    if high - low < _BITMAP_IDS:
+        long = f"""long AS MATERIALIZED (
+            SELECT bitstring_agg(game_id, {int(low)}::BIGINT, {int(high)}::BIGINT) AS ids
+            FROM spans WHERE until - ply >= $plies),"""
+        is_long = f"coalesce(get_bit((SELECT ids FROM long), (game_id - {int(low)})::INTEGER), 0) = 1"
+        long_count = "SELECT coalesce(bit_count(ids), 0) FROM long"
+        first_long = f"""SELECT {int(low)} + i AS game_id
+                         FROM range(0, {int(high - low) + 1}) AS bits(i)
+                         WHERE get_bit((SELECT ids FROM long), i::INTEGER) = 1 LIMIT $limit"""
+    else:
+        long = """long AS MATERIALIZED (
+            SELECT DISTINCT game_id FROM spans WHERE until - ply >= $plies),"""
+        is_long = "game_id IN (SELECT game_id FROM long)"
+        long_count = "SELECT count(*) FROM long"
+        first_long = "SELECT game_id FROM long ORDER BY game_id LIMIT $limit"
+    # Consecutive stretches that fit (one ending where the next begins: a pawn taken need
+    # not end a run) make one run. Along a game's stretches in order, ``until`` less the
+    # plies of the stretches so far is the same within a run and grows from one to the
+    # next: it names the run. A stretch lasting ``plies`` alone makes its game fit without
+    # that; the others are put in order only for the other games whose short stretches
+    # last ``plies`` together, and for the games listed (their first run that lasts).
+    runs = """
+        SELECT game_id, min(ply) AS first, max(until) AS last FROM (
+            SELECT game_id, ply, until, until - sum(until - ply) OVER (
+                PARTITION BY game_id ORDER BY ply ROWS UNBOUNDED PRECEDING) AS run
+            FROM spans WHERE {among})
+        GROUP BY game_id, run"""
+    pooled_short = "until - ply < $plies AND game_id IN (SELECT game_id FROM pooled)"
     hits = f"""
-        SELECT game_id, min(first) AS ply, NULL AS found FROM (
-            SELECT game_id, min(ply) AS first, max(until) AS last FROM (
-                SELECT game_id, ply, until, count(*) FILTER (NOT joined) OVER (
-                    PARTITION BY game_id ORDER BY ply ROWS UNBOUNDED PRECEDING) AS run
-                FROM (SELECT game_id, ply, until,
-                             coalesce(lag(until) OVER (PARTITION BY game_id ORDER BY ply)
-                                      = ply, false) AS joined
-                      FROM ({material_spans_sql(con, condition)})
-                      WHERE game_id IN (SELECT game_id FROM selected_games)))
-            GROUP BY game_id, run)
+        WITH spans AS MATERIALIZED ({spans}),
+        {long}
+        pooled AS (SELECT game_id FROM spans WHERE until - ply < $plies AND NOT {is_long}
+                   GROUP BY game_id HAVING sum(until - ply) >= $plies),
+        joined AS MATERIALIZED (
+            SELECT DISTINCT game_id FROM ({runs.format(among=pooled_short)})
+            WHERE last - first >= $plies),
+        shown AS (SELECT game_id FROM ({first_long}) UNION ALL
+                  (SELECT game_id FROM joined ORDER BY game_id LIMIT $limit)
+                  ORDER BY game_id LIMIT $limit)
+        SELECT game_id, min(first) AS ply, NULL AS found,
+               ({long_count}) + (SELECT count(*) FROM joined) AS total
+        FROM ({runs.format(among="game_id IN (SELECT game_id FROM shown)")})
         WHERE last - first >= $plies
         GROUP BY game_id"""
-    return _listed(con, hits, {"plies": plies}, column, limit)
+    params = {"plies": plies, "limit": limit}
+    create_shared_macros(con)
+    page = con.execute(hits, params).fetchall()
+    if not page:
+        return []
+    return _listed(con, "SELECT unnest($ids) AS game_id, unnest($plies_at) AS ply,"
+                        " NULL::UBIGINT AS found",
+                   {"ids": [r[0] for r in page], "plies_at": [r[1] for r in page]},
+                   column, int(page[0][3]))
 
 
 def start_fen(con: duckdb.DuckDBPyConnection, game_id: int) -> str | None:

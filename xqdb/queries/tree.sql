@@ -26,13 +26,19 @@ WITH here AS (  -- from position_keys, sorted by key: only the matches are read
     WHERE p.move IS NOT NULL
 ),
 -- The games found, joined on their own, then kept if selected, then given their players:
--- each step on the few rows found, not on every game of the database.
+-- each step on the few rows found, not on every game of the database. The least and
+-- greatest id found bound the reads of games and of the selection (ids are in order, so
+-- a rare position reads a row group of each, not every game).
+bounds AS MATERIALIZED (SELECT min(game_id) AS low, max(game_id) AS high FROM here),
 reached AS MATERIALIZED (
     SELECT h.move, h.side, g.game_id, g.result, g.year, g.red_player_id, g.black_player_id
     FROM here h JOIN games g USING (game_id)
+    WHERE g.game_id BETWEEN (SELECT low FROM bounds) AND (SELECT high FROM bounds)
 ),
 found AS MATERIALIZED (
-    SELECT * FROM reached WHERE game_id IN (SELECT game_id FROM selected_games)
+    SELECT * FROM reached WHERE game_id IN (
+        SELECT game_id FROM selected_games
+        WHERE game_id BETWEEN (SELECT low FROM bounds) AND (SELECT high FROM bounds))
 ),
 played AS (
     SELECT f.move, f.game_id, f.result, f.year, r.name AS red_name, b.name AS black_name,
