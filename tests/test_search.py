@@ -151,14 +151,19 @@ def test_material_search_agrees_with_the_replayed_boards(
     assert found.total == len(expected)
 
 
+def imported_pgn(folder: Path, name: str, text: str) -> Path:
+    """A database of the PGN ``text``, imported by one worker."""
+    record = folder / f"{name}.pgn"
+    record.write_text(text, encoding="utf-8")
+    db = folder / f"{name}.duckdb"
+    import_paths([str(record)], db, jobs=1)
+    return db
+
 def test_material_that_fits_across_a_capture_counts_as_one_run(tmp_path: Path) -> None:
     # Both chariots each all game long; a pawn taken at ply 5 splits the material into two
     # states of 5 plies, which together fit for the whole game.
-    record = tmp_path / "pawns.pgn"
-    record.write_text('[Event "pawns"]\n\n1. c3c4 a6a5 2. c4c5 a5a4 3. c5c6 a4a3 4. c6c7 a3a2 '
-                      '5. c7c8 *\n', encoding="utf-8")
-    db = tmp_path / "pawns.duckdb"
-    import_paths([str(record)], db, jobs=1)
+    db = imported_pgn(tmp_path, "pawns", '[Event "pawns"]\n\n1. c3c4 a6a5 2. c4c5 a5a4 '
+                      '3. c5c6 a4a3 4. c6c7 a3a2 5. c7c8 *\n')
     with connect(db, read_only=True) as con:
         rows = [search_material(con, MaterialPattern.parse("R2 r2"), plies=n).games.records()
                 for n in (6, 10, 11)]
@@ -262,11 +267,8 @@ def test_a_game_back_in_the_position_counts_once_at_its_first_ply(
     if not bitmap:
         from xqdb.db import fetch
         monkeypatch.setattr(fetch, "_BITMAP_IDS", 0)
-    record = tmp_path / "shuffle.pgn"
-    record.write_text('[Event "shuffle"]\n\n1. a0a1 a9a8 2. a1a0 a8a9 3. a0a1 a9a8 4. a1a0 a8a9 '
-                      '5. h2e2 *\n\n[Event "other"]\n\n1. h2e2 h9g7 *\n', encoding="utf-8")
-    db = tmp_path / "shuffle.duckdb"
-    import_paths([str(record)], db, jobs=1)
+    db = imported_pgn(tmp_path, "shuffle", '[Event "shuffle"]\n\n1. a0a1 a9a8 2. a1a0 a8a9 '
+                      '3. a0a1 a9a8 4. a1a0 a8a9 5. h2e2 *\n\n[Event "other"]\n\n1. h2e2 h9g7 *\n')
     with connect(db, read_only=True) as con:
         listed = [search_position(con, Position(), limit=n) for n in (1, 2, 3)]
         shuffled = search_position(con, position_after("车九进一 车1进1"), limit=1)
