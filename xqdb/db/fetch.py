@@ -164,8 +164,7 @@ def _games_at(con: duckdb.DuckDBPyConnection, rows: str, params: dict[str, objec
 
     A game is in the same position again four plies later at the soonest (each side moves
     away and back), so when the plies found lie within four of each other no game has two
-    rows, and the rows are the games; else one bit per game id is set in a bitmap, which
-    costs less than a hash table of the ids."""
+    rows, and the rows are the games; else :func:`_games_in` counts them."""
     row = con.execute(f"SELECT count(*), max(ply) - min(ply) FROM ({rows})", params).fetchone()
     if row is None or not row[0]:
         return 0, 0

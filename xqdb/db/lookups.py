@@ -84,13 +84,13 @@ def positions_sql(since: str) -> str:
         WINDOW next_move AS (PARTITION BY game_id ORDER BY ply)"""
 
 
-def opening_moves_sql(games: str) -> str:
+def opening_moves_sql(games: str, plies: str = str(LINE_PLIES)) -> str:
     """SQL listing ``(game_id, moves)`` of the games the condition ``games`` (SQL over
-    ``stored_moves``) selects that have moves: their first :data:`LINE_PLIES` move codes,
-    in order."""
+    ``stored_moves``) selects that have moves: their first ``plies`` (SQL giving a number;
+    :data:`LINE_PLIES` as ``opening_moves`` holds them) move codes, in order."""
     return f"""
         SELECT game_id, list(move ORDER BY ply) AS moves FROM stored_moves
-        WHERE ply <= {LINE_PLIES} AND ({games})
+        WHERE ply <= {plies} AND ({games})
         GROUP BY game_id"""
 
 
@@ -189,10 +189,7 @@ def create_lookup_macros(con: duckdb.DuckDBPyConnection) -> None:
                 SELECT * FROM opening_moves
                 UNION ALL {opening_moves_sql(f"game_id > {done}")})
             WHERE p_plies <= {LINE_PLIES}
-            UNION ALL
-            SELECT game_id, list(move ORDER BY ply) FROM stored_moves
-            WHERE p_plies > {LINE_PLIES} AND ply <= p_plies
-            GROUP BY game_id;""")
+            UNION ALL {opening_moves_sql(f"p_plies > {LINE_PLIES}", "p_plies")};""")
     con.execute(f"""
         CREATE OR REPLACE TEMP MACRO positions_at(p_key, p_other) AS TABLE
             SELECT * FROM position_keys

@@ -21,20 +21,21 @@
 -- games the view selected_rows (both made first by xqdb.db.selection.create_selection:
 -- empty until a report over picked_games() runs).
 
-CREATE OR REPLACE TEMP MACRO named_games() AS TABLE
+-- The rows of the table or view named p_rows (rows of games) with their players' names.
+CREATE OR REPLACE TEMP MACRO with_names(p_rows) AS TABLE
     SELECT g.*, r.name AS red_name, b.name AS black_name
-    FROM games g
+    FROM query_table(p_rows) g
     LEFT JOIN players r ON r.player_id = g.red_player_id
     LEFT JOIN players b ON b.player_id = g.black_player_id;
+
+CREATE OR REPLACE TEMP MACRO named_games() AS TABLE
+    SELECT * FROM with_names('games');
 
 CREATE OR REPLACE TEMP MACRO picked_games(p_player := NULL, p_side := 'either',
                                            p_from_year := NULL, p_to_year := NULL,
                                            p_event := NULL) AS TABLE
     -- The arguments narrow the selection further (the older form of the filters).
-    SELECT g.*, r.name AS red_name, b.name AS black_name
-    FROM selected_rows g
-    LEFT JOIN players r ON r.player_id = g.red_player_id
-    LEFT JOIN players b ON b.player_id = g.black_player_id
+    SELECT * FROM with_names('selected_rows')
     WHERE (p_player IS NULL
            OR (p_side IN ('red', 'either') AND red_name = p_player)
            OR (p_side IN ('black', 'either') AND black_name = p_player))
