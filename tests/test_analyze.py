@@ -18,7 +18,7 @@ import pytest
 from import_support import DATA, invoke_xqdb, rows as query, run_xqdb, xqdb_command
 from test_locked import refused, wait_for
 from xqdb.db.holder import note_path, read_note
-from xqdb.analysis.games import RECHECK_SHIFT, curve_for, game_positions
+from xqdb.analysis.games import RECHECK_GAIN, RECHECK_SHIFT, curve_for, game_positions
 from xqdb.db.evals import game_evals
 from xqdb.pipeline.importer import import_paths
 from xqdb.position import Position
@@ -337,6 +337,21 @@ def test_recheck_searches_deeply_only_around_the_flagged_moves(db: Path) -> None
     assert deep <= 2 * rechecked
     assert query(db, "SELECT search_limit, count(*) FROM evals GROUP BY ALL ORDER BY 1") == [
         ("depth=1", fast), ("depth=2", deep)]
+
+
+def test_the_deep_pass_judges_each_move_the_fast_pass_saw_gain(db: Path) -> None:
+    # No move does better than the best one, so a move that gains expected score in the
+    # fast pass marks a misjudged position before or after it, and is searched again.
+    analyze(db, "--engine", "builtin", "--recheck", "depth=1", "--depth", "2", "--game", "8")
+    con = duckdb.connect(str(db), read_only=True)
+    engine, = con.execute("SELECT DISTINCT engine FROM evals").fetchone()
+    fast, deep = (game_evals(con, 8, engine, limit) for limit in ("depth=1", "depth=2"))
+    curve = curve_for(engine)
+    gained = [ply for ply in range(1, len(fast)) if RECHECK_GAIN is not None
+              and (1 - fast[ply].expectation(curve, ply))
+              - fast[ply - 1].expectation(curve, ply - 1) >= RECHECK_GAIN]
+    assert gained, "the fast pass saw no move gain: the game tests nothing"
+    assert [ply for ply in gained if not {ply - 1, ply} <= set(deep)] == []
 
 
 @pytest.mark.slow

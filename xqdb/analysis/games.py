@@ -41,7 +41,7 @@ __all__ = ["JUDGEMENTS", "Thresholds", "DEFAULT_FAST", "DEFAULT_DEEP", "BUILTIN_
            "BUILTIN_DEEP", "too_shallow", "Evaluation", "EvalCache", "MoveJudgement",
            "GameAnalysis", "GameAnalyser", "judge_moves", "recheck_plies", "shifted_plies",
            "analyse_two_pass", "game_positions", "Repetitions", "analyse_game", "Cp", "Mate", "WinCurve",
-           "curve_for", "RECHECK_LOSS", "RECHECK_SHIFT"]
+           "curve_for", "RECHECK_LOSS", "RECHECK_GAIN", "RECHECK_SHIFT"]
 
 
 @dataclass(frozen=True)
@@ -270,34 +270,46 @@ RECHECKED = ("allowed_mate", "missed_mate", "blunder", "mistake")
 #: least this much of the expected score, and the moves within this many plies of them.
 RECHECK_LOSS = 0.085
 RECHECK_RADIUS = 0
+#: And the moves that gained at least this much: no move can do better than the best one,
+#: so a gain says the fast pass misjudged the position before the move or the one after,
+#: and the deep searches of the two find which (then :data:`RECHECK_SHIFT` takes over).
+#: Chosen with bench/bench_defaults.py on 31 real games (a fast pass at 50,000 nodes,
+#: against one pass at 1,000,000): with it, 72 of the 82 mistakes or worse are found
+#: instead of 69, and 25 of the 26 serious errors as before, at 31.0 % of the reference's
+#: nodes against 30.3 %. On the 8 of those games it was first tried on, before its
+#: threshold was chosen (bench/data/ccpd-heldout-b.pgn), it found nothing more.
+RECHECK_GAIN: float | None = 0.16
 #: Then, as long as a deep search moves a position's expected score this far from the fast
 #: pass's, the two moves beside that position are checked again too (:func:`shifted_plies`).
-#: Chosen with bench/bench_defaults.py (15 real games, a fast pass at 50,000 nodes, against
-#: one pass at 1,000,000), from a grid of fast limits (20,000, 50,000, 100,000 nodes) and
-#: thresholds: the two rules together find all 17 serious errors and 48 of the 52 mistakes
-#: or worse, at 32 % of the reference's nodes, with no move misclassed; the moves that lost
-#: 0.05 alone found 16 and 45 at 31 %. On 8 other games (bench/data), see the README.
-RECHECK_SHIFT: float | None = 0.05
+#: Chosen with the same benchmark, from a grid of fast limits (20,000, 50,000, 100,000
+#: nodes) and thresholds; on games the defaults were not chosen on, see the README.
+RECHECK_SHIFT: float | None = 0.055
 
 
 def recheck_plies(judged: Iterable[MoveJudgement], plies: int, *,
                   least_loss: float | None = RECHECK_LOSS,
-                  radius: int = RECHECK_RADIUS) -> set[int]:
+                  radius: int = RECHECK_RADIUS,
+                  least_gain: float | None = RECHECK_GAIN) -> set[int]:
     """The plies a deep pass searches again after a fast one: each move that lost at least
     ``least_loss`` (with ``None``: each move flagged a mistake or worse, :data:`RECHECKED`)
-    and the moves within ``radius`` plies of it, in a game of ``plies`` moves.
+    or gained at least ``least_gain``, and the moves within ``radius`` plies of it, in a
+    game of ``plies`` moves.
 
     A wider ``radius`` catches a swing the fast pass put on the wrong move (a shallow
     search sees the punishment a ply late, or the threat a ply early), at a cost.
 
-    >>> fast = judge_moves(1, [Move.from_uci("h2e2")] * 3, {0: Evaluation(Cp(0)),
-    ...     1: Evaluation(Cp(0)), 2: Evaluation(Cp(900)), 3: Evaluation(Cp(-900))},
-    ...     [1, 2, 3], (), WinCurve(), Thresholds())
-    >>> sorted(recheck_plies(fast, 3)), sorted(recheck_plies(fast, 3, least_loss=None, radius=1))
-    ([2], [1, 2, 3])
+    >>> fast = judge_moves(1, [Move.from_uci("h2e2")] * 4, {0: Evaluation(Cp(0)),
+    ...     1: Evaluation(Cp(0)), 2: Evaluation(Cp(900)), 3: Evaluation(Cp(-900)),
+    ...     4: Evaluation(Cp(-300))}, [1, 2, 3, 4], (), WinCurve(), Thresholds())
+    >>> sorted(recheck_plies(fast, 4)), sorted(recheck_plies(fast, 4, least_gain=None))
+    ([2, 4], [2])
+    >>> sorted(recheck_plies(fast, 4, least_loss=None, radius=1, least_gain=None))
+    [1, 2, 3]
     """
-    flagged = {m.ply for m in judged if (m.judgement in RECHECKED if least_loss is None
-                                         else m.loss >= least_loss)}
+    flagged = {m.ply for m in judged
+               if (m.judgement in RECHECKED if least_loss is None else m.loss >= least_loss)
+               or (least_gain is not None
+                   and m.expected_after - m.expected_before >= least_gain)}
     return {p + d for p in flagged for d in range(-radius, radius + 1)} & \
         set(range(1, plies + 1))
 
