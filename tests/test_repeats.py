@@ -1,8 +1,11 @@
-"""A record that repeats one replayed lately is not replayed again, and lands exactly as
-if it had been: every table the same as an import that replays every record."""
+"""A record that repeats one replayed earlier in the import is not replayed again (nor
+built into rows, when the earlier one is known to be stored), by whichever worker, and
+lands exactly as if it had been: every table the same as an import that replays every
+record."""
 
 from __future__ import annotations
 
+import multiprocessing
 import shutil
 from pathlib import Path
 
@@ -11,7 +14,9 @@ import pytest
 from datafiles import DATA, SHARED_DATA
 from import_support import all_rows
 from xqdb.db import rows
+from xqdb.pipeline import importer
 from xqdb.pipeline.importer import ImportSummary, import_paths
+from xqdb.pipeline.repeats import SeenRecords, place
 from xqdb.replay import Repeats
 
 ENDINGS = DATA / "ccpd" / "endings"
@@ -23,13 +28,19 @@ def import_both_ways(paths: list[str], tmp_path: Path, monkeypatch: pytest.Monke
     """Import ``paths`` in this process replaying every record, then again keeping
     replays for repeats: the rows of each, the second's summary, and how many of its
     records were not replayed."""
-    monkeypatch.setattr(rows, "REPEATS", Repeats(kept=0))
+    replay_every_record(monkeypatch)
     import_paths(paths, tmp_path / "every.duckdb", jobs=1)
     kept = Repeats()
     monkeypatch.setattr(rows, "REPEATS", kept)
+    monkeypatch.setattr(importer, "SEEN_SLOTS", 1 << 12)
     summary = import_paths(paths, tmp_path / "kept.duckdb", jobs=1)
     return (all_rows(tmp_path / "every.duckdb"), all_rows(tmp_path / "kept.duckdb"), summary,
-            kept.hits)
+            kept.hits + summary.unreplayed)
+
+
+def replay_every_record(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(rows, "REPEATS", Repeats(kept=0))
+    monkeypatch.setattr(importer, "SEEN_SLOTS", 0)
 
 
 def test_a_game_filed_twice_is_replayed_once_and_counted_as_the_duplicate_it_is(
@@ -60,3 +71,48 @@ def test_every_table_of_the_corpus_is_the_same_with_repeats_not_replayed(
     assert summary.records == 11_791
     for table in every:
         assert kept[table] == every[table], table
+
+
+def test_a_repeat_read_by_another_worker_is_linked_without_a_replay(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A work unit per file, so the files go to both workers in turn. The copies come 30
+    # units after their originals: by then the writer has received the originals, so
+    # whichever worker reads a copy links it.
+    monkeypatch.setattr(importer, "UNIT_SOURCES", 1)
+    games = sorted(ENDINGS.glob("*.pgn"))
+    folders = {name: tmp_path / "games" / name for name in ("a-first", "b-others", "c-copies")}
+    for folder in folders.values():
+        folder.mkdir(parents=True)
+    for game in games:
+        shutil.copy(game, folders["a-first"] / game.name)
+        shutil.copy(game, folders["c-copies"] / game.name)
+    others = [DATA / "pgn-chinese-15.pgn", DATA / "pgn-wxf-fullwidth-15.pgn"]
+    for number, other in enumerate(others):
+        for index, text in enumerate(other.read_text(encoding="utf-8").split("\n\n[")):
+            (folders["b-others"] / f"{number}-{index:02}.pgn").write_text(
+                "[" * bool(index) + text, encoding="utf-8")
+    assert len(list(folders["b-others"].iterdir())) == 30
+    summary = import_paths([str(tmp_path / "games")], tmp_path / "kept.duckdb", jobs=2)
+    replay_every_record(monkeypatch)
+    import_paths([str(tmp_path / "games")], tmp_path / "every.duckdb", jobs=2)
+    assert summary.unreplayed == len(games)
+    assert summary.records == 2 * len(games) + 30
+    every, kept = all_rows(tmp_path / "every.duckdb"), all_rows(tmp_path / "kept.duckdb")
+    for table in every:
+        assert kept[table] == every[table], table
+
+
+def test_a_worker_takes_another_ones_replay_only_once_the_writer_has_its_unit() -> None:
+    seen = SeenRecords(64, shared=True)
+    other = multiprocessing.get_context("fork").Process(
+        target=seen.add, args=(12345, place(3, 0), 99))
+    other.start()
+    other.join()
+    assert seen.earlier(12345, place(5, 0)) is None  # unit 3 may yet be lost
+    seen.received(3, lost=False)
+    assert seen.earlier(12345, place(5, 0)) == 99
+    assert seen.earlier(12345, place(3, 0)) is None  # not a repeat of itself
+    seen.add(777, place(6, 1), 5)
+    seen.received(4, lost=True)  # what other workers replayed may never be stored now
+    assert seen.earlier(12345, place(5, 0)) is None
+    assert seen.earlier(777, place(6, 2)) == 5  # its own replays still count

@@ -762,7 +762,9 @@ def _fields(columns: tuple[Column, ...] | list[Column]) -> list[pa.Field]:
 #: The workers' staging schemas, by stage.
 STAGES: dict[str, pa.Schema] = {
     "sources": pa.schema(_KEY + _fields(_SOURCES)),
-    "records": pa.schema(_KEY + _fields(RECORD_COLUMNS)),
+    # ``linked``: a repeat of an earlier record, staged without its game's columns and
+    # moves (see xqdb.pipeline.repeats); the writer links it to that record's game.
+    "records": pa.schema(_KEY + _fields(RECORD_COLUMNS) + [pa.field("linked", pa.bool_())]),
     "moves": pa.schema(_ROW + _fields(MOVE_COLUMNS)),
     "variation_moves": pa.schema(_ROW + _fields(VARIATION_COLUMNS)),
     "rule_events": pa.schema(_ROW + _fields(EVENT_COLUMNS)),

@@ -25,7 +25,7 @@ from ..formats.sources import name_bytes, readable
 from ..errors import ErrorKind
 from ..replay import ReplayedGame, Repeats, Status
 from .columns import (
-    MOVE_COLUMNS, POSITION_COLUMNS, RECORD_COLUMNS, STAGES, Take, event_rows, takes,
+    MOVE_COLUMNS, POSITION_COLUMNS, RECORD_COLUMNS, STAGES, TABLES, Take, event_rows, takes,
 )
 from .comment_evals import comment_evals
 from .writer import Staged
@@ -33,6 +33,12 @@ from .writer import Staged
 #: How each staged record's columns are taken, in staging order (after ``unit, seq``).
 _RECORD_TAKES = takes(RECORD_COLUMNS)
 _POSITION_TAKES = takes(POSITION_COLUMNS)
+#: What a record linked to an earlier game stages: the columns ``game_records`` and
+#: ``raw_records`` keep, and those the writer decides by; the game's own are left empty.
+_LINKED_NAMES = {*TABLES["game_records"].names, *TABLES["raw_records"].names, "status",
+                 "error_kind"}
+_LINKED_TAKES = tuple(c.take if c.name in _LINKED_NAMES else None for c in RECORD_COLUMNS)
+_CONTENT_HASH = [c.name for c in RECORD_COLUMNS].index("content_hash")
 #: The move columns the builder collects from each replay, as lists; ``row``, ``ply``
 #: and ``key_before`` follow from them and each game's ply count (see UnitBuilder.moves_table).
 _PER_MOVE: tuple[tuple[str, Take], ...] = tuple((c.name, c.take) for c in MOVE_COLUMNS if c.take)
@@ -112,7 +118,7 @@ class UnitBuilder:
         if game.record.format in POSITION_FORMATS:
             self.positions.append((self.number, seq, *[take(game) for take in _POSITION_TAKES]))
             return
-        self.records.append((self.number, seq, *[take(game) for take in _RECORD_TAKES]))
+        self.records.append((self.number, seq, *[take(game) for take in _RECORD_TAKES], False))
         plies = game.plies
         self.plies.append(plies)
         self.start_keys.append(game.start_key)
@@ -132,6 +138,19 @@ class UnitBuilder:
         if self.spool is not None and (len(self.moves[0]) >= self.spill_rows
                                        or self.held_bytes >= self.spill_bytes):
             self.spill()
+
+    def add_linked(self, seq: int, record: GameRecord, content: int) -> None:
+        """Add a record that repeats an earlier, valid one whose game's content hash is
+        ``content``: the writer links it to that game, so it needs neither the game's
+        columns nor its moves."""
+        stand_in = ReplayedGame(record=record, start_fen=record.fen or "")
+        row: list[object] = [None if take is None else take(stand_in) for take in _LINKED_TAKES]
+        row[_CONTENT_HASH] = content
+        self.records.append((self.number, seq, *row, True))
+        self.plies.append(0)
+        self.start_keys.append(None)
+        self.rows += 1
+        self.held_bytes += len(record.raw)
 
     def moves_table(self) -> pa.Table:
         """The moves held, with ``row`` (the record's place in the unit), ``ply`` and

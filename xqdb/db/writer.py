@@ -151,7 +151,7 @@ _RECORD_NAMES = _names(TABLES["game_records"].names)
 _RAW_NAMES = _names(TABLES["raw_records"].names)
 _POSITION_NAMES = _names(TABLES["positions"].names)
 #: What the writer reads of every staged record to decide its ids.
-_DECIDING = ["unit", "seq", "status", "content_hash", "error_kind"]
+_DECIDING = ["unit", "seq", "status", "content_hash", "error_kind", "linked"]
 
 
 @dataclass
@@ -637,7 +637,7 @@ class Writer:
         for table in keys:
             unit_ids = _UnitIds()
             columns = [table[c].to_pylist() for c in _DECIDING]
-            for unit, seq, status, content, kind in zip(*columns):
+            for unit, seq, status, content, kind, linked in zip(*columns):
                 source_id = source_ids.get((unit, seq))
                 unit_ids.source_ids.append(source_id)
                 if source_id is None:
@@ -648,6 +648,13 @@ class Writer:
                 valid = status == "valid"
                 game_id = first.get(content) if valid else None
                 new = game_id is None
+                if new and linked:
+                    # Staged without its moves as the repeat of an earlier record that is
+                    # not stored: storing it would make a game without moves.
+                    raise DatabaseError(
+                        f"a record of source {source_id} was read as the repeat of an earlier "
+                        "record that was not stored; nothing of this batch was written: "
+                        "import again")
                 if new:
                     last += 1
                     game_id = last

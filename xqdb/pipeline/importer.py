@@ -30,6 +30,8 @@ from typing import BinaryIO, cast
 
 from ..errors import BadArgumentError, CannotRunError, DatabaseError
 from ..db.holder import WriterNote
+from ..db.columns import move_codes
+from ..db.dedupe import content_hash
 from ..db.rows import UnitBuilder, replay_record
 from ..errors import ErrorKind
 from ..db.schema import connect
@@ -38,6 +40,7 @@ from ..formats.hashing import HashingReader, open_hashed, open_range
 from ..formats.sources import (READ_ERRORS, STDIN, SentSource, Skipped, Source, SourceError,
                                no_such_path, read_failure, readable, walk)
 from .executors import Executor, default_jobs, idle_cores, open_executor, require_paths
+from .repeats import SLOTS, SeenRecords, current as current_seen, place, repeat_key, seen_records
 
 log = logging.getLogger("xqdb.import")
 
@@ -75,6 +78,8 @@ RANGE_BYTES_VARIABLE = "XQDB_RANGE_BYTES"
 #: The writer commits once it holds this many staged records (or a spilled unit), or
 #: records read from this many bytes: a batch of big records stays a few of them.
 COMMIT_RECORDS = 4000
+#: Slots of the table of records seen, by which repeats are linked without a replay (0: none).
+SEEN_SLOTS = SLOTS
 COMMIT_BYTES = 8 << 20
 
 
@@ -116,6 +121,10 @@ class UnitResult:
     skipped_sources: int = 0
     failed_sources: list[str] = field(default_factory=list)
     passed_over: list[str] = field(default_factory=list)
+    linked: int = 0
+    """Records staged as repeats of earlier ones, neither replayed nor built into rows."""
+    lost: bool = False
+    """Read by no worker (see :func:`lost_unit`)."""
 
 
 @dataclass
@@ -141,6 +150,9 @@ class ImportSummary:
     """New games stored."""
     duplicates: int = 0
     """Records linked to a game stored earlier (same start and moves)."""
+    unreplayed: int = 0
+    """Of the duplicates, those known as repeats of an earlier record before their
+    replay, and so neither replayed nor built into rows (see :mod:`.repeats`)."""
     moves: int = 0
     positions: int = 0
     """Positions stored from position lists (EPD files): records, but not games."""
@@ -237,8 +249,10 @@ def import_paths(paths: Sequence[str], db: str | os.PathLike[str], *, jobs: int 
     jobs = jobs or idle_cores()
     summary = ImportSummary()
     start = time.perf_counter()
-    # The pool must exist before DuckDB starts its threads (see xqdb.pipeline.executors).
-    with open_executor(jobs, scheduler) as executor:
+    # The pool must exist before DuckDB starts its threads (see xqdb.pipeline.executors),
+    # and the table of records seen before the pool, whose workers share it.
+    with seen_records(SEEN_SLOTS if scheduler is None else 0, shared=jobs > 1) as seen, \
+            open_executor(jobs, scheduler) as executor:
         try:
             con = connect(db)
         except DatabaseError as exc:
@@ -272,7 +286,7 @@ def import_paths(paths: Sequence[str], db: str | os.PathLike[str], *, jobs: int 
                         progress(unit, so_far)
 
                 _write(writer, _read_units(executor, units, send_inputs), summary, noted,
-                       commit_records)
+                       commit_records, seen)
                 writer.refresh_lookups()
                 writer.link_players()
                 writer.checkpoint()
@@ -546,7 +560,7 @@ def _is_own(path: str, db: str) -> bool:
 
 def _write(writer: Writer, results: Iterable[UnitResult], summary: ImportSummary,
            progress: Callable[[UnitResult, ImportSummary], None] | None,
-           commit_records: int) -> None:
+           commit_records: int, seen: SeenRecords | None = None) -> None:
     held: list[UnitResult] = []
     held_records = held_bytes = 0
 
@@ -572,6 +586,9 @@ def _write(writer: Writer, results: Iterable[UnitResult], summary: ImportSummary
         held, held_records, held_bytes = [], 0, 0
 
     for result in results:
+        if seen is not None:  # from here on, the workers may link repeats to its records
+            seen.received(result.number, result.lost)
+        summary.unreplayed += result.linked
         summary.bytes += result.bytes
         summary.failed_sources.extend(result.failed_sources)
         summary.passed_over.extend(result.passed_over)
@@ -603,6 +620,8 @@ def read_unit(unit: WorkUnit) -> UnitResult:
     out = UnitBuilder(unit.number, unit.spool, SPILL_ROWS, SPILL_BYTES)
     result = UnitResult(unit.number, Staged())
     part = unit.part
+    seen = current_seen()
+    index = 0  # the record's place in the unit, for the records seen (see repeats.place)
     for seq, (source, known) in enumerate(zip(unit.sources, unit.known)):
         if not isinstance(source, Source):
             _add_unread(out, result, seq, source)
@@ -639,9 +658,19 @@ def read_unit(unit: WorkUnit) -> UnitResult:
                     error = record.error
                     break
                 fmt, enc = fmt or record.format, enc or record.encoding
+                at, index = place(unit.number, index), index + 1
+                key = repeat_key(record) if seen is not None else None
+                content = None if key is None or seen is None else seen.earlier(key, at)
+                if content is not None:
+                    out.add_linked(seq, record, content)
+                    records += 1
+                    result.linked += 1
+                    continue
                 game = replay_record(record)
                 out.add_game(seq, game)
                 records += 1
+                if key is not None and seen is not None and game.is_valid:
+                    seen.add(key, at, content_hash(game.start_fen, move_codes(game)))
                 if not game.is_valid:
                     result.invalid += 1
                     log.info("%s: invalid%s: %s", record.origin,
@@ -694,7 +723,7 @@ def lost_unit(unit: WorkUnit, why: str) -> UnitResult:
     """The result of a unit no worker lived to read: every source stored as unreadable,
     saying why, so the run goes on and the next one reads them again."""
     out = UnitBuilder(unit.number, None, SPILL_ROWS)
-    result = UnitResult(unit.number, Staged())
+    result = UnitResult(unit.number, Staged(), lost=True)
     for seq, source in enumerate(unit.sources):
         if not isinstance(source, Source):
             _add_unread(out, result, seq, source)

@@ -1,0 +1,150 @@
+"""Records that repeat an earlier record of the same import, across its worker processes.
+
+Collections hold the same game many times: one file filed in several folders of an
+archive, or copied into every anthology that has it (29 % of the records of ccpd-dev.zip).
+:class:`~xqdb.replay.Repeats` reuses a process's own recent replays. This table goes
+further: made by the parent before it starts its workers, and shared by them, it tells a
+worker that the same record (the same start, notation and move texts) was replayed
+earlier in input order, and what its content hash is. The worker then neither replays the
+record nor builds its moves: it stages only what ``game_records`` and ``raw_records``
+keep, and the writer links it to the earlier game, as it links every duplicate.
+
+A worker takes another process's word only for units the parent has already received
+(it stores every unit it receives, or the whole import fails); once a unit is lost with
+its worker, only a process's own replays count. The table has a fixed number of slots,
+one record each, so memory stays the same however big the input: a record that lost its
+slot to another is replayed again, as before.
+
+    seen = SeenRecords(slots=1024, shared=False)
+    key = repeat_key(record)
+    if key is not None and (content := seen.earlier(key, order)) is not None:
+        ...  # a repeat of the game whose content hash is ``content``
+"""
+
+from __future__ import annotations
+
+import ctypes
+import multiprocessing
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager, nullcontext
+from hashlib import blake2b
+from typing import Any
+
+from ..db.rows import POSITION_FORMATS
+from ..formats.record import GameRecord
+from ..notation import REGISTRY
+from ..replay import REPEAT_BYTES
+
+#: Slots of the table: 8 MiB, shared by the workers.
+SLOTS = 1 << 18
+#: One slot: the record's key, its game's content hash, its place in input order and the
+#: process that replayed it.
+_WIDTH = 4
+_OWNERS: dict[int, int] = {}
+
+
+def repeat_key(record: GameRecord) -> int | None:
+    """A 64-bit key of what a replay of ``record`` reads (start, notation, the ``Format``
+    tag, the move texts), or ``None`` for a record that no other may stand for: one that
+    failed to read, has variations, is a position rather than a game, is very long, or is
+    written in a notation whose dialect a replay settles.
+
+    >>> from xqdb.formats.record import GameRecord, Origin
+    >>> first, again = (GameRecord(origin=Origin(name), format="pgn", notation="uci")
+    ...                 for name in ("a.pgn", "b.pgn"))
+    >>> first.moves.extend(["h2e2", "h9g7"]); again.moves.extend(["h2e2", "h9g7"])
+    >>> repeat_key(first) == repeat_key(again) != None
+    True
+    """
+    if (record.error is not None or record.mainline.variations
+            or len(record.raw) > REPEAT_BYTES or record.format in POSITION_FORMATS):
+        return None
+    entry = REGISTRY.get(record.notation)
+    if entry is None or entry.twin is not None:
+        return None
+    digest = blake2b(digest_size=8)
+    for text in (record.fen or "", record.notation, record.tags.get("Format") or "",
+                 *record.moves):
+        digest.update(text.encode("utf-8", "surrogatepass"))
+        digest.update(b"\x00")
+    return int.from_bytes(digest.digest(), "little") or 1  # 0 marks an empty slot
+
+
+def _owner() -> int:
+    """This process's mark in the slots it fills: drawn at random, as a process id can
+    be given again to the worker that replaces a lost one."""
+    pid = os.getpid()
+    if pid not in _OWNERS:
+        _OWNERS[pid] = int.from_bytes(os.urandom(8), "little") | 1
+    return _OWNERS[pid]
+
+
+def place(unit: int, index: int) -> int:
+    """A record's place in input order: its unit's number, then its index in the unit."""
+    return unit << 32 | index
+
+
+class SeenRecords:
+    """The records replayed so far in an import, by :func:`repeat_key`: a fixed table of
+    ``slots``, in memory that forked workers share when ``shared``."""
+
+    def __init__(self, slots: int = SLOTS, *, shared: bool = True) -> None:
+        self.slots = slots
+        self._table: Any = (multiprocessing.RawArray(ctypes.c_uint64, _WIDTH * slots)
+                            if shared else (ctypes.c_uint64 * (_WIDTH * slots))())
+        # [0]: the last unit received by the parent; [1]: 1 once a unit was lost.
+        self._state: Any = (multiprocessing.RawArray(ctypes.c_int64, 2) if shared
+                            else (ctypes.c_int64 * 2)())
+        self._state[0] = -1
+        self._lock: Any = multiprocessing.Lock() if shared else nullcontext()
+
+    def earlier(self, key: int, at: int) -> int | None:
+        """The content hash of the record ``key`` replayed before place ``at`` (see
+        :func:`place`), if this process can rely on it being stored."""
+        slot = _WIDTH * (key % self.slots)
+        with self._lock:
+            found, content, first, owner = self._table[slot:slot + _WIDTH]
+            received, lost = self._state[0], self._state[1]
+        if found != key or first >= at:
+            return None
+        if owner == _owner() or (not lost and first >> 32 <= received):
+            return int(content)
+        return None
+
+    def add(self, key: int, at: int, content: int) -> None:
+        """Note that the record ``key`` at place ``at`` replayed to a valid game whose
+        content hash is ``content``."""
+        slot = _WIDTH * (key % self.slots)
+        with self._lock:
+            if self._table[slot] == key and self._table[slot + 2] <= at:
+                return
+            self._table[slot:slot + _WIDTH] = [key, content, at, _owner()]
+
+    def received(self, unit: int, lost: bool) -> None:
+        """Note (in the parent) that unit ``unit`` was received, read or ``lost`` with
+        its worker: a lost unit's replays will never be stored."""
+        with self._lock:
+            if lost:
+                self._state[1] = 1
+            self._state[0] = max(self._state[0], unit)
+
+
+_SEEN: SeenRecords | None = None
+
+
+@contextmanager
+def seen_records(slots: int, shared: bool) -> Iterator[SeenRecords | None]:
+    """A table for one import (none when ``slots`` is 0), which :func:`current` gives
+    its reading processes; made before the workers are forked, so they share it."""
+    global _SEEN
+    _SEEN = SeenRecords(slots, shared=shared) if slots else None
+    try:
+        yield _SEEN
+    finally:
+        _SEEN = None
+
+
+def current() -> SeenRecords | None:
+    """The table of the import this process reads for, if any."""
+    return _SEEN
