@@ -287,6 +287,8 @@ def import_paths(paths: Sequence[str], db: str | os.PathLike[str], *, jobs: int 
 
                 _write(writer, _read_units(executor, units, send_inputs), summary, noted,
                        commit_records, seen)
+                # The workers are done: what is left is DuckDB's, on every core.
+                con.execute(f"SET threads = {default_jobs()}")
                 writer.refresh_lookups()
                 writer.link_players()
                 writer.checkpoint()
