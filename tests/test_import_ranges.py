@@ -202,3 +202,26 @@ def test_force_reads_a_big_file_again_in_ranges_and_replaces_its_rows(
                 "SELECT count(*) FROM games", "SELECT count(*) FROM stored_moves"):
         assert rows(db, sql) == rows(whole, sql), sql
     assert len(_ranges(db)) > 20
+
+
+def test_a_big_position_list_is_read_in_ranges_with_the_rows_of_one_reading(
+        tmp_path: Path) -> None:
+    # xqwizard's EPD files (GBK names), twice over with blank lines and a line that is no
+    # FEN between: a few dozen ranges of whole lines.
+    lists = [(DATA / "endgames" / name).read_bytes() for name in ("FUNNY.EPD", "_K.EPD")]
+    path = tmp_path / "positions.epd"
+    path.write_bytes(b"\n\n".join(lists) + b"\nnot a position\n" + b"\r\n".join(lists))
+    assert path.stat().st_size > 20 * 2000
+    whole, two = tmp_path / "whole.duckdb", tmp_path / "two.duckdb"
+    import_paths([str(path)], whole, jobs=1, range_bytes=1 << 40)
+    summary = import_paths([str(path)], two, jobs=2, range_bytes=2000)
+    ranges = _ranges(two)
+    assert len(ranges) > 20
+    assert ranges[0][1] == 0 and ranges[-1][2] == path.stat().st_size
+    assert all(a[2] == b[1] for a, b in zip(ranges, ranges[1:]))
+    assert sum(r[5] for r in ranges) == summary.records == summary.positions
+    assert all_rows(two) == all_rows(whole)
+    # Placed as in the whole file: the line that is no FEN, by its line number.
+    line = path.read_bytes().split(b"\n").index(b"not a position") + 1
+    assert rows(two, "SELECT line FROM positions WHERE error LIKE '%not a position%'") == \
+        [(line,)]

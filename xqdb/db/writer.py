@@ -68,6 +68,8 @@ class Part:
     """The whole source's sha256, known when its last range is planned (only then)."""
     encoding: str = ""
     """The encoding detected from the source's head, which every range reads with."""
+    format: str = "pgn"
+    """The source's format (as :func:`xqdb.formats.splitting` found it)."""
 
     def rows(self, records: int) -> str:
         return f"bytes {self.start}-{self.stop}, records {self.record + 1}-{self.record + records}"

@@ -162,48 +162,60 @@ def read_source(source: Source, format: str | None = None, encoding: str | None 
 
 @dataclass(frozen=True)
 class Splitting:
-    """How a big source is read in byte ranges: the encoding detected from its head, and
-    the offset and line of each of its records (see :func:`splitting`)."""
+    """How a big source is read in byte ranges: its format, the encoding detected from
+    its head, and the offset and line of each of its records (see :func:`splitting`)."""
 
     encoding: str
     starts: Iterator[tuple[int, int]]
+    format: str = pgn.FORMAT
+
+
+#: The formats a big file can be read in ranges of, by the module that reads a range.
+_RANGED = {pgn.FORMAT: pgn, epd.FORMAT: epd}
 
 
 def splitting(source: Source, stream: BinaryIO, format: str | None = None,
               encoding: str | None = None) -> Splitting | None:
     """How ``source`` (opened as ``stream``, read from its start) can be read in ranges
-    that begin at record starts, or ``None`` when it cannot: a format other than PGN (as
-    sniffed, or ``format``), or PGN in UTF-16. The starts are found as the reader would
-    find them, holding one record at a time, from ``stream``, which the caller closes.
+    that begin at record starts, or ``None`` when it cannot: a format other than PGN and
+    EPD (as sniffed, or ``format``), or PGN in UTF-16. The starts are found as the reader
+    would find them, holding one record at a time, from ``stream``, which the caller
+    closes.
     """
     head = stream.read(_HEAD)
     if format is None and unopened_archive(head, source.name):
         return None
-    if (format or sniff_format(head, source.name)) != pgn.FORMAT or not pgn.splits(head, encoding):
-        return None
-    return Splitting(encoding or detect_encoding(head), pgn.record_starts(rewound(stream, head)))
+    fmt = format or sniff_format(head, source.name)
+    if fmt == pgn.FORMAT and pgn.splits(head, encoding):
+        return Splitting(encoding or detect_encoding(head),
+                         pgn.record_starts(rewound(stream, head)))
+    if fmt == epd.FORMAT:
+        return Splitting(epd.file_encoding(head, encoding),
+                         epd.record_starts(rewound(stream, head)), epd.FORMAT)
+    return None
 
 
 def read_range(source: Source, stream: BinaryIO, index: int, offset: int, line: int,
-               file_encoding: str, encoding: str | None = None) -> Iterator[GameRecord]:
-    """Yield the records of a byte range of ``source`` (a PGN file: see :func:`splitting`),
-    whose bytes ``stream`` holds, and which begins at the record numbered ``index``
-    (0-based, in the whole file), at byte ``offset`` and ``line``: records are numbered
-    and placed as in the whole file. Like :func:`read_source`, a reader that breaks ends
-    with an error record; ``stream`` is closed here.
+               file_encoding: str, encoding: str | None = None,
+               format: str = pgn.FORMAT) -> Iterator[GameRecord]:
+    """Yield the records of a byte range of ``source`` (a file of ``format`` that
+    :func:`splitting` cuts), whose bytes ``stream`` holds, and which begins at the record
+    numbered ``index`` (0-based, in the whole file), at byte ``offset`` and ``line``:
+    records are numbered and placed as in the whole file. Like :func:`read_source`, a
+    reader that breaks ends with an error record; ``stream`` is closed here.
     """
     origin = Origin(source.display_path, source.member if source.member_index is None
                     else source.shown_member_copy, index, offset, line)
     count = 0
     try:
-        for record in pgn.read_range(stream, origin, file_encoding, encoding):
+        for record in _RANGED[format].read_range(stream, origin, file_encoding, encoding):
             count += 1
             yield record
     except READ_ERRORS as exc:
         yield _source_error(origin, f"cannot read: {read_failure(exc)}")
     except Exception as exc:  # a reader bug must not end the user's batch
         where = Origin(origin.path, origin.member, index=index + count)
-        yield _source_error(where, f"{pgn.FORMAT} reader failed after {index + count} "
+        yield _source_error(where, f"{format} reader failed after {index + count} "
                             f"records: {type(exc).__name__}: {exc}")
     finally:
         stream.close()

@@ -170,17 +170,20 @@ def head_lines(head: bytes) -> list[bytes]:
     return [line for line in lines[:-1] if line.strip()] or [line for line in lines if line.strip()]
 
 
-def numbered_lines(stream: BinaryIO, head: bytes = b"", chunk_size: int = 1 << 16
-                   ) -> Iterator[tuple[int, int, bytes]]:
+def numbered_lines(stream: BinaryIO, head: bytes = b"", chunk_size: int = 1 << 16,
+                   first_line: int = 1, offset: int = 0) -> Iterator[tuple[int, int, bytes]]:
     """``(line number, offset, line)`` for each line of ``stream``, whose first bytes
     ``head`` were already read; lines keep a ``\\r`` before their ``\\n``, and are read a
-    chunk at a time so that a big file is never held whole.
+    chunk at a time so that a big file is never held whole. A stream that holds a part of
+    a file from a line start on gives that line's number and offset in the whole file.
 
     >>> import io
     >>> list(numbered_lines(io.BytesIO(b"b\\r\\n\\nc"), b"a"))
     [(1, 0, b'ab\\r'), (2, 4, b''), (3, 5, b'c')]
+    >>> list(numbered_lines(io.BytesIO(b"c"), first_line=3, offset=5))
+    [(3, 5, b'c')]
     """
-    pending, number, offset = head, 0, 0
+    pending, number = head, first_line - 1
     while True:
         chunk = stream.read(chunk_size)
         pending += chunk

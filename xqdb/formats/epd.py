@@ -42,14 +42,51 @@ def sniff(head: bytes, name: str) -> bool:
 def read(stream: BinaryIO, origin: Origin, encoding: str | None = None) -> Iterator[GameRecord]:
     """Yield one record per non-blank line."""
     head = stream.read(_HEAD)
-    # Names are too short to tell GBK from Big5 by their characters; xqwizard writes
-    # GBK first, so a file that is not UTF-8 is read as GB18030.
-    file_encoding = encoding or ("utf-8" if detect_encoding(head) == "utf-8" else "gb18030")
-    index = 0
-    for number, offset, line in numbered_lines(stream, head):
+    yield from _records(numbered_lines(stream, head), origin, file_encoding(head, encoding),
+                        encoding is None)
+
+
+def file_encoding(head: bytes, encoding: str | None = None) -> str:
+    """The encoding a file starting with ``head`` is read in (``encoding``, the user's,
+    if given). Names are too short to tell GBK from Big5 by their characters; xqwizard
+    writes GBK first, so a file that is not UTF-8 is read as GB18030.
+
+    >>> file_encoding(b"9/9 w ; a"), file_encoding("9/9 w ; 对".encode("gbk"))
+    ('utf-8', 'gb18030')
+    """
+    return encoding or ("utf-8" if detect_encoding(head) == "utf-8" else "gb18030")
+
+
+def record_starts(stream: BinaryIO) -> Iterator[tuple[int, int]]:
+    """Byte offset and 1-based line of every record (non-blank line) of an EPD stream:
+    :func:`read_range` from any of them on reads the records :func:`read` reads there.
+
+    >>> import io
+    >>> list(record_starts(io.BytesIO(b"9/9 w\\n\\n9/9 b\\n")))
+    [(0, 1), (7, 3)]
+    """
+    for number, offset, line in numbered_lines(stream):
+        if line.strip():
+            yield offset, number
+
+
+def read_range(stream: BinaryIO, origin: Origin, file_encoding: str,
+               encoding: str | None = None) -> Iterator[GameRecord]:
+    """Yield the records of a byte range of an EPD file that begins at a record start
+    (see :func:`record_starts`): ``origin`` gives the range's first record number, byte
+    offset and line in the whole file, so records are numbered and placed as :func:`read`
+    of the whole file would; ``file_encoding`` is :func:`file_encoding` of the file's head.
+    """
+    lines = numbered_lines(stream, first_line=origin.line or 1, offset=origin.offset or 0)
+    yield from _records(lines, origin, file_encoding, encoding is None, origin.index)
+
+
+def _records(lines: Iterator[tuple[int, int, bytes]], origin: Origin, file_encoding: str,
+             fallback: bool, index: int = 0) -> Iterator[GameRecord]:
+    for number, offset, line in lines:
         if line.strip():
             where = dataclasses.replace(origin, index=index, line=number, offset=offset)
-            yield parse_line(line.rstrip(b"\r"), where, file_encoding, encoding is None)
+            yield parse_line(line.rstrip(b"\r"), where, file_encoding, fallback)
             index += 1
 
 

@@ -25,7 +25,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import BinaryIO, cast
+from typing import TYPE_CHECKING, BinaryIO, cast
 
 
 from ..errors import BadArgumentError, CannotRunError, DatabaseError
@@ -40,6 +40,8 @@ from ..formats.hashing import HashingReader, open_hashed, open_range
 from ..formats.sources import (READ_ERRORS, STDIN, SentSource, Skipped, Source, SourceError,
                                no_such_path, read_failure, readable, walk)
 from .executors import Executor, default_jobs, idle_cores, open_executor, require_paths
+if TYPE_CHECKING:
+    from ..formats import Splitting
 from .repeats import SLOTS, SeenRecords, current as current_seen, place, repeat_key, seen_records
 
 log = logging.getLogger("xqdb.import")
@@ -68,7 +70,7 @@ DUCKDB_WORKING_MEMORY = 64 << 20
 #: checkpoint at a commit within the working memory can fail, which DuckDB takes as fatal
 #: for the connection: the import then stopped with exit 4.)
 DUCKDB_CHECKPOINT = "256MB"
-#: A file bigger than this (in a format that allows it: PGN) is read in ranges of about
+#: A file bigger than this (in a format that allows it: PGN, EPD) is read in ranges of about
 #: this many bytes, cut at record starts: each is a work unit any worker takes, stored in a
 #: transaction of its own. ``XQDB_RANGE_BYTES`` in the environment overrides it. (A
 #: commit's memory follows its range: on a 50 MB PGN, ranges of 8 MiB peaked the parent at
@@ -226,7 +228,7 @@ def import_paths(paths: Sequence[str], db: str | os.PathLike[str], *, jobs: int 
     open the inputs at the same paths, unless ``send_inputs`` sends them the bytes
     (standard input is always sent).
 
-    A PGN file bigger than ``range_bytes`` (default :func:`default_range_bytes`) is read
+    A PGN or EPD file bigger than ``range_bytes`` (default :func:`default_range_bytes`) is read
     in ranges of about that size cut at record starts, by all the workers at once, and
     stored a range per transaction: the rows and ids are those of a reading in one piece,
     and a run stopped in its middle goes on after the last range stored.
@@ -492,14 +494,14 @@ def plan_ranges(source: Source, known: str | None, stored: list[tuple[int, int, 
     if split is None:
         stream.close()
         return None
-    return _ranges(source, stream, split.encoding, split.starts, range_bytes, resume,
-                   len(stored), format, encoding)
+    return _ranges(source, stream, split, range_bytes, resume, len(stored), format, encoding)
 
 
-def _ranges(source: Source, stream: HashingReader, file_encoding: str,
-            starts: Iterator[tuple[int, int]], range_bytes: int, resume: int | None,
-            resumed: int, format: str | None, encoding: str | None) -> Iterator[Part]:
+def _ranges(source: Source, stream: HashingReader, split: Splitting, range_bytes: int,
+            resume: int | None, resumed: int, format: str | None, encoding: str | None
+            ) -> Iterator[Part]:
     """The ranges of :func:`plan_ranges`, from the record starts the file's reading gives."""
+    starts, file_encoding, fmt = split.starts, split.encoding, split.format
     start, line, first, number = 0, 1, 0, 0
     planned = False
     try:
@@ -512,20 +514,22 @@ def _ranges(source: Source, stream: HashingReader, file_encoding: str,
                 start, line, first, number, resume = offset, at, index, resumed, None
             elif offset >= start + range_bytes:
                 planned = True
-                yield Part(number, start, offset, line, first, encoding=file_encoding)
+                yield Part(number, start, offset, line, first, encoding=file_encoding,
+                           format=fmt)
                 start, line, first, number = offset, at, index, number + 1
         else:
             if resume is None:
                 stream.close()  # hashes what the reading left, if anything
                 yield Part(number, start, source.size, line, first, last=True,
-                           sha256=stream.digest.hexdigest(), encoding=file_encoding)
+                           sha256=stream.digest.hexdigest(), encoding=file_encoding,
+                           format=fmt)
                 return
     except READ_ERRORS:
         if planned or resume is None:
             # The rest is one range, without the whole file's hash: its reading, or the
             # writer, says what failed, and the next import reads the file again.
             yield Part(number, start, source.size, line, first, last=True,
-                       encoding=file_encoding)
+                       encoding=file_encoding, format=fmt)
             return
     finally:
         stream.close()
@@ -653,7 +657,7 @@ def read_unit(unit: WorkUnit) -> UnitResult:
         records_read = read_source(source, format=unit.format, encoding=unit.encoding,
                                    stream=stream) if part is None else \
             read_range(source, stream, part.record, part.start, part.line, part.encoding,
-                       unit.encoding)
+                       unit.encoding, part.format)
         try:
             for record in records_read:
                 if is_source_failure(record):
