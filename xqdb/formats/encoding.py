@@ -228,7 +228,7 @@ class _Prepended(io.RawIOBase):
             self._rest.close()
         super().close()
 
-    def readinto(self, buffer: bytearray) -> int:  # type: ignore[override]
+    def readinto(self, buffer: Any) -> int:  # a memoryview, from BufferedReader
         if self._head:
             n = min(len(buffer), len(self._head))
             buffer[:n] = self._head[:n]
