@@ -42,7 +42,9 @@ from ..formats.sources import (READ_ERRORS, STDIN, SentSource, Skipped, Source, 
 from .executors import Executor, default_jobs, idle_cores, open_executor, require_paths
 if TYPE_CHECKING:
     from ..formats import Splitting
-from .repeats import SLOTS, SeenRecords, current as current_seen, place, repeat_key, seen_records
+from .repeats import (
+    SLOTS, SeenRecords, current as current_seen, for_run, place, repeat_key, seen_records,
+)
 
 log = logging.getLogger("xqdb.import")
 
@@ -110,6 +112,9 @@ class WorkUnit:
     spool: str | None = None
     part: Part | None = None
     """The byte range to read of the unit's one source, when it is read in ranges."""
+    run: int = 0
+    """The import's number, drawn at random, on a cluster: a worker's own table of the
+    records it replayed is kept per import (see :func:`xqdb.pipeline.repeats.for_run`)."""
 
 
 @dataclass
@@ -317,7 +322,9 @@ def _read_units(executor: Executor, units: Iterable[WorkUnit], send_inputs: bool
     window = 8 * executor.jobs
     if executor.is_local:
         return executor.map(read_unit, units, window, lost=lost_unit)
-    return executor.map(read_unit_on_worker, (for_cluster(u, send_inputs) for u in units),
+    run = int.from_bytes(os.urandom(8), "little") >> 1 | 1
+    return executor.map(read_unit_on_worker,
+                        (replace(for_cluster(u, send_inputs), run=run) for u in units),
                         window)
 
 
@@ -626,7 +633,7 @@ def read_unit(unit: WorkUnit) -> UnitResult:
     out = UnitBuilder(unit.number, unit.spool, SPILL_ROWS, SPILL_BYTES)
     result = UnitResult(unit.number, Staged())
     part = unit.part
-    seen = current_seen()
+    seen = current_seen() or (for_run(unit.run) if unit.run else None)
     index = 0  # the record's place in the unit, for the records seen (see repeats.place)
     for seq, (source, known) in enumerate(zip(unit.sources, unit.known)):
         if not isinstance(source, Source):

@@ -11,9 +11,11 @@ keep, and the writer links it to the earlier game, as it links every duplicate.
 
 A worker takes another process's word only for units the parent has already received
 (it stores every unit it receives, or the whole import fails); once a unit is lost with
-its worker, only a process's own replays count. The table has a fixed number of slots,
-one record each, so memory stays the same however big the input: a record that lost its
-slot to another is replayed again, as before.
+its worker, only a process's own replays count. A cluster's workers do not share the
+parent's memory: each process keeps a table of its own per import (:func:`for_run`), in
+which only its own replays count. The table has a fixed number of slots, one record each,
+so memory stays the same however big the input: a record that lost its slot to another
+is replayed again, as before.
 
     seen = SeenRecords(slots=1024, shared=False)
     key = repeat_key(record)
@@ -26,6 +28,8 @@ from __future__ import annotations
 import ctypes
 import multiprocessing
 import os
+import threading
+from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
 from hashlib import blake2b
@@ -148,3 +152,24 @@ def seen_records(slots: int, shared: bool) -> Iterator[SeenRecords | None]:
 def current() -> SeenRecords | None:
     """The table of the import this process reads for, if any."""
     return _SEEN
+
+
+#: Imports whose tables a cluster worker keeps (a worker may serve several imports).
+RUNS_KEPT = 2
+_RUNS: OrderedDict[int, SeenRecords] = OrderedDict()
+_RUNS_LOCK = threading.Lock()
+
+
+def for_run(run: int) -> SeenRecords:
+    """This process's own table for the import ``run`` (a random number the parent draws),
+    for a worker that does not share the parent's memory: a cluster's. Only this
+    process's own replays count in it, and a worker whose process is lost takes them
+    with it. Threads of one process share it: each slot is read and written whole."""
+    with _RUNS_LOCK:
+        table = _RUNS.get(run)
+        if table is None:
+            table = _RUNS[run] = SeenRecords(shared=False)
+            while len(_RUNS) > RUNS_KEPT:
+                _RUNS.popitem(last=False)
+        _RUNS.move_to_end(run)
+        return table
