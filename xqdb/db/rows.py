@@ -113,12 +113,14 @@ class UnitBuilder:
                              name_bytes(path), None if member is None else name_bytes(member),
                              member_index))
 
-    def add_game(self, seq: int, game: ReplayedGame) -> None:
-        """Add a replayed record: a game, or a position for a positions list."""
+    def add_game(self, seq: int, game: ReplayedGame) -> int | None:
+        """Add a replayed record: a game, or a position for a positions list; returns the
+        game's content hash (``None`` for a position)."""
         if game.record.format in POSITION_FORMATS:
             self.positions.append((self.number, seq, *[take(game) for take in _POSITION_TAKES]))
-            return
-        self.records.append((self.number, seq, *[take(game) for take in _RECORD_TAKES], False))
+            return None
+        taken = [take(game) for take in _RECORD_TAKES]
+        self.records.append((self.number, seq, *taken, False))
         plies = game.plies
         self.plies.append(plies)
         self.start_keys.append(game.start_key)
@@ -138,6 +140,7 @@ class UnitBuilder:
         if self.spool is not None and (len(self.moves[0]) >= self.spill_rows
                                        or self.held_bytes >= self.spill_bytes):
             self.spill()
+        return taken[_CONTENT_HASH]
 
     def add_linked(self, seq: int, record: GameRecord, content: int) -> None:
         """Add a record that repeats an earlier, valid one whose game's content hash is

@@ -30,8 +30,6 @@ from typing import TYPE_CHECKING, BinaryIO, cast
 
 from ..errors import BadArgumentError, CannotRunError, DatabaseError
 from ..db.holder import WriterNote
-from ..db.columns import move_codes
-from ..db.dedupe import content_hash
 from ..db.rows import UnitBuilder, replay_record
 from ..errors import ErrorKind
 from ..db.schema import connect
@@ -680,10 +678,11 @@ def read_unit(unit: WorkUnit) -> UnitResult:
                     result.linked += 1
                     continue
                 game = replay_record(record)
-                out.add_game(seq, game)
+                replayed = out.add_game(seq, game)
                 records += 1
-                if key is not None and seen is not None and game.is_valid:
-                    seen.add(key, at, content_hash(game.start_fen, move_codes(game)))
+                if key is not None and seen is not None and game.is_valid \
+                        and replayed is not None:
+                    seen.add(key, at, replayed)
                 if not game.is_valid:
                     result.invalid += 1
                     log.info("%s: invalid%s: %s", record.origin,
