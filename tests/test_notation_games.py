@@ -22,6 +22,8 @@ import pytest
 from datafiles import DATA
 from xqdb import Move, Position
 from xqdb.notation import read_move, write_move
+from xqdb.notation.chinese import write_lone_wxf_and_chinese
+from xqdb.notation.registry import REGISTRY
 from xqdb.rules import FenError
 
 _TAG = re.compile(r'\[(\w+)\s+"(.*)"\]')
@@ -95,6 +97,33 @@ def test_fifteen_games_match_their_coordinate_twins(name: str, notation: str, te
         pos.push(Move.from_uci(uci))
     assert write_move(pos, Move.from_uci("e5e6"), notation if notation != "auto" else
                       ("chinese" if name.startswith("pgn-chinese") else "wxf")) == written
+
+
+@pytest.mark.parametrize(("name", "notation"), [
+    ("pgn-chinese-15.pgn", "chinese"), ("pgn-wxf-fullwidth-15.pgn", "wxf")])
+def test_a_reader_says_the_piece_is_alone_on_its_file_only_when_it_is(name: str,
+                                                                      notation: str) -> None:
+    """What a replay is told by the reader (that the piece stands alone on its file, so
+    its texts follow from the piece and the move) holds on the board at every ply, and
+    the texts written from it are the writers' own."""
+    read_alone = REGISTRY[notation].read_alone
+    assert read_alone is not None
+    alone_plies = plies = 0
+    for _, texts in pgn_games((DATA / name).read_text(encoding="utf-8")):
+        pos = Position()
+        for text in texts:
+            move, _, alone = read_alone(pos, text)
+            piece = pos.board[move.from_square]
+            on_file = sum(pos.board[sq] == piece for sq in range(move.from_square % 9, 90, 9))
+            assert alone == (on_file == 1), (text, pos.fen())
+            if alone:
+                assert write_lone_wxf_and_chinese(piece, move) == (
+                    write_move(pos, move, "wxf"), write_move(pos, move, "chinese"))
+            alone_plies += alone
+            plies += 1
+            pos.push(move)
+    # The 17 others move one of two pieces on a file, told apart by 前/后 (+/-).
+    assert (plies, alone_plies) == (1378, 1361)
 
 
 def gbk_games() -> list[tuple[str, dict[str, str], list[str]]]:

@@ -26,7 +26,7 @@ from .errors import ErrorKind, FenError, IllegalMoveError, MoveError, UnknownNot
 from .formats.record import (KEPT_RECORD_BYTES, MAX_RECORD_BYTES, GameRecord, Line,
                              too_large_message)
 from .notation import REGISTRY, read_move, reader_for
-from .notation.chinese import script_of, write_wxf_and_chinese
+from .notation.chinese import script_of, write_lone_wxf_and_chinese, write_wxf_and_chinese
 from .notation.registry import DialectError, settle_by_replay
 from .notation.san import MATE, check_mark, write_san
 from .notation.coordinates import write_iccs
@@ -222,27 +222,36 @@ def replay(record: GameRecord, move_limit: int | None = DEFAULT_MOVE_LIMIT) -> R
     san_marks, told_apart = game.san_marks.append, write_san.told_apart
     start_check = pos.is_check()
     is_legal, push, zobrist, is_check = pos.is_legal, pos.push, pos.zobrist, pos.is_check
-    write_texts = write_wxf_and_chinese
-    # Chinese and WXF texts name a piece, so reading them already finds the legal move.
-    resolves_legal = notation in REGISTRY and REGISTRY[notation].names_pieces
+    write_texts, write_lone_texts = write_wxf_and_chinese, write_lone_wxf_and_chinese
+    # Chinese and WXF texts name a piece, so reading them already finds the legal move,
+    # and most often that the piece stands alone on its file, which its texts follow from.
+    entry = REGISTRY.get(notation)
+    resolves_legal = entry is not None and entry.names_pieces
+    read_alone = entry.read_alone if entry is not None else None
     try:
         read = reader_for(notation)
     except UnknownNotationError as exc:
         return _fail(game, exc.kind, str(exc))
+    alone = False
     for ply, text in enumerate(record.moves, start=1):
         try:
-            move, loose = read(pos, text)
+            if read_alone is not None:
+                move, loose, alone = read_alone(pos, text)
+            else:
+                move, loose = read(pos, text)
         except MoveError as exc:
             return _fail(game, exc.kind, str(exc), ply, text, pos)
         if not resolves_legal and not is_legal(move):
             return _fail(game, IllegalMoveError.kind, _illegal(pos, move, text), ply, text, pos)
         if loose:
             game.loose.append(ply - 1)
+        piece = board[move.from_square]
         captured = board[move.to_square]
-        pieces(board[move.from_square])
+        pieces(piece)
         captures(captured)
         moves(move)
-        wxf_text, chinese_text = write_texts(board, move)
+        wxf_text, chinese_text = (write_lone_texts(piece, move) if alone
+                                  else write_texts(board, move))
         wxf(wxf_text)
         chinese(chinese_text)
         san_marks(told_apart(pos, move))

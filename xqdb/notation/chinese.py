@@ -28,7 +28,7 @@ from ..rules.board import (
 from ..rules.position import BasePosition
 from .coordinates import NotationError
 from .tables import CHINESE_NUMERALS, NUMERALS, PIECE_GLYPHS, SIDE_NUMERALS
-from .wxf import WXF_PLAIN, write_wxf
+from .wxf import write_wxf, write_wxf_plain
 from .describe import (
     BACKWARD, FORWARD, FRONT, MIDDLE, NTH, REAR, SIDEWAYS, Description, DescriptionReader,
     FILE_OF, Order, file_number, locate, motion,
@@ -144,12 +144,28 @@ def write_wxf_and_chinese(board: list[int], move: Move) -> tuple[str, str]:
     f = move.from_square
     piece = board[f]
     if board[FILE_OF[f]].count(piece) == 1:
-        key = move.code
-        wxf = WXF_PLAIN[piece].get(key)
-        chinese = SIMPLIFIED_PLAIN[piece].get(key)
-        if wxf is not None and chinese is not None:
-            return wxf, chinese
+        return write_lone_wxf_and_chinese(piece, move)
     return write_wxf(board, move), write_chinese(board, move)
+
+
+#: LONE_TEXTS[piece][move.code]: the WXF and simplified texts of a move by a piece alone
+#: on its file, once written (see :func:`write_lone_wxf_and_chinese`).
+LONE_TEXTS: dict[int, dict[int, tuple[str, str]]] = {piece: {} for piece in SIMPLIFIED_PLAIN}
+
+
+def write_lone_wxf_and_chinese(piece: int, move: Move) -> tuple[str, str]:
+    """The WXF and (simplified) Chinese texts of the legal ``move`` of ``piece``, which
+    stands alone on its file: they follow from the two alone. A replay whose reader found
+    the piece alone (``read_chinese_alone``, ``read_wxf_alone``) writes its texts so.
+
+    >>> write_lone_wxf_and_chinese(-HORSE, Move.from_uci("h9g7"))
+    ('H8+7', '马８进７')
+    """
+    texts = LONE_TEXTS[piece].get(move.code)
+    if texts is None:
+        texts = LONE_TEXTS[piece][move.code] = (
+            write_wxf_plain(piece, move), _SIMPLIFIED.plain_text(piece, move))
+    return texts
 
 
 def _describe(text: str) -> Description | None:
@@ -204,6 +220,9 @@ def parse_chinese(pos: BasePosition, text: str) -> tuple[Move, bool]:
 
 
 _read = DescriptionReader(lambda text: _describe(text.strip()), "a Chinese move like 炮二平五")
+#: :func:`parse_chinese`, also telling whether the piece stands alone on its file (see
+#: :meth:`~xqdb.notation.describe.DescriptionReader.read_alone`).
+read_chinese_alone = _read.read_alone
 
 
 def _glyphs(style: _Style) -> str:

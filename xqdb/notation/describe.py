@@ -129,6 +129,20 @@ class DescriptionReader:
         >>> str(read.read_move(BasePosition(), "C2.5")[0])
         'h2e2'
         """
+        move, loose, _ = self.read_alone(pos, text)
+        return move, loose
+
+    def read_alone(self, pos: BasePosition, text: str) -> tuple[Move, bool, bool]:
+        """Like :meth:`read_move`, and whether the piece that moves stands alone on its
+        file, as reading found out: its texts then follow from the piece and the move
+        alone, and a replay writing them need not look at the file again.
+
+        >>> from xqdb.rules import BasePosition
+        >>> read = DescriptionReader(lambda text: Description(CANNON, 2, None, 0, 5), "C2.5")
+        >>> move, loose, alone = read.read_alone(BasePosition(), "C2.5")
+        >>> str(move), loose, alone
+        ('h2e2', False, True)
+        """
         color = pos.turn
         reading = self._readings[color].get(text)
         if reading is None:
@@ -141,9 +155,10 @@ class DescriptionReader:
                 move = moves[column.index(piece)]
                 if move is not None:
                     if pos.is_legal(move):
-                        return move, False
+                        return move, False, True
                     raise IllegalMoveError(f"{text!r}: {pos.explain_illegal(move)}")
-        return resolve(pos, desc, text)
+        move, loose = resolve(pos, desc, text)
+        return move, loose, False
 
     def _reading(self, text: str, color: Color) -> "_Reading":
         """Prepare ``text`` for ``color`` to move: done once, as reading a text is per ply."""

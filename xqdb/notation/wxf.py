@@ -48,7 +48,8 @@ _TAILS: dict[int, list[str | None]] = {RED: [None] * 8100, BLACK: [None] * 8100}
 WXF_PLAIN: dict[int, dict[int, str]] = {piece: {} for piece in _HEADS}
 
 
-def _plain(piece: int, move: Move) -> str:
+def write_wxf_plain(piece: int, move: Move) -> str:
+    """The WXF text of ``move`` by ``piece`` alone on its file (``C2.5``)."""
     key = move.code
     text = WXF_PLAIN[piece].get(key)
     if text is None:
@@ -77,12 +78,12 @@ def write_wxf(board: list[int], move: Move) -> str:
     f = move.from_square
     piece = board[f]
     if board[FILE_OF[f]].count(piece) == 1:
-        # Nearly every move: looked up here, a call less per ply than through _plain.
+        # Nearly every move: looked up here, a call less per ply than through write_wxf_plain.
         text = WXF_PLAIN[piece].get(move.code)
-        return text if text is not None else _plain(piece, move)
+        return text if text is not None else write_wxf_plain(piece, move)
     loc = locate(board, move)
     if loc.peers == 1:
-        return _plain(piece, move)
+        return write_wxf_plain(piece, move)
     color = RED if piece > 0 else BLACK
     tail = _tail(color, move)
     number = str(file_number(color, f % 9))
@@ -159,6 +160,9 @@ def parse_wxf(pos: BasePosition, text: str) -> tuple[Move, bool]:
 
 
 _read = DescriptionReader(lambda text: _describe(fold(text)), "a WXF move like C2.5")
+#: :func:`parse_wxf`, also telling whether the piece stands alone on its file (see
+#: :meth:`~xqdb.notation.describe.DescriptionReader.read_alone`).
+read_wxf_alone = _read.read_alone
 
 
 __all__ = ["parse_wxf", "write_wxf", "describes_wxf", "OPERATORS"]
