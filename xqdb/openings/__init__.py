@@ -24,7 +24,7 @@ games (Yvonne761, CC BY 4.0): see ``data/README.md``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from ..rules.board import Move
@@ -129,14 +129,16 @@ def _describe(test: Test, texts: list[str]) -> str:
     return f"no:  {side} played {text} only at ply {test.ply + 1}, after ply {test.within + 1}"
 
 
-def classify(moves: Iterable[Move | str], start_fen: str | None = None) -> Classification | None:
+def classify(moves: Iterable[Move | str], start_fen: str | None = None,
+             pieces: Sequence[int] | None = None) -> Classification | None:
     """The opening of a game given as ``Move``s or move texts in any notation.
 
     Returns ``None`` for a game that does not start from the standard position: ECCO
     has no code for it. Only the first :data:`~xqdb.openings.line.OPENING_PLIES` plies
-    are read.
+    are read. ``pieces``, the piece that made each move as a replay found it, spares
+    working that out again (see :meth:`OpeningLine.read`).
     """
-    line = OpeningLine.read(moves, start_fen)
+    line = OpeningLine.read(moves, start_fen, pieces=pieces)
     if line is None:
         return None
     grouping = group(line)

@@ -77,21 +77,27 @@ class OpeningLine:
 
     @classmethod
     def read(cls, moves: Iterable[Move | str], start_fen: str | None = None,
-             plies: int = OPENING_PLIES) -> OpeningLine | None:
+             plies: int = OPENING_PLIES, pieces: Sequence[int] | None = None
+             ) -> OpeningLine | None:
         """The opening of a game given as ``Move``s or move texts in any notation.
 
         Moves are not checked when given as ``Move``s (a replayed game's are already);
         texts are read on the board, and one that names no legal move raises
-        :class:`~xqdb.notation.NotationError`.
+        :class:`~xqdb.notation.NotationError`. ``pieces``, the signed piece that made each
+        of the ``Move``s, as a replay found them, spares following them on a board.
 
         >>> OpeningLine.read(["h2e2"], start_fen="4k4/9/9/9/9/9/9/9/4C4/4K4 w") is None
         True
+        >>> OpeningLine.read([Move.from_uci("h2e2")], pieces=[6]).pieces
+        (6,)
         """
         if start_fen is not None and not is_standard_start(start_fen):
             return None
+        if pieces is not None and isinstance(moves, Sequence):
+            return cls._of(list(moves[:plies]), list(pieces[:plies]))
         board = list(_START_BOARD)
         played: list[Move] = []
-        pieces: list[int] = []
+        made_by: list[int] = []
         pos: Position | None = None
         for item in moves:
             if len(played) == plies:
@@ -112,7 +118,13 @@ class OpeningLine:
             if pos is not None:
                 pos.push(move)
             played.append(move)
-            pieces.append(piece)
+            made_by.append(piece)
+        return cls._of(played, made_by)
+
+    @classmethod
+    def _of(cls, played: list[Move], pieces: list[int]) -> OpeningLine:
+        """The line of the moves ``played`` by ``pieces``, mirrored into ECCO's frame when
+        it opens on the left."""
         mirrored = bool(played) and played[0].from_square % 9 in _LEFT_FILES
         if mirrored:
             played = [mirror_move(move) for move in played]

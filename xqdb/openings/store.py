@@ -22,7 +22,7 @@ def classify_game(game: ReplayedGame) -> Classification | None:
     """
     if not game.is_valid:
         return None
-    return classify(game.moves, game.start_fen)
+    return classify(game.moves, game.start_fen, pieces=game.pieces)
 
 
 def stored_values(result: Classification | None) -> tuple[str | None, str | None, str | None,
