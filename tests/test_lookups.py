@@ -11,11 +11,13 @@ import duckdb
 import pytest
 
 from xqdb import Database
+from xqdb.db import lookups
 from xqdb.db.lookups import MOST_RUNS, material_states, rebuild, through
 from xqdb.db.schema import SCHEMA_VERSION
 from xqdb.db.upgrade import upgrade
 from xqdb.pipeline.importer import import_paths
 from xqdb.position import position_after
+from datafiles import DATA
 
 SAMPLE_GAMES = Path(__file__).resolve().parents[1] / "sample_games"
 
@@ -146,6 +148,55 @@ def test_each_import_appends_a_run_and_many_runs_are_sorted_again(tmp_path: Path
     rebuild(con)
     assert con.execute("SELECT * FROM position_keys ORDER BY ALL").fetchall() == before
     assert ordered == 0
+    con.close()
+
+
+def physical(con: duckdb.DuckDBPyConnection, table: str, columns: str) -> list[tuple]:
+    """The rows of ``table``, as stored (in the order of their row ids)."""
+    return con.execute(f"SELECT {columns} FROM {table} ORDER BY rowid").fetchall()
+
+
+def test_the_runs_of_small_imports_are_sorted_again_without_the_rest(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Many small imports into a big database sort their own rows again, not the big
+    import's: the import of a few games into millions must not sort millions of rows."""
+    monkeypatch.setattr(lookups, "WHOLE_SHARE", 0.5)
+    path = tmp_path / "runs.duckdb"
+    import_paths([str(DATA / "pgn-chinese-15.pgn")], path, jobs=1)
+    con = duckdb.connect(str(path))
+    first = physical(con, "position_keys", "*")
+    first_spans = physical(con, "material_spans", "*")
+    con.close()
+    small = sorted((DATA / "pgn-gbk").glob("*.PGN"))[:MOST_RUNS]
+    for one in small:
+        import_paths([str(one)], path, jobs=1)
+    con = duckdb.connect(str(path))
+    meta = dict(con.execute("SELECT key, value FROM meta").fetchall())
+    # The 15 games' run, then the 8 imports' runs sorted into one: 8 of 23 games is less
+    # than half, so the first run stays as it was.
+    assert (meta["lookups_runs"], meta["lookups_sorted"], meta["lookups_through"]) == ("2", "15", "23")
+    for table, order, before in (("position_keys", "key, game_id, ply", first),
+                                 ("material_spans", "signature, game_id, ply", first_spans)):
+        stored = physical(con, table, "*")
+        assert stored[:len(before)] == before
+        assert stored[len(before):] == con.execute(
+            f"SELECT * FROM {table} WHERE game_id > 15 ORDER BY {order}").fetchall()
+    everything = con.execute("SELECT * FROM position_keys ORDER BY ALL").fetchall()
+    con.close()
+    shutil.copyfile(path, tmp_path / "rebuilt.duckdb")
+    con = duckdb.connect(str(tmp_path / "rebuilt.duckdb"))
+    rebuild(con)
+    assert con.execute("SELECT * FROM position_keys ORDER BY ALL").fetchall() == everything
+    con.close()
+    # Seven more runs make too many again, and the 15 games since the whole sort are half
+    # of the 30: the table is sorted whole.
+    for one in sorted((DATA / "pgn-gbk").glob("*.PGN"))[MOST_RUNS:MOST_RUNS * 2 - 1]:
+        import_paths([str(one)], path, jobs=1)
+    con = duckdb.connect(str(path))
+    meta = dict(con.execute("SELECT key, value FROM meta").fetchall())
+    assert (meta["lookups_runs"], meta["lookups_sorted"], meta["lookups_through"]) == ("1", "30", "30")
+    keys = [row[0] for row in physical(con, "position_keys", "key")]
+    assert keys == sorted(keys)
     con.close()
 
 

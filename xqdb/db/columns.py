@@ -708,7 +708,8 @@ MATERIAL_COUNTS = tuple(f"{COLOR_NAMES[side]}_{PIECE_NAMES[kind]}" for side in (
 TABLES: dict[str, Table] = {t.name: t for t in (
     Table("meta", (Column("key", "VARCHAR", "`schema_version`; `lookups_through` (the last game "
                           "id the lookup tables cover), `lookups_runs` (the sorted runs "
-                          "they hold), `tree_through` (the last game id `tree_moves` "
+                          "they hold), `lookups_sorted` (the last game id of their first "
+                          "run, sorted whole), `tree_through` (the last game id `tree_moves` "
                           "counts), `tree_games` (a digest of the games it counted) and "
                           "`tree_threshold` (the positions it counts: those of as many rows "
                           "of `position_keys` or more)", primary_key=True),

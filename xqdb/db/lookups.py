@@ -21,10 +21,13 @@ of gathering the first moves of every game out of ``moves``.
 
 The tables cover the games up to ``meta.lookups_through`` (a game id). An import brings
 them up to date once, at its end (:func:`refresh`): the new games' rows are appended,
-sorted among themselves, as one more *run*; after :data:`MOST_RUNS` runs a table is
-sorted again as a whole. A lookup reads every run (a row group or two each), and the
-games past ``lookups_through`` (an import killed before its end) from ``moves`` itself,
-where they are the last rows: its answer never misses a game.
+sorted among themselves, as one more *run*. After :data:`MOST_RUNS` runs, the runs since
+the table was last sorted whole (the games past ``meta.lookups_sorted``) are sorted
+again into one; the whole table only once they hold a :data:`WHOLE_SHARE` of its games,
+so that the import of a few games into ten million never sorts ten million games' rows.
+A lookup reads every run (a row group or two each), and the games past
+``lookups_through`` (an import killed before its end) from ``moves`` itself, where they
+are the last rows: its answer never misses a game.
 
 >>> import duckdb
 >>> from xqdb.db.schema import create_schema
@@ -48,11 +51,15 @@ from ..rules.board import (ADVISOR, BLACK, CANNON, CHARIOT, COLOR_NAMES, ELEPHAN
 
 #: Sorted runs a lookup table may hold before :func:`refresh` sorts it again whole.
 MOST_RUNS = 8
+#: The share of the games the runs since the last whole sort must hold for a table to be
+#: sorted whole again, rather than those runs alone: sorting costs what it sorts, so each
+#: game's rows are sorted whole a bounded number of times, however small the imports.
+WHOLE_SHARE = 1 / 8
 #: Bits per piece count in a material signature (a side has at most 5 pawns; a start
 #: position given by FEN is checked against the same counts).
 BITS = 5
 
-_THROUGH, _RUNS = "lookups_through", "lookups_runs"
+_THROUGH, _RUNS, _SORTED = "lookups_through", "lookups_runs", "lookups_sorted"
 _SIGNATURE = " | ".join(f"({name}::BIGINT << {BITS * i})"
                         for i, name in enumerate(MATERIAL_COUNTS))
 _COUNTS = ", ".join(f"((signature >> {BITS * i}) & {(1 << BITS) - 1})::TINYINT AS {name}"
@@ -123,13 +130,32 @@ def refresh(con: duckdb.DuckDBPyConnection) -> int:
     con.execute("DROP TABLE new_spans")
     fill_opening_moves(con, f"game_id > {done}")
     runs = read_meta(con, _RUNS) + 1
-    if runs > MOST_RUNS:
-        for table, order in _ORDER.items():
-            _sort(con, table, order)
-        runs = 1
+    if not done:  # the tables held nothing: the one run is the whole table
+        write_meta(con, _SORTED, last)
+    elif runs > MOST_RUNS:
+        runs = _merge_runs(con, last)
     write_meta(con, _RUNS, runs)
     write_meta(con, _THROUGH, last)
     return added
+
+
+def _merge_runs(con: duckdb.DuckDBPyConnection, last: int) -> int:
+    """Sort the runs appended since the tables were last sorted whole into one, or, once
+    they hold :data:`WHOLE_SHARE` of the games, the whole tables (then covering the games
+    up to ``last``); returns how many runs the tables then hold."""
+    sorted_through = read_meta(con, _SORTED)
+    row = con.execute("SELECT count(*), count(*) FILTER (game_id > ?) FROM games",
+                      [sorted_through]).fetchone()
+    assert row is not None
+    games, since = int(row[0]), int(row[1])
+    if since >= WHOLE_SHARE * games:
+        for table, order in _ORDER.items():
+            _sort(con, table, order)
+        write_meta(con, _SORTED, last)
+        return 1
+    for table, order in _ORDER.items():
+        _sort(con, table, order, f"game_id > {sorted_through}")
+    return 2
 
 
 def fill_opening_moves(con: duckdb.DuckDBPyConnection, games: str) -> None:
@@ -151,7 +177,7 @@ def rebuild(con: duckdb.DuckDBPyConnection) -> int:
     returns how many games they cover."""
     for table in ("position_keys", "material_spans", "material_signatures", "opening_moves"):
         con.execute(f"DELETE FROM {table}")
-    con.execute("DELETE FROM meta WHERE key IN (?, ?)", [_THROUGH, _RUNS])
+    con.execute("DELETE FROM meta WHERE key IN (?, ?, ?)", [_THROUGH, _RUNS, _SORTED])
     return refresh(con)
 
 
@@ -167,6 +193,9 @@ def forget_removed(con: duckdb.DuckDBPyConnection, game_ids: str) -> None:
     assert row is not None
     if int(row[0]) < through(con):
         write_meta(con, _THROUGH, int(row[0]))
+    if int(row[0]) < read_meta(con, _SORTED):
+        # Ids given out again come after the part sorted whole, and are sorted with the runs.
+        write_meta(con, _SORTED, int(row[0]))
 
 
 def create_lookup_macros(con: duckdb.DuckDBPyConnection) -> None:
@@ -214,10 +243,12 @@ def material_spans_sql(con: duckdb.DuckDBPyConnection, condition: str) -> str:
         WHERE {condition}"""
 
 
-def _sort(con: duckdb.DuckDBPyConnection, table: str, order: str) -> None:
+def _sort(con: duckdb.DuckDBPyConnection, table: str, order: str, rows: str = "TRUE") -> None:
+    """Store the rows of ``table`` that the condition ``rows`` selects again, at its end,
+    in the ``order`` given (a new run)."""
     con.execute(f"CREATE OR REPLACE TEMP TABLE sorted_rows AS SELECT * FROM {table}"
-                f" ORDER BY {order}")
-    con.execute(f"DELETE FROM {table}")
+                f" WHERE {rows} ORDER BY {order}")
+    con.execute(f"DELETE FROM {table} WHERE {rows}")
     con.execute(f"INSERT INTO {table} SELECT * FROM sorted_rows")
     con.execute("DROP TABLE sorted_rows")
 
