@@ -28,6 +28,7 @@ from import_support import DATA, all_rows, run_xqdb, xqdb_command
 from xqdb.pipeline.analyze import analyse_database
 from xqdb.engine import EngineSpec, Limit
 from xqdb.formats.sources import SentSource
+from xqdb.db.writer import StoredSources
 from xqdb.pipeline.importer import ImportSummary, for_cluster, import_paths, plan_units, \
     read_unit_on_worker
 from xqdb.pipeline.executors import ClusterUnavailableError, TaskLostError, WorkerSetupError, \
@@ -140,7 +141,7 @@ def test_a_worker_that_cannot_see_an_input_fails_naming_itself_and_the_path(
     game = tmp_path / "games" / "a.pgn"
     game.parent.mkdir()
     shutil.copy(DATA / "pgn-chinese-15.pgn", game)
-    unit = next(plan_units([str(game.parent)], {}, ImportSummary()))
+    unit = next(plan_units([str(game.parent)], StoredSources(None, 0), ImportSummary()))
     sent = for_cluster(unit, send_inputs=True)
     game.unlink()  # gone from every worker's view (they share this machine's files)
     with open_executor(scheduler=cluster) as executor:

@@ -156,6 +156,44 @@ _POSITION_NAMES = _names(TABLES["positions"].names)
 _DECIDING = ["unit", "seq", "status", "content_hash", "error_kind", "linked"]
 
 
+#: A source as the import knows it again: ``(real_path, member, member_index, bytes)``.
+SourceKey = tuple[str, str | None, int | None, int]
+
+
+class StoredSources:
+    """The hashes of the sources stored whole before an import, by :data:`SourceKey`, read
+    as the import comes to each file or archive: an import of a few files into a database
+    of millions of sources reads the rows of those files, not all of them.
+
+    >>> con = duckdb.connect()
+    >>> from xqdb.db.schema import create_schema
+    >>> create_schema(con)
+    >>> StoredSources(con, 0).hashes([("/games/a.pgn", None, None, 100)])
+    [None]
+    """
+
+    def __init__(self, con: duckdb.DuckDBPyConnection | None, through: int) -> None:
+        """``con`` is ``None`` for an import that replaces every source (nothing is
+        known); ``through`` is the last source id stored before the import began."""
+        self._con, self._through = con, through
+        self._hashes: dict[SourceKey, str] = {}
+        self._read: set[str] = set()
+
+    def hashes(self, keys: Sequence[SourceKey]) -> list[str | None]:
+        """The hash stored of each source of ``keys``, ``None`` for one not stored whole."""
+        if self._con is not None:
+            new = sorted({key[0] for key in keys} - self._read)
+            if new:
+                rows = self._con.execute(
+                    "SELECT real_path, member, member_index, bytes, sha256 FROM sources"
+                    " WHERE error IS NULL AND source_id <= ?"
+                    " AND real_path IN (SELECT unnest(?::VARCHAR[]))",
+                    [self._through, new]).fetchall()
+                self._hashes.update(((p, m, i, b), sha) for p, m, i, b, sha in rows)
+                self._read.update(new)
+        return [self._hashes.get(key) for key in keys]
+
+
 @dataclass
 class _UnitIds:
     """The ids decided for one unit's records, aligned with its records table's rows."""
@@ -211,16 +249,11 @@ class Writer:
         self._last_source, self._last_game = int(row[0]), int(row[1])
         self._registered: list[str] = []
 
-    def known_sources(self) -> dict[tuple[str, str | None, int | None, int], str]:
-        """``(real_path, member, member_index, bytes) -> sha256`` of the sources stored
-        whole: lets a worker
-        skip a source it would only re-read, after checking the hash. Empty when the
-        writer replaces every source."""
-        if self.replace:
-            return {}
-        rows = self.con.execute("SELECT real_path, member, member_index, bytes, sha256"
-                                " FROM sources WHERE error IS NULL").fetchall()
-        return {(p, m, i, b): s for p, m, i, b, s in rows}
+    def known_sources(self) -> StoredSources:
+        """The sources stored whole before this import: lets a worker skip a source it
+        would only re-read, after checking the hash. Knows none when the writer replaces
+        every source."""
+        return StoredSources(None if self.replace else self.con, self._last_source)
 
     def commit(self, batch: Sequence[Staged]) -> CommitCounts:
         """Store the staged results of consecutive work units in one transaction.

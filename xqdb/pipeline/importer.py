@@ -33,7 +33,7 @@ from ..db.holder import WriterNote
 from ..db.rows import UnitBuilder, replay_record
 from ..errors import ErrorKind
 from ..db.schema import connect
-from ..db.writer import Part, Staged, Writer, writing
+from ..db.writer import Part, Staged, StoredSources, Writer, writing
 from ..formats.hashing import HashingReader, open_hashed, open_range
 from ..formats.sources import (READ_ERRORS, STDIN, SentSource, Skipped, Source, SourceError,
                                no_such_path, read_failure, readable, walk)
@@ -409,7 +409,7 @@ def default_range_bytes() -> int:
     return size
 
 
-def plan_units(paths: Sequence[str], known: dict[tuple[str, str | None, int | None, int], str],
+def plan_units(paths: Sequence[str], known: StoredSources,
                summary: ImportSummary, format: str | None = None, encoding: str | None = None,
                spool: str | None = None, follow_links: bool = False,
                db: str | os.PathLike[str] | None = None, range_bytes: int = 0,
@@ -429,8 +429,10 @@ def plan_units(paths: Sequence[str], known: dict[tuple[str, str | None, int | No
     number = 0
 
     def unit() -> WorkUnit:
-        hints = tuple(known.get((readable(s.real_path), s.shown_member, s.member_index, s.size))
-                      if isinstance(s, Source) else None for s in batch)
+        sources = [s for s in batch if isinstance(s, Source)]
+        known_hashes = iter(known.hashes([
+            (readable(s.real_path), s.shown_member, s.member_index, s.size) for s in sources]))
+        hints = tuple(next(known_hashes) if isinstance(s, Source) else None for s in batch)
         return WorkUnit(number, tuple(batch), hints, format, encoding, spool)
 
     for item in walk(paths, follow_links=follow_links):
@@ -447,7 +449,7 @@ def plan_units(paths: Sequence[str], known: dict[tuple[str, str | None, int | No
         if isinstance(item, Source) and range_bytes and item.member is None \
                 and item_size > range_bytes:
             key = (readable(item.real_path), item.shown_member, item.member_index, item.size)
-            parts = plan_ranges(item, known.get(key), (stored or {}).get(key, []), range_bytes,
+            parts = plan_ranges(item, known.hashes([key])[0], (stored or {}).get(key, []), range_bytes,
                                 format, encoding)
             if parts is not None:
                 if batch:
