@@ -29,6 +29,7 @@ collection and not of one game repeated:
     python bench/bench_scale.py                          # 100k and 1M games
     python bench/bench_scale.py --sizes 100000 1000000 10000000 --work /tmp/scale
     python bench/bench_scale.py --keep                   # keep the databases for the next run
+    python bench/bench_scale.py --keep --small-imports 19  # and time 19 one-game imports
 """
 
 from __future__ import annotations
@@ -265,6 +266,37 @@ def run_queries(path: Path, memory: str, threads: int, repeat: int) -> dict[str,
             "peak_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
 
 
+def small_imports(target: Path, count: int) -> None:
+    """Import ``count`` files of one game each (the xqbase games of ``tests/data``, at
+    most 20) into a copy of the database at ``target``, one import at a time, and print how
+    long each took: what keeping a large collection up to date costs. The databases are
+    built without the tree's counts, so the first import counts the tree whole."""
+    import shutil
+    from xqdb.pipeline.importer import import_paths
+
+    size = target.stat().st_size
+    if shutil.disk_usage(target.parent).free < 2 * size:
+        print(f"\nsmall imports: no room for a copy of {size / 2**30:.1f} GiB", flush=True)
+        return
+    copy = target.with_name("small-imports.duckdb")
+    shutil.copyfile(target, copy)
+    games = sorted((Path(__file__).resolve().parents[1] / "tests" / "data" / "pgn-gbk")
+                   .glob("*.PGN"))
+    took = []
+    try:
+        for game in games[:count]:  # each once: a file imported again is only skipped
+            start = time.perf_counter()
+            import_paths([str(game)], copy, jobs=1)
+            took.append(time.perf_counter() - start)
+    finally:
+        for leftover in (copy, copy.with_name(copy.name + ".wal")):
+            leftover.unlink(missing_ok=True)
+    rest = took[1:] or took
+    print(f"\nsmall imports of one game each: the first {took[0]:.1f} s (the tree counted "
+          f"whole), then median {statistics.median(rest):.2f} s, longest {max(rest):.2f} s: "
+          + " ".join(f"{t:.1f}" for t in took), flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[100_000, 1_000_000],
@@ -276,6 +308,9 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3, help="runs per query (median)")
     parser.add_argument("--keep", action="store_true",
                         help="keep the databases (and reuse those of an earlier run)")
+    parser.add_argument("--small-imports", type=int, default=0, metavar="N",
+                        help="after the queries, import N files of one game each into a copy "
+                             "of each database (where the disk holds a copy), one at a time")
     parser.add_argument("--query", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.query:
@@ -318,6 +353,8 @@ def main() -> None:
         for name, (cpu, wall) in queried["figures"].items():
             print(f"{name:<40} {cpu:>8.3f} {wall:>8.3f}")
         sys.stdout.flush()
+        if args.small_imports:
+            small_imports(target, args.small_imports)
         if not args.keep:
             target.unlink()
     if len(results) > 1:
