@@ -200,6 +200,33 @@ def test_the_runs_of_small_imports_are_sorted_again_without_the_rest(
     con.close()
 
 
+def test_many_games_are_added_a_chunk_at_a_time_and_sorted_a_range_at_a_time(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Bringing the tables up to date in small chunks of games and small sorts gives the
+    same rows as doing it at once, stored as one sorted run: what a statement holds stays
+    bounded when ten million games are added (one sort of them ran out of 4 GB)."""
+    path = tmp_path / "chunks.duckdb"
+    import_paths([str(DATA / "pgn-chinese-15.pgn"), str(DATA / "pgn-gbk")], path, jobs=1)
+    shutil.copyfile(path, tmp_path / "at-once.duckdb")
+    monkeypatch.setattr(lookups, "CHUNK_GAMES", 4)
+    monkeypatch.setattr(lookups, "SORT_ROWS", 300)
+    tables = ("position_keys", "material_spans", "material_signatures", "opening_moves")
+    con = duckdb.connect(str(path))
+    assert rebuild(con) == 35
+    chunked = {t: con.execute(f"SELECT * FROM {t} ORDER BY ALL").fetchall() for t in tables}
+    keys = [row[0] for row in physical(con, "position_keys", "key")]
+    signatures = [row[0] for row in physical(con, "material_spans", "signature")]
+    con.close()
+    assert len(keys) > 10 * lookups.SORT_ROWS  # sorted in more than ten ranges
+    assert keys == sorted(keys) and signatures == sorted(signatures)
+    monkeypatch.undo()
+    con = duckdb.connect(str(tmp_path / "at-once.duckdb"))
+    rebuild(con)
+    assert chunked == {t: con.execute(f"SELECT * FROM {t} ORDER BY ALL").fetchall()
+                       for t in tables}
+    con.close()
+
+
 def test_a_replaced_source_takes_its_positions_with_it(tmp_path: Path,
                                                        shared_data: Path) -> None:
     games = sorted((shared_data / "pgn-gbk").glob("*.PGN"))[:3]

@@ -55,6 +55,10 @@ MOST_RUNS = 8
 #: sorted whole again, rather than those runs alone: sorting costs what it sorts, so each
 #: game's rows are sorted whole a bounded number of times, however small the imports.
 WHOLE_SHARE = 1 / 8
+#: Games whose rows one statement works out when the tables are brought up to date, and
+#: rows one statement sorts, at most: bounds on what a statement holds in memory.
+CHUNK_GAMES = 250_000
+SORT_ROWS = 40_000_000
 #: Bits per piece count in a material signature (a side has at most 5 pawns; a start
 #: position given by FEN is checked against the same counts).
 BITS = 5
@@ -77,17 +81,20 @@ def through(con: duckdb.DuckDBPyConnection) -> int:
     return read_meta(con, _THROUGH)
 
 
-def positions_sql(since: str) -> str:
+def positions_sql(since: str, until: str | None = None) -> str:
     """SQL listing ``(key, game_id, ply, move, piece)`` of every position of the games whose
-    id is over ``since`` (SQL giving a number), from ``games`` and ``stored_moves``."""
+    id is over ``since`` (SQL giving a number), and up to ``until`` if given, from
+    ``games`` and ``stored_moves``."""
+    def among(game_id: str) -> str:
+        return f"{game_id} > {since}" + ("" if until is None else f" AND {game_id} <= {until}")
     return f"""
         SELECT g.start_key AS key, g.game_id, 0::SMALLINT AS ply, m.move, m.piece
         FROM games g LEFT JOIN stored_moves m ON m.game_id = g.game_id AND m.ply = 1
-        WHERE g.start_key IS NOT NULL AND g.game_id > {since}
+        WHERE g.start_key IS NOT NULL AND {among("g.game_id")}
         UNION ALL
         SELECT key_after, game_id, ply,
                lead(move) OVER next_move, lead(piece) OVER next_move
-        FROM stored_moves WHERE game_id > {since}
+        FROM stored_moves WHERE {among("game_id")}
         WINDOW next_move AS (PARTITION BY game_id ORDER BY ply)"""
 
 
@@ -117,18 +124,26 @@ def refresh(con: duckdb.DuckDBPyConnection) -> int:
     last, added = int(row[0]), int(row[1])
     if last <= done:
         return 0
-    con.execute(f"INSERT INTO position_keys SELECT * FROM ({positions_sql(str(done))})"
-                f" ORDER BY {_ORDER['position_keys']}")
-    con.execute("CREATE OR REPLACE TEMP TABLE new_spans AS "
-                + spans_sql(material_states(f"game_id > {done}")))
-    con.execute(f"INSERT INTO material_spans SELECT * FROM new_spans"
-                f" ORDER BY {_ORDER['material_spans']}")
+    # The new games' rows are worked out a chunk of games at a time, and stored sorted a
+    # range of keys at a time: what a statement holds in memory stays bounded however
+    # many games an import (or an upgrade of ten million) adds.
+    chunks = [(low, min(low + CHUNK_GAMES, last)) for low in range(done, last, CHUNK_GAMES)]
+    con.execute("CREATE OR REPLACE TEMP TABLE new_positions AS"
+                " SELECT * FROM position_keys LIMIT 0")
+    con.execute("CREATE OR REPLACE TEMP TABLE new_spans AS SELECT * FROM material_spans LIMIT 0")
+    for low, high in chunks:
+        con.execute(f"INSERT INTO new_positions {positions_sql(str(low), str(high))}")
+        con.execute("INSERT INTO new_spans "
+                    + spans_sql(material_states(f"game_id > {low} AND game_id <= {high}")))
+        fill_opening_moves(con, f"game_id > {low} AND game_id <= {high}")
+    _insert_sorted(con, "position_keys", "new_positions")
+    _insert_sorted(con, "material_spans", "new_spans")
     con.execute(f"""
         INSERT INTO material_signatures
         SELECT signature, {_COUNTS}, count(*) FROM new_spans GROUP BY signature
         ON CONFLICT (signature) DO UPDATE SET spans = spans + excluded.spans""")
+    con.execute("DROP TABLE new_positions")
     con.execute("DROP TABLE new_spans")
-    fill_opening_moves(con, f"game_id > {done}")
     runs = read_meta(con, _RUNS) + 1
     if not done:  # the tables held nothing: the one run is the whole table
         write_meta(con, _SORTED, last)
@@ -149,12 +164,12 @@ def _merge_runs(con: duckdb.DuckDBPyConnection, last: int) -> int:
     assert row is not None
     games, since = int(row[0]), int(row[1])
     if since >= WHOLE_SHARE * games:
-        for table, order in _ORDER.items():
-            _sort(con, table, order)
+        for table in _ORDER:
+            _sort(con, table)
         write_meta(con, _SORTED, last)
         return 1
-    for table, order in _ORDER.items():
-        _sort(con, table, order, f"game_id > {sorted_through}")
+    for table in _ORDER:
+        _sort(con, table, f"game_id > {sorted_through}")
     return 2
 
 
@@ -243,14 +258,36 @@ def material_spans_sql(con: duckdb.DuckDBPyConnection, condition: str) -> str:
         WHERE {condition}"""
 
 
-def _sort(con: duckdb.DuckDBPyConnection, table: str, order: str, rows: str = "TRUE") -> None:
+def _sort(con: duckdb.DuckDBPyConnection, table: str, rows: str = "TRUE") -> None:
     """Store the rows of ``table`` that the condition ``rows`` selects again, at its end,
-    in the ``order`` given (a new run)."""
-    con.execute(f"CREATE OR REPLACE TEMP TABLE sorted_rows AS SELECT * FROM {table}"
-                f" WHERE {rows} ORDER BY {order}")
+    sorted (a new run)."""
+    con.execute(f"CREATE OR REPLACE TEMP TABLE unsorted_rows AS SELECT * FROM {table}"
+                f" WHERE {rows}")
     con.execute(f"DELETE FROM {table} WHERE {rows}")
-    con.execute(f"INSERT INTO {table} SELECT * FROM sorted_rows")
-    con.execute("DROP TABLE sorted_rows")
+    _insert_sorted(con, table, "unsorted_rows")
+    con.execute("DROP TABLE unsorted_rows")
+
+
+def _insert_sorted(con: duckdb.DuckDBPyConnection, table: str, rows: str) -> None:
+    """Append the rows of the table ``rows`` to the lookup table ``table`` as one run in
+    its order, sorting at most about :data:`SORT_ROWS` rows in one statement: a range of
+    the sort's first column at a time, the ranges cut at its approximate quantiles."""
+    order = _ORDER[table]
+    count = con.execute(f"SELECT count(*) FROM {rows}").fetchone()
+    assert count is not None
+    parts = -(-int(count[0]) // SORT_ROWS)
+    if parts <= 1:
+        con.execute(f"INSERT INTO {table} SELECT * FROM {rows} ORDER BY {order}")
+        return
+    first = order.split(",")[0]
+    quantiles = con.execute(f"SELECT approx_quantile({first}::HUGEINT, $q::FLOAT[]) FROM {rows}",
+                            {"q": [i / parts for i in range(1, parts)]}).fetchone()
+    assert quantiles is not None
+    cuts = sorted(set(quantiles[0]))
+    for below, upto in zip([None, *cuts], [*cuts, None]):
+        where = " AND ".join([*([] if below is None else [f"{first} >= {below}"]),
+                              *([] if upto is None else [f"{first} < {upto}"])]) or "TRUE"
+        con.execute(f"INSERT INTO {table} SELECT * FROM {rows} WHERE {where} ORDER BY {order}")
 
 
 def read_meta(con: duckdb.DuckDBPyConnection, key: str) -> int:
