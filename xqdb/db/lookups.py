@@ -49,7 +49,7 @@ from .columns import MATERIAL_COUNTS, LINE_PLIES
 from ..rules.board import (ADVISOR, BLACK, CANNON, CHARIOT, COLOR_NAMES, ELEPHANT, HORSE,
                            PAWN, PIECE_NAMES, RED, Piece, piece_symbol)
 
-#: Sorted runs a lookup table may hold before :func:`refresh` sorts it again whole.
+#: Sorted runs a lookup table may hold before :func:`refresh` sorts runs again into one.
 MOST_RUNS = 8
 #: The share of the games the runs since the last whole sort must hold for a table to be
 #: sorted whole again, rather than those runs alone: sorting costs what it sorts, so each
@@ -133,9 +133,9 @@ def refresh(con: duckdb.DuckDBPyConnection) -> int:
     con.execute("CREATE OR REPLACE TEMP TABLE new_spans AS SELECT * FROM material_spans LIMIT 0")
     for low, high in chunks:
         con.execute(f"INSERT INTO new_positions {positions_sql(str(low), str(high))}")
-        con.execute("INSERT INTO new_spans "
-                    + spans_sql(material_states(f"game_id > {low} AND game_id <= {high}")))
-        fill_opening_moves(con, f"game_id > {low} AND game_id <= {high}")
+        among = f"game_id > {low} AND game_id <= {high}"
+        con.execute(f"INSERT INTO new_spans {spans_sql(material_states(among))}")
+        fill_opening_moves(con, among)
     _insert_sorted(con, "position_keys", "new_positions")
     _insert_sorted(con, "material_spans", "new_spans")
     con.execute(f"""

@@ -33,7 +33,7 @@ from ..db.holder import WriterNote
 from ..db.rows import UnitBuilder, replay_record
 from ..errors import ErrorKind
 from ..db.schema import connect
-from ..db.writer import Part, Staged, StoredSources, Writer, writing
+from ..db.writer import Part, SourceKey, Staged, StoredSources, Writer, writing
 from ..formats.hashing import HashingReader, open_hashed, open_range
 from ..formats.sources import (READ_ERRORS, STDIN, SentSource, Skipped, Source, SourceError,
                                no_such_path, read_failure, readable, walk)
@@ -409,12 +409,17 @@ def default_range_bytes() -> int:
     return size
 
 
+def _source_key(source: Source) -> SourceKey:
+    """How the database knows ``source`` again (see :class:`~xqdb.db.writer.StoredSources`)."""
+    return (readable(source.real_path), source.shown_member, source.member_index, source.size)
+
+
 def plan_units(paths: Sequence[str], known: StoredSources,
                summary: ImportSummary, format: str | None = None, encoding: str | None = None,
                spool: str | None = None, follow_links: bool = False,
                db: str | os.PathLike[str] | None = None, range_bytes: int = 0,
-               stored: dict[tuple[str, str | None, int | None, int],
-                            list[tuple[int, int, str]]] | None = None) -> Iterator[WorkUnit]:
+               stored: dict[SourceKey, list[tuple[int, int, str]]] | None = None
+               ) -> Iterator[WorkUnit]:
     """Group the sources under ``paths`` into work units, lazily, in input order.
 
     What the walk refuses (unsafe archive members...) or passes over (a FIFO...) travels
@@ -430,8 +435,7 @@ def plan_units(paths: Sequence[str], known: StoredSources,
 
     def unit() -> WorkUnit:
         sources = [s for s in batch if isinstance(s, Source)]
-        known_hashes = iter(known.hashes([
-            (readable(s.real_path), s.shown_member, s.member_index, s.size) for s in sources]))
+        known_hashes = iter(known.hashes([_source_key(s) for s in sources]))
         hints = tuple(next(known_hashes) if isinstance(s, Source) else None for s in batch)
         return WorkUnit(number, tuple(batch), hints, format, encoding, spool)
 
@@ -448,7 +452,7 @@ def plan_units(paths: Sequence[str], known: StoredSources,
         item_size = item.size if isinstance(item, Source) else 0
         if isinstance(item, Source) and range_bytes and item.member is None \
                 and item_size > range_bytes:
-            key = (readable(item.real_path), item.shown_member, item.member_index, item.size)
+            key = _source_key(item)
             parts = plan_ranges(item, known.hashes([key])[0], (stored or {}).get(key, []), range_bytes,
                                 format, encoding)
             if parts is not None:
