@@ -15,7 +15,10 @@ from xqdb.db.dedupe import content_hash
 from xqdb.db.rows import POSITION_FORMATS
 from xqdb.formats import is_source_failure, read_paths
 from xqdb.formats.sources import iter_sources
-from xqdb.pipeline.importer import import_paths
+from xqdb.db.writer import StoredSources
+from xqdb.formats.sources import Source
+from xqdb.pipeline import importer
+from xqdb.pipeline.importer import ImportSummary, import_paths
 from xqdb.replay import replay
 from xqdb.rules.board import piece_symbol
 from xqdb import Position
@@ -266,3 +269,28 @@ def test_a_big_source_is_hashed_while_it_is_read_and_skipped_unread_when_unchang
                  + hashlib.sha256(path.read_bytes()).hexdigest() + "'") == 1
     again = import_paths([str(path)], db, jobs=1)
     assert (again.records, again.skipped_sources) == (0, 1)
+
+
+def test_what_the_database_knows_of_many_files_is_read_a_block_of_files_at_a_time(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    db = tmp_path / "g.duckdb"
+    folder = DATA / "pgn-gbk"
+    import_paths([str(folder)], db, jobs=1)
+    monkeypatch.setattr(importer, "UNIT_SOURCES", 2)
+    monkeypatch.setattr(importer, "READ_AHEAD_SOURCES", 6)
+    con = duckdb.connect(str(db), read_only=True)
+    stored = dict(con.execute("SELECT real_path, sha256 FROM sources").fetchall())
+    last = con.execute("SELECT max(source_id) FROM sources").fetchone()
+    assert last is not None
+    known = StoredSources(con, int(last[0]))
+    units = list(importer.plan_units([str(folder)], known, ImportSummary()))
+    con.close()
+    hints = {source.real_path: hint for unit in units
+             for source, hint in zip(unit.sources, unit.known)
+             if isinstance(source, Source)}
+    # Every file of the 20 is planned once, with the hash stored of it, in 4 reads, not
+    # one per unit.
+    assert len(units) == 10
+    assert len(hints) == len(stored) == 20
+    assert hints == stored
+    assert known.queries == 4

@@ -24,7 +24,7 @@ from __future__ import annotations
 import logging
 import os
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
@@ -178,19 +178,30 @@ class StoredSources:
         self._con, self._through = con, through
         self._hashes: dict[SourceKey, str] = {}
         self._read: set[str] = set()
+        self.queries = 0
+        """How many times the stored sources were read."""
+
+    def read(self, keys: Iterable[SourceKey]) -> None:
+        """Read the hashes stored of the files of ``keys`` not read yet, in one query.
+
+        The query scans the paths of every stored source (string zone maps seldom skip
+        any: paths share their first bytes), so callers read many files' at once."""
+        if self._con is None:
+            return
+        new = sorted({key[0] for key in keys} - self._read)
+        if new:
+            rows = self._con.execute(
+                "SELECT real_path, member, member_index, bytes, sha256 FROM sources"
+                " WHERE error IS NULL AND source_id <= ?"
+                " AND real_path IN (SELECT unnest(?::VARCHAR[]))",
+                [self._through, new]).fetchall()
+            self.queries += 1
+            self._hashes.update(((p, m, i, b), sha) for p, m, i, b, sha in rows)
+            self._read.update(new)
 
     def hashes(self, keys: Sequence[SourceKey]) -> list[str | None]:
         """The hash stored of each source of ``keys``, ``None`` for one not stored whole."""
-        if self._con is not None:
-            new = sorted({key[0] for key in keys} - self._read)
-            if new:
-                rows = self._con.execute(
-                    "SELECT real_path, member, member_index, bytes, sha256 FROM sources"
-                    " WHERE error IS NULL AND source_id <= ?"
-                    " AND real_path IN (SELECT unnest(?::VARCHAR[]))",
-                    [self._through, new]).fetchall()
-                self._hashes.update(((p, m, i, b), sha) for p, m, i, b, sha in rows)
-                self._read.update(new)
+        self.read(keys)
         return [self._hashes.get(key) for key in keys]
 
 

@@ -50,6 +50,9 @@ log = logging.getLogger("xqdb.import")
 #: archive members travel together, a big file travels alone.
 UNIT_SOURCES = 200
 UNIT_BYTES = 256 << 10
+#: Sources the planning walks ahead of its units, to read what the database knows of
+#: them in one query (each query scans every stored source's path).
+READ_AHEAD_SOURCES = 8192
 #: A unit whose staged moves pass this many rows, or whose record texts this many bytes,
 #: spills them to Parquet files, so a single huge file never has to fit in memory.
 SPILL_ROWS = 400_000
@@ -439,7 +442,7 @@ def plan_units(paths: Sequence[str], known: StoredSources,
         hints = tuple(next(known_hashes) if isinstance(s, Source) else None for s in batch)
         return WorkUnit(number, tuple(batch), hints, format, encoding, spool)
 
-    for item in walk(paths, follow_links=follow_links):
+    for item in _read_ahead(walk(paths, follow_links=follow_links), known):
         if isinstance(item, Source) and item.is_note:
             log.info("%s: not a game file, ignored", item)
             summary.ignored_sources += 1
@@ -476,6 +479,24 @@ def plan_units(paths: Sequence[str], known: StoredSources,
         size += item_size
     if batch:
         yield unit()
+
+
+def _read_ahead(items: Iterable[Source | Skipped | SourceError], known: StoredSources
+                ) -> Iterator[Source | Skipped | SourceError]:
+    """``items`` as they come, :data:`READ_AHEAD_SOURCES` at a time, with what ``known``
+    holds of each such block's files read in one query before the block is passed on."""
+    block: list[Source | Skipped | SourceError] = []
+
+    def passed_on() -> list[Source | Skipped | SourceError]:
+        known.read(_source_key(s) for s in block if isinstance(s, Source))
+        return block
+
+    for item in items:
+        block.append(item)
+        if len(block) >= READ_AHEAD_SOURCES:
+            yield from passed_on()
+            block = []
+    yield from passed_on()
 
 
 def plan_ranges(source: Source, known: str | None, stored: list[tuple[int, int, str]],
