@@ -173,6 +173,43 @@ def test_an_import_counts_its_games_in(small: Path, tmp_path: Path) -> None:
     assert compare(path, opening_positions(path, 12)[::10], most=10)[0] == 10
 
 
+def counts(path: Path) -> list[tuple[object, ...]]:
+    con = duckdb.connect(str(path), read_only=True)
+    try:
+        return con.execute("SELECT * FROM tree_moves ORDER BY key, merged, move").fetchall()
+    finally:
+        con.close()
+
+
+def test_new_games_are_added_to_the_counts_as_a_count_of_everything_gives_them(
+        small: Path, tmp_path: Path) -> None:
+    # The engines of pgn-gbk play each other again and again: the second half of the
+    # match brings players who made the same moves in the first half.
+    path = tmp_path / "grown.duckdb"
+    shutil.copyfile(small, path)
+    files = sorted((DATA / "pgn-gbk").iterdir())
+    halves = [tmp_path / "first", tmp_path / "second"]
+    for half, chosen in zip(halves, (files[::2], files[1::2])):
+        half.mkdir()
+        for file in chosen:
+            shutil.copy(file, half)
+        import_paths([str(half)], path, jobs=1)
+    con = duckdb.connect(str(path), read_only=True)
+    first, second = ({name for name, in con.execute(
+        "SELECT DISTINCT p.name FROM sources s JOIN game_records r USING (source_id)"
+        " JOIN games g USING (game_id) JOIN players p"
+        " ON p.player_id IN (g.red_player_id, g.black_player_id) WHERE s.path LIKE ?",
+        [f"{half}%"]).fetchall()} for half in halves)
+    con.close()
+    assert len(first & second) >= 4
+    grown = counts(path)
+    recounted = tmp_path / "recounted.duckdb"
+    shutil.copyfile(path, recounted)
+    set_threshold(recounted, 2)
+    assert grown == counts(recounted)
+    assert sum(r[1] for r in start_tree(path)) == games_from_the_start(path)
+
+
 @pytest.mark.slow
 def test_a_replaced_source_and_an_alias_count_again(small: Path, tmp_path: Path) -> None:
     path = tmp_path / "changed.duckdb"

@@ -96,8 +96,18 @@ def refresh(con: duckdb.DuckDBPyConnection) -> int:
     con.execute("UPDATE tree_keys SET positions = c.n FROM (SELECT key, count(*) AS n FROM"
                 " position_keys WHERE key IN (SELECT key FROM tree_wanted) GROUP BY key) c"
                 " WHERE tree_keys.key = c.key")
-    counted = _count(con)
-    for name in ("tree_touched", "tree_new", "tree_wanted"):
+    # A position counted before has the new games' moves added to its counts: counting it
+    # again would read every game that reached it (all of them, for the start).
+    con.execute("CREATE OR REPLACE TEMP TABLE tree_fresh AS SELECT * FROM tree_wanted"
+                + (" WHERE key IN (SELECT key FROM tree_new)" if done else ""))
+    _count(con, "tree_fresh")
+    if done:
+        _count_added(con, done)
+    _store_counted(con)
+    row = con.execute("SELECT count(*) FROM tree_wanted").fetchone()
+    assert row is not None
+    counted = int(row[0])
+    for name in ("tree_touched", "tree_new", "tree_wanted", "tree_fresh"):
         con.execute(f"DROP TABLE {name}")
     write_meta(con, _THROUGH, last)
     write_meta(con, _DIGEST, _digest(con, last))
@@ -204,9 +214,9 @@ def _mirror_keys(fen: str | None, codes: Sequence[int], needed: list[tuple[int, 
     return out
 
 
-def _count(con: duckdb.DuckDBPyConnection) -> int:
-    """Count the moves of the positions of ``tree_wanted`` (again) into ``tree_moves``, as
-    ``queries/tree.sql`` counts them; returns how many positions."""
+def _count(con: duckdb.DuckDBPyConnection, wanted: str) -> None:
+    """Count the moves of the positions of the table ``wanted`` (``key, mirror_key``) into
+    ``tree_counted``, as ``queries/tree.sql`` counts them, from every game."""
     # One move of each game there (DISTINCT, as the query), alone and with the mirror
     # image's mirrored back; a position that is its own mirror image writes a move and
     # its mirror as the one on the right of the mover's board, as the query does.
@@ -218,7 +228,7 @@ def _count(con: duckdb.DuckDBPyConnection) -> int:
         SELECT w.key, w.mirror_key,
                (sum(coalesce(k.positions, 0) + coalesce(m.positions, 0)) OVER (ORDER BY w.key)
                 - 1) // {BATCH_ROWS} AS batch
-        FROM tree_wanted w LEFT JOIN tree_keys k ON k.key = w.key
+        FROM {wanted} w LEFT JOIN tree_keys k ON k.key = w.key
         LEFT JOIN tree_keys m ON m.key = w.mirror_key AND w.mirror_key <> w.key""")
     batches = [int(b) for b, in con.execute(
         "SELECT DISTINCT batch FROM tree_batches ORDER BY batch").fetchall()]
@@ -235,25 +245,96 @@ def _count(con: duckdb.DuckDBPyConnection) -> int:
         con.execute(f"CREATE OR REPLACE TEMP TABLE tree_counted AS\n{_COUNT_SQL}")
     con.execute("DROP TABLE tree_batches")
     con.execute("DROP TABLE tree_batch")
-    _store_counted(con)
-    row = con.execute("SELECT count(*) FROM tree_wanted").fetchone()
-    assert row is not None
-    return int(row[0])
+
+
+def _count_added(con: duckdb.DuckDBPyConnection, done: int) -> None:
+    """Add to ``tree_counted`` the positions of ``tree_wanted`` counted before (not in
+    ``tree_fresh``), their counts those of ``tree_moves`` with the moves of the games
+    past ``done`` added in.
+
+    Games, results and years add up, and the latest games merge. A player counts once
+    per move, so a new game's mover adds to ``players`` only if none of the games counted
+    before has them make that move there: those games are among the few the new movers
+    played, not among all that reached the position."""
+    con.execute("""
+        CREATE OR REPLACE TEMP TABLE tree_grown AS SELECT key, mirror_key FROM tree_wanted
+        WHERE key NOT IN (SELECT key FROM tree_fresh)""")
+    con.execute(f"CREATE OR REPLACE TEMP TABLE tree_added AS"
+                f" {_counted_sql('tree_grown', f'p.game_id > {int(done)}')}")
+    con.execute(f"""
+        CREATE OR REPLACE TEMP TABLE tree_movers AS
+        {_played_sql('tree_grown', f'p.game_id > {int(done)}')}
+        SELECT DISTINCT key, merged, move, mover FROM played WHERE mover IS NOT NULL""")
+    con.execute(f"""
+        CREATE OR REPLACE TEMP TABLE tree_their_games AS
+        SELECT game_id FROM games
+        WHERE game_id <= {int(done)} AND status = 'valid'
+          AND (red_player_id IN (SELECT mover FROM tree_movers)
+               OR black_player_id IN (SELECT mover FROM tree_movers))""")
+    old_games = f"p.game_id <= {int(done)} AND p.game_id IN (SELECT game_id FROM tree_their_games)"
+    con.execute(f"""
+        CREATE OR REPLACE TEMP TABLE tree_new_players AS
+        WITH known AS ({_played_sql('tree_grown', old_games)}
+                       SELECT DISTINCT key, merged, move, mover FROM played)
+        SELECT key, merged, move, count(*) AS players
+        FROM tree_movers ANTI JOIN known USING (key, merged, move, mover)
+        GROUP BY key, merged, move""")
+    # The latest games: those listed before and the new ones, the latest kept.
+    con.execute(f"""
+        INSERT INTO tree_counted
+        WITH counted AS (
+            SELECT key, merged, move, games, red_wins, draws, black_wins, year_sum, years,
+                   players, [split_part(entry, ' ', 1)::BIGINT FOR entry IN latest] AS ids
+            FROM tree_moves WHERE key IN (SELECT key FROM tree_grown)
+        ), listed AS (
+            SELECT key, merged, move, unnest(ids) AS game_id FROM counted
+            UNION ALL SELECT key, merged, move, unnest(ids) FROM tree_added
+        ), latest AS (
+            SELECT l.key, l.merged, l.move,
+                   arg_max(l.game_id, {{'year': coalesce(g.year, -2147483648),
+                                        'game_id': l.game_id}}, {LATEST}) AS ids
+            FROM listed l JOIN games g USING (game_id)
+            GROUP BY l.key, l.merged, l.move
+        )
+        SELECT key, merged, move,
+               coalesce(c.games, 0) + coalesce(a.games, 0),
+               coalesce(c.red_wins, 0) + coalesce(a.red_wins, 0),
+               coalesce(c.draws, 0) + coalesce(a.draws, 0),
+               coalesce(c.black_wins, 0) + coalesce(a.black_wins, 0),
+               coalesce(c.year_sum + a.year_sum, c.year_sum, a.year_sum),
+               coalesce(c.years, 0) + coalesce(a.years, 0),
+               coalesce(c.players, 0) + coalesce(n.players, 0),
+               latest.ids
+        FROM counted c FULL JOIN tree_added a USING (key, merged, move)
+        LEFT JOIN tree_new_players n USING (key, merged, move)
+        JOIN latest USING (key, merged, move)""")
+    for name in ("tree_grown", "tree_added", "tree_movers", "tree_their_games",
+                 "tree_new_players"):
+        con.execute(f"DROP TABLE {name}")
 
 
 _MIRROR = "mirror_square(p.move // 90) * 90 + mirror_square(p.move % 90)"
-#: The moves of the positions of ``tree_batch`` counted, as ``queries/tree.sql`` counts them.
-_COUNT_SQL = f"""
+
+
+def _played_sql(wanted: str, games: str) -> str:
+    """The start of a statement (``WITH ... played AS (...)``) listing ``(key, merged,
+    move, game_id, result, year, mover)``: one move of each valid game the condition
+    ``games`` (SQL over ``position_keys p``) keeps, at each position of the table
+    ``wanted``, alone and merged with its mirror image, as ``queries/tree.sql`` counts."""
+    # One move of each game there (DISTINCT, as the query), alone and with the mirror
+    # image's mirrored back; a position that is its own mirror image writes a move and
+    # its mirror as the one on the right of the mover's board, as the query does.
+    return f"""
         WITH rows AS (
             SELECT w.key, true AS own, w.mirror_key, p.game_id, p.move, p.piece,
                    {_MIRROR} AS mirrored
-            FROM position_keys p JOIN tree_batch w ON p.key = w.key
-            WHERE p.move IS NOT NULL
+            FROM position_keys p JOIN {wanted} w ON p.key = w.key
+            WHERE p.move IS NOT NULL AND {games}
             UNION ALL
             SELECT w.key, false AS own, w.mirror_key, p.game_id, p.move, p.piece,
                    {_MIRROR} AS mirrored
-            FROM position_keys p JOIN tree_batch w ON p.key = w.mirror_key
-            WHERE p.move IS NOT NULL AND w.mirror_key <> w.key
+            FROM position_keys p JOIN {wanted} w ON p.key = w.mirror_key
+            WHERE p.move IS NOT NULL AND w.mirror_key <> w.key AND {games}
         ), here AS (
             SELECT DISTINCT key, false AS merged, game_id, move,
                    CASE WHEN piece > 0 THEN 'red' ELSE 'black' END AS side
@@ -271,7 +352,14 @@ _COUNT_SQL = f"""
                        AS mover
             FROM here h JOIN games g USING (game_id)
             WHERE g.status = 'valid'
-        )
+        )"""
+
+
+def _counted_sql(wanted: str, games: str) -> str:
+    """SQL counting the moves of the positions of the table ``wanted`` in the games the
+    condition ``games`` keeps (see :func:`_played_sql`), a row per position, merging and
+    move, with the ids of the :data:`LATEST` latest games."""
+    return f"""{_played_sql(wanted, games)}
         SELECT key, merged, move, count(*) AS games,
                count(*) FILTER (result = '1-0') AS red_wins,
                count(*) FILTER (result = '1/2-1/2') AS draws,
@@ -283,6 +371,10 @@ _COUNT_SQL = f"""
                arg_max(game_id, {{'year': coalesce(year, -2147483648), 'game_id': game_id}},
                        {LATEST}) AS ids
         FROM played GROUP BY key, merged, move"""
+
+
+#: The moves of the positions of ``tree_batch`` counted, from every game.
+_COUNT_SQL = _counted_sql("tree_batch", "TRUE")
 
 
 def _store_counted(con: duckdb.DuckDBPyConnection) -> None:
