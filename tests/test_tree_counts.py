@@ -181,10 +181,13 @@ def counts(path: Path) -> list[tuple[object, ...]]:
         con.close()
 
 
+@pytest.mark.parametrize("share", [1.0, 0.0])
 def test_new_games_are_added_to_the_counts_as_a_count_of_everything_gives_them(
-        small: Path, tmp_path: Path) -> None:
+        small: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, share: float) -> None:
     # The engines of pgn-gbk play each other again and again: the second half of the
-    # match brings players who made the same moves in the first half.
+    # match brings players who made the same moves in the first half. The rows counted
+    # anew are appended to the table, or (share 0) the table is sorted whole each time.
+    monkeypatch.setattr(tree_counts, "UNSORTED_SHARE", share)
     path = tmp_path / "grown.duckdb"
     shutil.copyfile(small, path)
     files = sorted((DATA / "pgn-gbk").iterdir())
@@ -200,8 +203,10 @@ def test_new_games_are_added_to_the_counts_as_a_count_of_everything_gives_them(
         " JOIN games g USING (game_id) JOIN players p"
         " ON p.player_id IN (g.red_player_id, g.black_player_id) WHERE s.path LIKE ?",
         [f"{half}%"]).fetchall()} for half in halves)
-    con.close()
     assert len(first & second) >= 4
+    appended = con.execute("SELECT value FROM meta WHERE key = 'tree_appended'").fetchone()
+    con.close()
+    assert appended is not None and (int(appended[0]) > 0) == (share > 0)
     grown = counts(path)
     recounted = tmp_path / "recounted.duckdb"
     shutil.copyfile(path, recounted)

@@ -710,9 +710,11 @@ TABLES: dict[str, Table] = {t.name: t for t in (
                           "id the lookup tables cover), `lookups_runs` (the sorted runs "
                           "they hold), `lookups_sorted` (the last game id of their first "
                           "run, sorted whole), `tree_through` (the last game id `tree_moves` "
-                          "counts), `tree_games` (a digest of the games it counted) and "
+                          "counts), `tree_games` (a digest of the games it counted), "
                           "`tree_threshold` (the positions it counts: those of as many rows "
-                          "of `position_keys` or more)", primary_key=True),
+                          "of `position_keys` or more) and `tree_appended` (the rows "
+                          "appended to `tree_moves` since it was sorted whole)",
+                          primary_key=True),
                    Column("value", "VARCHAR", "its value")),),
     Table("sources", _SOURCES),
     Table("source_ranges", _SOURCE_RANGES),

@@ -15,9 +15,11 @@ what it counted of them (ids, status, result, year, players), and ``meta.tree_th
 the threshold (:data:`THRESHOLD` unless :func:`rebuild` was given another).
 :func:`refresh` runs wherever games are linked to their players (the end of an import,
 ``xqdb players alias``), in the same transaction, once the lookup tables are up to date:
-it counts again the positions the new games reached (and their mirror images) and adds
-those that became frequent. Games removed or linked to other players change the digest,
-and everything is counted again. While the table is behind the games (an import killed
+it adds the new games' moves to the counts of the positions they reached (and of their
+mirror images), and counts those that became frequent from every game. The rows it
+rewrites are appended to ``tree_moves``, sorted among themselves, and the table is sorted
+whole once they make :data:`UNSORTED_SHARE` of it (``meta.tree_appended``). Games removed
+or linked to other players change the digest, and everything is counted again. While the table is behind the games (an import killed
 before its end) :func:`counted_tree` answers ``None`` and the query runs.
 
 >>> import duckdb
@@ -51,8 +53,18 @@ LATEST = 10
 #: more): what the counting holds in memory follows them, and a writer's memory is bounded.
 #: The 80 games of an import into a 1M-game database touch positions of about ten million.
 BATCH_ROWS = 2_000_000
+#: New positions an import may reach for their rows to be found by a list of their keys
+#: rather than by a join (which reads every row's key; a list tests each row's key
+#: against every key of it).
+LISTED_KEYS = 4096
+
+#: Rows appended to ``tree_moves`` since it was last sorted whole, as a share of its rows,
+#: past which it is sorted whole again.
+UNSORTED_SHARE = 1 / 8
 
 _THROUGH, _DIGEST, _THRESHOLD = "tree_through", "tree_games", "tree_threshold"
+#: ``meta.tree_appended``: rows appended to ``tree_moves`` since it was sorted whole.
+_APPENDED = "tree_appended"
 #: What the table depends on of each game: any change to it is a change of the digest.
 _DIGEST_SQL = ("SELECT coalesce(bit_xor(hash(game_id, status, result, year, red_player_id,"
                " black_player_id)), 0) FROM games WHERE game_id <= ?")
@@ -79,14 +91,22 @@ def refresh(con: duckdb.DuckDBPyConnection) -> int:
     touched = "SELECT key FROM position_keys" if not done else (
         f"SELECT key FROM ({positions_sql(str(done))})")
     con.execute(f"CREATE OR REPLACE TEMP TABLE tree_touched AS SELECT DISTINCT key FROM ({touched})")
-    among = "" if not done else (
-        "WHERE key IN (SELECT key FROM tree_touched EXCEPT SELECT key FROM tree_keys)")
+    among, keys = "", None
+    if done:
+        among = "WHERE key IN (SELECT key FROM tree_touched EXCEPT SELECT key FROM tree_keys)"
+        row = con.execute("SELECT list(key) FROM (SELECT key FROM tree_touched"
+                          " EXCEPT SELECT key FROM tree_keys)").fetchone()
+        if row is not None and len(row[0] or []) <= LISTED_KEYS:
+            # As a list the keys skip the row groups that cannot hold them; a join with
+            # their table reads the key of every row of position_keys.
+            among, keys = "WHERE list_contains($keys::UBIGINT[], key)", row[0] or []
     con.execute(f"""
         CREATE OR REPLACE TEMP TABLE tree_new AS
         SELECT key, count(*) AS positions, min(game_id) AS game_id,
                arg_min(ply, game_id * 65536 + ply) AS ply
         FROM position_keys {among}
-        GROUP BY key HAVING count(*) >= {read_meta(con, _THRESHOLD) or THRESHOLD}""")
+        GROUP BY key HAVING count(*) >= {read_meta(con, _THRESHOLD) or THRESHOLD}""",
+                {} if keys is None else {"keys": keys})
     _add_keys(con)
     # Counted again: every counted position the new games reached, or whose mirror they did.
     con.execute("""
@@ -393,13 +413,24 @@ def _store_counted(con: duckdb.DuckDBPyConnection) -> None:
         LEFT JOIN players b ON b.player_id = g.black_player_id
         GROUP BY l.key, l.merged, l.move""")
 
-    con.execute("CREATE OR REPLACE TEMP TABLE tree_kept AS SELECT * FROM tree_moves"
-                " WHERE key NOT IN (SELECT key FROM tree_wanted)"
-                " UNION ALL SELECT * EXCLUDE (ids) FROM tree_counted"
-                " JOIN tree_latest USING (key, merged, move)")
-    con.execute("DELETE FROM tree_moves")
-    con.execute("INSERT INTO tree_moves SELECT * FROM tree_kept ORDER BY key, merged, move")
-    con.execute("DROP TABLE tree_kept")
+    counted = "SELECT * EXCLUDE (ids) FROM tree_counted JOIN tree_latest USING (key, merged, move)"
+    row = con.execute("SELECT (SELECT count(*) FROM tree_counted), (SELECT count(*) FROM"
+                      " tree_moves)").fetchone()
+    assert row is not None
+    appended = read_meta(con, _APPENDED) + int(row[0])
+    con.execute("DELETE FROM tree_moves WHERE key IN (SELECT key FROM tree_wanted)")
+    if appended <= UNSORTED_SHARE * int(row[1]):
+        # Appended, in order among themselves: the table's zone maps still find a key's
+        # rows in its sorted part and in these.
+        con.execute(f"INSERT INTO tree_moves {counted} ORDER BY key, merged, move")
+    else:  # sorted whole again, which costs what the table holds
+        con.execute(f"CREATE OR REPLACE TEMP TABLE tree_kept AS SELECT * FROM tree_moves"
+                    f" UNION ALL {counted}")
+        con.execute("DELETE FROM tree_moves")
+        con.execute("INSERT INTO tree_moves SELECT * FROM tree_kept ORDER BY key, merged, move")
+        con.execute("DROP TABLE tree_kept")
+        appended = 0
+    write_meta(con, _APPENDED, appended)
     con.execute("DROP TABLE tree_counted")
     con.execute("DROP TABLE tree_latest")
 
