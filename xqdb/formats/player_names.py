@@ -58,6 +58,7 @@ PREFIXES: frozenset[str] = frozenset("""
     金华 台州 卢湾 浦东 闸北 黄浦 徐汇 长宁 静安 普陀 虹口 杨浦 宝山 闵行 嘉定
     火车头 煤矿 邮电 冶金 轻工 八一 前卫 农协 体协 通讯 中汽 电力 石化 银行 建设 纺织 化工
 """.split())
+_LONGEST_PREFIX = max(map(len, PREFIXES))
 
 #: Words that end a team's name: what comes before them, and they, are the team.
 TEAM_WORDS: tuple[str, ...] = ("俱乐部", "象棋队", "棋院", "协会", "体协", "队")
@@ -114,11 +115,12 @@ def _strip_prefixes(name: str) -> tuple[str, str]:
         if joined != name and len(joined) >= 1:
             name = joined
             continue
-        prefix = max((p for p in PREFIXES if name.startswith(p) and len(name) - len(p) >= 2),
-                     key=len, default=None)
-        if prefix is None:
+        # The longest prefix that leaves two characters at least.
+        size = next((k for k in range(min(_LONGEST_PREFIX, len(name) - 2), 0, -1)
+                     if name[:k] in PREFIXES), 0)
+        if not size:
             return name, whole[:len(whole) - len(name)]
-        name = name[len(prefix):]
+        name = name[size:]
 
 
 def clean(spelling: str) -> tuple[str, str]:
