@@ -301,7 +301,8 @@ def small_imports(target: Path, count: int) -> None:
         for leftover in (copy, copy.with_name(copy.name + ".wal")):
             leftover.unlink(missing_ok=True)
     rest = took[1:] or took
-    print(f"\nsmall imports of one game each: the first {took[0]:.1f} s, then median {statistics.median(rest):.2f} s, longest {max(rest):.2f} s: "
+    print(f"\nsmall imports of one game each: the first {took[0]:.1f} s, then median "
+          f"{statistics.median(rest):.2f} s, longest {max(rest):.2f} s: "
           + " ".join(f"{t:.1f}" for t in took), flush=True)
 
 

@@ -14,9 +14,8 @@ from import_support import DATA, SAME_15, all_rows, count
 from xqdb.db.dedupe import content_hash
 from xqdb.db.rows import POSITION_FORMATS
 from xqdb.formats import is_source_failure, read_paths
-from xqdb.formats.sources import iter_sources
+from xqdb.formats.sources import Source, iter_sources
 from xqdb.db.writer import StoredSources
-from xqdb.formats.sources import Source
 from xqdb.pipeline import importer
 from xqdb.pipeline.importer import ImportSummary, import_paths
 from xqdb.replay import replay

@@ -19,8 +19,9 @@ it adds the new games' moves to the counts of the positions they reached (and of
 mirror images), and counts those that became frequent from every game. The rows it
 rewrites are appended to ``tree_moves``, sorted among themselves, and the table is sorted
 whole once they make :data:`UNSORTED_SHARE` of it (``meta.tree_appended``). Games removed
-or linked to other players change the digest, and everything is counted again. While the table is behind the games (an import killed
-before its end) :func:`counted_tree` answers ``None`` and the query runs.
+or linked to other players change the digest, and everything is counted again. While the
+table is behind the games (an import killed before its end) :func:`counted_tree` answers
+``None`` and the query runs.
 
 >>> import duckdb
 >>> from xqdb.db.schema import create_schema
@@ -93,9 +94,9 @@ def refresh(con: duckdb.DuckDBPyConnection) -> int:
     con.execute(f"CREATE OR REPLACE TEMP TABLE tree_touched AS SELECT DISTINCT key FROM ({touched})")
     among, keys = "", None
     if done:
-        among = "WHERE key IN (SELECT key FROM tree_touched EXCEPT SELECT key FROM tree_keys)"
-        row = con.execute("SELECT list(key) FROM (SELECT key FROM tree_touched"
-                          " EXCEPT SELECT key FROM tree_keys)").fetchone()
+        uncounted = "SELECT key FROM tree_touched EXCEPT SELECT key FROM tree_keys"
+        among = f"WHERE key IN ({uncounted})"
+        row = con.execute(f"SELECT list(key) FROM ({uncounted})").fetchone()
         if row is not None and len(row[0] or []) <= LISTED_KEYS:
             # As a list the keys skip the row groups that cannot hold them; a join with
             # their table reads the key of every row of position_keys.
@@ -237,9 +238,6 @@ def _mirror_keys(fen: str | None, codes: Sequence[int], needed: list[tuple[int, 
 def _count(con: duckdb.DuckDBPyConnection, wanted: str) -> None:
     """Count the moves of the positions of the table ``wanted`` (``key, mirror_key``) into
     ``tree_counted``, as ``queries/tree.sql`` counts them, from every game."""
-    # One move of each game there (DISTINCT, as the query), alone and with the mirror
-    # image's mirrored back; a position that is its own mirror image writes a move and
-    # its mirror as the one on the right of the mover's board, as the query does.
     create_macros(con, "mirror_square")
     # In batches of positions (in key order, so that each batch reads a stretch of the
     # sorted position_keys) of about BATCH_ROWS rows each, counting a position's mirror's.
@@ -279,12 +277,14 @@ def _count_added(con: duckdb.DuckDBPyConnection, done: int) -> None:
     con.execute("""
         CREATE OR REPLACE TEMP TABLE tree_grown AS SELECT key, mirror_key FROM tree_wanted
         WHERE key NOT IN (SELECT key FROM tree_fresh)""")
-    con.execute(f"CREATE OR REPLACE TEMP TABLE tree_added AS"
-                f" {_counted_sql('tree_grown', f'p.game_id > {int(done)}')}")
     con.execute(f"""
+        CREATE OR REPLACE TEMP TABLE tree_played AS
+        {_played_sql('tree_grown', f'p.game_id > {int(done)}')} SELECT * FROM played""")
+    con.execute(f"CREATE OR REPLACE TEMP TABLE tree_added AS"
+                f" WITH played AS (SELECT * FROM tree_played) {_COUNTS}")
+    con.execute("""
         CREATE OR REPLACE TEMP TABLE tree_movers AS
-        {_played_sql('tree_grown', f'p.game_id > {int(done)}')}
-        SELECT DISTINCT key, merged, move, mover FROM played WHERE mover IS NOT NULL""")
+        SELECT DISTINCT key, merged, move, mover FROM tree_played WHERE mover IS NOT NULL""")
     con.execute(f"""
         CREATE OR REPLACE TEMP TABLE tree_their_games AS
         SELECT game_id FROM games
@@ -328,7 +328,7 @@ def _count_added(con: duckdb.DuckDBPyConnection, done: int) -> None:
         FROM counted c FULL JOIN tree_added a USING (key, merged, move)
         LEFT JOIN tree_new_players n USING (key, merged, move)
         JOIN latest USING (key, merged, move)""")
-    for name in ("tree_grown", "tree_added", "tree_movers", "tree_their_games",
+    for name in ("tree_grown", "tree_played", "tree_added", "tree_movers", "tree_their_games",
                  "tree_new_players"):
         con.execute(f"DROP TABLE {name}")
 
@@ -375,11 +375,9 @@ def _played_sql(wanted: str, games: str) -> str:
         )"""
 
 
-def _counted_sql(wanted: str, games: str) -> str:
-    """SQL counting the moves of the positions of the table ``wanted`` in the games the
-    condition ``games`` keeps (see :func:`_played_sql`), a row per position, merging and
-    move, with the ids of the :data:`LATEST` latest games."""
-    return f"""{_played_sql(wanted, games)}
+#: The counts of ``played`` (see :func:`_played_sql`): a row per position, merging and
+#: move, with the ids of the :data:`LATEST` latest games.
+_COUNTS = f"""
         SELECT key, merged, move, count(*) AS games,
                count(*) FILTER (result = '1-0') AS red_wins,
                count(*) FILTER (result = '1/2-1/2') AS draws,
@@ -394,7 +392,7 @@ def _counted_sql(wanted: str, games: str) -> str:
 
 
 #: The moves of the positions of ``tree_batch`` counted, from every game.
-_COUNT_SQL = _counted_sql("tree_batch", "TRUE")
+_COUNT_SQL = _played_sql("tree_batch", "TRUE") + _COUNTS
 
 
 def _store_counted(con: duckdb.DuckDBPyConnection) -> None:

@@ -185,7 +185,7 @@ class StoredSources:
         """Read the hashes stored of the files of ``keys`` not read yet, in one query.
 
         The query scans the paths of every stored source (string zone maps seldom skip
-        any: paths share their first bytes), so callers read many files' at once."""
+        any: paths share their first bytes), so callers ask for many files at once."""
         if self._con is None:
             return
         new = sorted({key[0] for key in keys} - self._read)

@@ -24,6 +24,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
+from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, cast
 
@@ -485,18 +486,10 @@ def _read_ahead(items: Iterable[Source | Skipped | SourceError], known: StoredSo
                 ) -> Iterator[Source | Skipped | SourceError]:
     """``items`` as they come, :data:`READ_AHEAD_SOURCES` at a time, with what ``known``
     holds of each such block's files read in one query before the block is passed on."""
-    block: list[Source | Skipped | SourceError] = []
-
-    def passed_on() -> list[Source | Skipped | SourceError]:
+    pending = iter(items)
+    while block := list(islice(pending, READ_AHEAD_SOURCES)):
         known.read(_source_key(s) for s in block if isinstance(s, Source))
-        return block
-
-    for item in items:
-        block.append(item)
-        if len(block) >= READ_AHEAD_SOURCES:
-            yield from passed_on()
-            block = []
-    yield from passed_on()
+        yield from block
 
 
 def plan_ranges(source: Source, known: str | None, stored: list[tuple[int, int, str]],
