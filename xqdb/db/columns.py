@@ -712,8 +712,11 @@ TABLES: dict[str, Table] = {t.name: t for t in (
                           "run, sorted whole), `tree_through` (the last game id `tree_moves` "
                           "counts), `tree_games` (a digest of the games it counted), "
                           "`tree_threshold` (the positions it counts: those of as many rows "
-                          "of `position_keys` or more) and `tree_appended` (the rows "
-                          "appended to `tree_moves` since it was sorted whole)",
+                          "of `position_keys` or more), `tree_appended` (the rows "
+                          "appended to `tree_moves` since it was sorted whole), "
+                          "`players_through` (the last game id linked to its players) and "
+                          "`players_stale_aliases` (corrections whose spelling no game had "
+                          "when every game was last read)",
                           primary_key=True),
                    Column("value", "VARCHAR", "its value")),),
     Table("sources", _SOURCES),

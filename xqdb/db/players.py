@@ -29,6 +29,7 @@ import pyarrow as pa
 
 from ..errors import NotFoundError
 from ..formats.player_names import canonical_names, fold
+from .lookups import read_meta, write_meta
 from .tree_counts import refresh as refresh_tree
 
 
@@ -36,33 +37,93 @@ class PlayerError(NotFoundError, ValueError):
     """A correction names no spelling or player of the database."""
 
 
+#: ``meta.players_through``: the last game the rules have linked. The games after it are
+#: new to them: a link reads only those games, and the spellings of the others from
+#: ``player_names``. Removing games forgets it (:func:`forget_links`): the next link reads
+#: every game.
+_THROUGH = "players_through"
+#: ``meta.players_stale_aliases``: corrections whose spelling no game had at the last link
+#: of every game. The rules must not see those spellings, so while there are any, each
+#: link reads every game to learn the spellings the games have.
+_STALE = "players_stale_aliases"
+
+# The spellings of the games after $through, each with its first game.
+_FIRSTS_SQL = """
+    SELECT name, min(game_id) FROM (SELECT red AS name, game_id FROM games WHERE game_id > $through
+                                    UNION ALL
+                                    SELECT black, game_id FROM games WHERE game_id > $through)
+    WHERE name IS NOT NULL GROUP BY name"""
+
+
 def link_players(con: duckdb.DuckDBPyConnection) -> int:
     """Name every spelling of the database by the rules (aliases kept), add the players
-    that are new, and link each game to its players; returns how many players there are."""
+    that are new, and link each game to its players; returns how many players there are.
+
+    The rules look at every spelling together, and a new spelling may rename old ones
+    (``胡荣华吕钦`` is one player until the games also have ``吕钦``): the games read are
+    only the new ones, but the names of all the spellings are worked out again, and the
+    old games of a spelling whose player changed are linked anew.
+    """
     with one_transaction(con):  # the games linked anew and the tree counted at once
-        firsts = con.execute("""
-            SELECT name, min(game_id) FROM (SELECT red AS name, game_id FROM games
-                                            UNION ALL SELECT black, game_id FROM games)
-            WHERE name IS NOT NULL GROUP BY name""").fetchall()
-        first_game = dict(firsts)
-        aliases = dict(con.execute("""
-            SELECT n.spelling, p.name FROM player_names n JOIN players p USING (player_id)
-            WHERE n.decided_by = 'alias'""").fetchall())
-        names = canonical_names(first_game)
+        last = _scalar(con, "SELECT coalesce(max(game_id), 0) FROM games")
+        through = 0 if read_meta(con, _STALE) else read_meta(con, _THROUGH)
+        first_game = dict(con.execute(_FIRSTS_SQL, {"through": through}).fetchall())
+        stored = con.execute("""
+            SELECT n.spelling, n.player_id, n.decided_by = 'alias', p.name
+            FROM player_names n JOIN players p USING (player_id)""").fetchall()
+        aliases = {spelling: name for spelling, _, alias, name in stored if alias}
+        by_rules = {spelling: player for spelling, player, alias, _ in stored if not alias}
+        # Every spelling of the games linked before has its row (no game has gone since).
+        spellings = set(first_game) | (set(by_rules) | set(aliases) if through else set())
+        names = canonical_names(sorted(spellings))
         names.update(aliases)
+        if through:
+            _first_games_of_renamed(con, names, set(by_rules), first_game)
         _add_players(con, names, first_game)
-        con.execute("DELETE FROM player_names WHERE decided_by = 'rules'")
-        rules = [s for s in names if s not in aliases]
-        con.register("new_player_names", pa.table({"spelling": rules,
-                                                   "name": [names[s] for s in rules]}))
-        try:
-            con.execute("""
-                INSERT INTO player_names
-                SELECT n.spelling, p.player_id, 'rules' FROM new_player_names n
-                JOIN players p USING (name)""")
-        finally:
-            con.unregister("new_player_names")
-        return _relink(con)
+        ids = dict(con.execute("SELECT name, player_id FROM players").fetchall())
+        wanted = {s: ids[names[s]] for s in spellings if s not in aliases}
+        changed = sorted(s for s, player in wanted.items() if by_rules.get(s) != player)
+        gone = [s for s in by_rules if s not in wanted]
+        if changed or gone:
+            con.execute("DELETE FROM player_names WHERE decided_by = 'rules'"
+                        " AND list_contains($s::VARCHAR[], spelling)", {"s": changed + gone})
+            con.register("new_player_names", pa.table({
+                "spelling": changed, "player_id": pa.array([wanted[s] for s in changed],
+                                                           pa.int64())}))
+            try:
+                con.execute("INSERT INTO player_names SELECT spelling, player_id, 'rules'"
+                            " FROM new_player_names")
+            finally:
+                con.unregister("new_player_names")
+        relinked = [s for s in changed if s in by_rules] if through else []
+        count = _relink(con, through, relinked)
+        write_meta(con, _THROUGH, last)
+        if not through:
+            write_meta(con, _STALE, len(set(aliases) - set(first_game)))
+        return count
+
+
+def forget_links(con: duckdb.DuckDBPyConnection) -> None:
+    """Make the next :func:`link_players` read every game (games are being removed, and
+    their spellings may go with them)."""
+    con.execute("DELETE FROM meta WHERE key = ?", [_THROUGH])
+
+
+def _first_games_of_renamed(con: duckdb.DuckDBPyConnection, names: dict[str, str],
+                            old: set[str], first_game: dict[str, int]) -> None:
+    """Add to ``first_game`` the first game of each old spelling that the rules now give a
+    player not yet in ``players`` (such a player is numbered by its first game)."""
+    known = {name for name, in con.execute("SELECT name FROM players").fetchall()}
+    renamed = sorted(s for s in old if names[s] not in known)
+    if not renamed:
+        return
+    first_game.update(con.execute("""
+        SELECT name, min(game_id) FROM (SELECT red AS name, game_id FROM games
+                                        WHERE list_contains($s::VARCHAR[], red)
+                                        UNION ALL
+                                        SELECT black, game_id FROM games
+                                        WHERE list_contains($s::VARCHAR[], black))
+        GROUP BY name""", {"s": renamed}).fetchall())
 
 
 def _add_players(con: duckdb.DuckDBPyConnection, names: dict[str, str],
@@ -86,18 +147,28 @@ def _add_players(con: duckdb.DuckDBPyConnection, names: dict[str, str],
         con.unregister("new_players")
 
 
-def _relink(con: duckdb.DuckDBPyConnection) -> int:
-    """Point every game at its players, drop players no spelling names any more, and
-    bring the tree's counts (which count players) up to date (in the caller's one
-    transaction: a kill leaves no games linked anew and counted as before)."""
+def _relink(con: duckdb.DuckDBPyConnection, through: int = 0, spellings: list[str] | None = None
+            ) -> int:
+    """Point the games after ``through`` (and those of ``spellings``) at their players,
+    drop players no spelling names any more, and bring the tree's counts (which count
+    players) up to date (in the caller's one transaction: a kill leaves no games linked
+    anew and counted as before)."""
     for side in ("red", "black"):
-        con.execute(f"""
-            UPDATE games SET {side}_player_id = n.player_id FROM player_names n
-            WHERE games.{side} = n.spelling
-              AND games.{side}_player_id IS DISTINCT FROM n.player_id""")
+        _point(con, side, "games.game_id > $through", {"through": through})
+        if spellings:
+            _point(con, side, f"list_contains($s::VARCHAR[], games.{side})", {"s": spellings})
     con.execute("DELETE FROM players WHERE player_id NOT IN (SELECT player_id FROM player_names)")
     refresh_tree(con)
     return _scalar(con, "SELECT count(*) FROM players")
+
+
+def _point(con: duckdb.DuckDBPyConnection, side: str, which: str, params: dict[str, object]
+           ) -> None:
+    """Point ``side`` of the games the condition ``which`` selects at its spelling's player."""
+    con.execute(f"""
+        UPDATE games SET {side}_player_id = n.player_id FROM player_names n
+        WHERE {which} AND games.{side} = n.spelling
+          AND games.{side}_player_id IS DISTINCT FROM n.player_id""", params)
 
 
 def _scalar(con: duckdb.DuckDBPyConnection, sql: str, params: list[object] | None = None
@@ -160,18 +231,31 @@ def one_transaction(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
     ...     pass
     >>> con.execute("SELECT count(*) FROM t").fetchone()
     (0,)
+    >>> _ = con.execute("BEGIN TRANSACTION")
+    >>> with one_transaction(con):
+    ...     _ = con.execute("INSERT INTO t VALUES (2)")
+    >>> _ = con.execute("ROLLBACK")  # the caller's transaction, with the block's insert
+    >>> con.execute("SELECT count(*) FROM t").fetchone()
+    (0,)
     """
-    try:
-        con.execute("BEGIN TRANSACTION")
-    except duckdb.TransactionException:
+    if _in_transaction(con):
         yield  # the caller's transaction holds this block too
         return
+    con.execute("BEGIN TRANSACTION")
     try:
         yield
     except BaseException:
         con.execute("ROLLBACK")
         raise
     con.execute("COMMIT")
+
+
+def _in_transaction(con: duckdb.DuckDBPyConnection) -> bool:
+    """Whether ``con`` is within a transaction: its statements then share one transaction
+    id, where each statement is a transaction of its own otherwise. (A ``BEGIN`` would
+    tell as well, but DuckDB 2 aborts the transaction it fails in.)"""
+    ids = [con.execute("SELECT txid_current()").fetchone() for _ in range(2)]
+    return ids[0] == ids[1]
 
 
 def split(con: duckdb.DuckDBPyConnection, spelling: str, name: str | None = None) -> str:

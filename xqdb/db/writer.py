@@ -38,7 +38,7 @@ from .columns import (
     EVAL_COLUMNS, EVENT_COLUMNS, GAME_COLUMNS, MOVE_COLUMNS, STAGES, TABLES, VARIATION_COLUMNS,
 )
 from .lookups import forget_removed, refresh
-from .players import link_players
+from .players import forget_links, link_players
 from .tree_counts import forget as forget_tree
 
 log = logging.getLogger("xqdb.db")
@@ -651,6 +651,7 @@ class Writer:
                         AND NOT EXISTS (SELECT 1 FROM game_records r WHERE r.game_id = g.game_id))"""
         forget_removed(con, orphans)
         forget_tree(con)
+        forget_links(con)
         for table in ("stored_moves", "variation_moves", "rule_events", "evals", "games"):
             con.execute(f"DELETE FROM {table} WHERE game_id IN {orphans}")
         con.execute(f"""
