@@ -3,12 +3,15 @@ of the default two passes and of single passes (50,000 and 20,000 nodes), agains
 single pass (the reference), with Fairy-Stockfish on real games of ``../shared/data``.
 
 Run: ``python bench/bench_defaults.py [--out DIR] [--pgn FILE] [--reference 1000000]
-[--fast 50000] [--single 20000 ...] [--jobs 2] [--report-only] [--other DB ...]``. Prints
-figures; asserts nothing. ``--other`` scores another analysis of the same games (the
-built-in engine's default two passes, or ``xqdb analyze``'s own, say) by its own
-``judgements`` view. ``--pgn bench/data/ccpd-heldout-8.pgn`` and
+[--fast 50000] [--single 20000 ...] [--jobs 2] [--report-only] [--other DB ...]
+[--pool DIR ...]``. Prints figures; asserts nothing. ``--other`` scores another analysis of
+the same games (the built-in engine's default two passes, or ``xqdb analyze``'s own, say)
+by its own ``judgements`` view. ``--pgn bench/data/ccpd-heldout-8.pgn`` and
 ``--pgn bench/data/ccpd-heldout-b.pgn`` (each with its own ``--out``) score 8 other games
-each; the defaults' thresholds are chosen on all 31 games (see the README).
+each; the defaults' thresholds are chosen on these 31 games (see the README).
+``--pgn bench/data/ccpd-heldout-c.pgn`` scores 8 games that chose nothing. With
+``--report-only``, ``--pool DIR`` scores the games of other ``--out`` folders (each run
+before) together with those of ``--out``, counts and nodes summed.
 
 Each limit is one single pass over every position of the games (``pgn-chinese-15.pgn``)
 into its own database under ``--out``, so the passes share no cache; a run that was
@@ -142,8 +145,31 @@ def score(name: str, predicted: dict, reference: dict) -> list[str]:
     return lines
 
 
-def report(out: Path, reference_nodes: int, fast_nodes: int,
-           others: tuple[Path, ...] = (), singles: tuple[int, ...] = ()) -> None:
+#: Which moves of the fast pass the deep one searches again: (least loss, or None for
+#: the classes mistake or worse; plies either side; least shift of a position's
+#: expected score that has its neighbours searched again, or None; least gain, or None).
+RECHECK_RULES = {"two passes (mistake+, +-1)": (None, 1, None, None),
+                 "two passes (loss >= 0.05)": (0.05, 0, None, None),
+                 "two passes (loss >= 0.05, +-1)": (0.05, 1, None, None),
+                 "two passes (loss >= 0.03, +-1)": (0.03, 1, None, None),
+                 "two passes (loss >= 0.02, +-2)": (0.02, 2, None, None),
+                 "two passes (loss >= 0.05, shift >= 0.05)": (0.05, 0, 0.05, None),
+                 "two passes (loss >= 0.08, shift >= 0.05)": (0.08, 0, 0.05, None),
+                 "two passes (loss >= 0.085, shift >= 0.05)": (0.085, 0, 0.05, None),
+                 "two passes (loss >= 0.085, gain >= 0.16, shift >= 0.055: the default)":
+                     (RECHECK_LOSS, 0, RECHECK_SHIFT, RECHECK_GAIN),
+                 "two passes (loss >= 0.085, gain >= 0.15, shift >= 0.055)":
+                     (0.085, 0, 0.055, 0.15),
+                 "two passes (loss >= 0.085, gain >= 0.15, shift >= 0.05)":
+                     (0.085, 0, 0.05, 0.15),
+                 "two passes (loss >= 0.1, shift >= 0.03)": (0.1, 0, 0.03, None),
+                 "two passes (loss >= 0.1, shift >= 0.05)": (0.1, 0, 0.05, None)}
+
+
+def score_folder(out: Path, reference_nodes: int, fast_nodes: int, singles: tuple[int, ...],
+                 classes: dict[str, dict], nodes: Counter, scored: list) -> None:
+    """Add the judgements (by folder name, game and ply) and nodes of the games of ``out``
+    that the reference has reached to ``classes``, ``nodes`` and ``scored``."""
     scratch = out / "scratch"
     ref = Analysed(open_copy(out / f"nodes-{reference_nodes}.duckdb", scratch))
     fast = Analysed(open_copy(out / f"nodes-{fast_nodes}.duckdb", scratch))
@@ -152,31 +178,6 @@ def report(out: Path, reference_nodes: int, fast_nodes: int,
     games = ref.con.execute("SELECT g.game_id, g.start_fen, list(m.uci ORDER BY m.ply) "
                             "FROM games g JOIN moves m USING (game_id) GROUP BY ALL "
                             "ORDER BY 1").fetchall()
-    classes: dict[str, dict] = {"reference": {}, "fast single pass": {},
-                                **{name: {} for name in alone}}
-    # Which moves of the fast pass the deep one searches again: (least loss, or None for
-    # the classes mistake or worse; plies either side; least shift of a position's
-    # expected score that has its neighbours searched again, or None; least gain, or None).
-    recheck_rules = {"two passes (mistake+, +-1)": (None, 1, None, None),
-                     "two passes (loss >= 0.05)": (0.05, 0, None, None),
-                     "two passes (loss >= 0.05, +-1)": (0.05, 1, None, None),
-                     "two passes (loss >= 0.03, +-1)": (0.03, 1, None, None),
-                     "two passes (loss >= 0.02, +-2)": (0.02, 2, None, None),
-                     "two passes (loss >= 0.05, shift >= 0.05)": (0.05, 0, 0.05, None),
-                     "two passes (loss >= 0.08, shift >= 0.05)": (0.08, 0, 0.05, None),
-                     "two passes (loss >= 0.085, shift >= 0.05)": (0.085, 0, 0.05, None),
-                     "two passes (loss >= 0.085, gain >= 0.16, shift >= 0.055: the default)":
-                         (RECHECK_LOSS, 0, RECHECK_SHIFT, RECHECK_GAIN),
-                     "two passes (loss >= 0.085, gain >= 0.15, shift >= 0.055)":
-                         (0.085, 0, 0.055, 0.15),
-                     "two passes (loss >= 0.085, gain >= 0.15, shift >= 0.05)":
-                         (0.085, 0, 0.05, 0.15),
-                     "two passes (loss >= 0.1, shift >= 0.03)": (0.1, 0, 0.03, None),
-                     "two passes (loss >= 0.1, shift >= 0.05)": (0.1, 0, 0.05, None)}
-    for name in recheck_rules:
-        classes[name] = {}
-    nodes = Counter()
-    scored = []
     for game_id, fen, texts in games:
         moves = [Move.from_uci(t) for t in texts]
         repeats = {i for i, _, r in game_positions(fen, moves) if r}
@@ -189,7 +190,7 @@ def report(out: Path, reference_nodes: int, fast_nodes: int,
         needed = positions - ({len(moves)} if not last.has_legal_moves() else set())
         if not needed <= set(deep):
             continue  # the reference has not reached this game (yet)
-        scored.append(game_id)
+        scored.append((out.name, game_id))
         quick = fast.evaluations(game_id)
         first = Position.from_fen(fen).turn
         plies = set(range(1, len(moves) + 1))
@@ -198,34 +199,45 @@ def report(out: Path, reference_nodes: int, fast_nodes: int,
         nodes["reference"] += ref.nodes(deep, positions)
         nodes["fast single pass"] += fast.nodes(quick, positions)
         for key, j in ref_j.items():
-            classes["reference"][game_id, key] = j.judgement
+            classes["reference"][out.name, game_id, key] = j.judgement
         for key, j in fast_j.items():
-            classes["fast single pass"][game_id, key] = j.judgement
+            classes["fast single pass"][out.name, game_id, key] = j.judgement
         for name, single in alone.items():
             evaluations = single.evaluations(game_id)
             nodes[name] += single.nodes(evaluations, positions)
             for key, j in judged(first, moves, evaluations, plies, repeats, single).items():
-                classes[name][game_id, key] = j.judgement
-        for name, (least, radius, shift, gain) in recheck_rules.items():
+                classes.setdefault(name, {})[out.name, game_id, key] = j.judgement
+        for name, (least, radius, shift, gain) in RECHECK_RULES.items():
             again = rechecked(fast_j, ref_j, len(moves), least, radius, shift, gain)
             searched = {p - d for p in again for d in (0, 1)}
             nodes[name] += fast.nodes(quick, positions) + ref.nodes(deep, searched)
             merged = {p: j.judgement for p, j in fast_j.items()}
             merged.update({p: ref_j[p].judgement for p in again if p in ref_j})
             for key, c in merged.items():
-                classes[name][game_id, key] = c
+                classes.setdefault(name, {})[out.name, game_id, key] = c
+
+
+def report(outs: tuple[Path, ...], reference_nodes: int, fast_nodes: int,
+           others: tuple[Path, ...] = (), singles: tuple[int, ...] = ()) -> None:
+    """Score the passes stored in each folder of ``outs``, their games pooled."""
+    classes: dict[str, dict] = {"reference": {}, "fast single pass": {}}
+    nodes: Counter = Counter()
+    scored: list[tuple[str, int]] = []
+    for out in outs:
+        score_folder(out, reference_nodes, fast_nodes, singles, classes, nodes, scored)
     searched: dict[str, tuple[int, int | None]] = {}
     for other in others:
         # Another analysis of the same games (another engine, or xqdb analyze's own two
         # passes), judged by its database's judgements view, on the games scored.
-        con = open_copy(other, scratch)
+        folder = outs[0]
+        con = open_copy(other, folder / "scratch")
         name = f"{other.stem}: the judgements view"
-        classes[name] = {(g, p): c for g, p, c in con.execute(
+        classes[name] = {(folder.name, g, p): c for g, p, c in con.execute(
             "SELECT game_id, ply, class FROM judgements "
             "QUALIFY row_number() OVER (PARTITION BY game_id, ply ORDER BY nodes DESC) = 1"
-        ).fetchall() if g in scored}
+        ).fetchall() if (folder.name, g) in scored}
         searched[name] = con.execute("SELECT count(*), sum(nodes) FROM evals").fetchone()
-    print(f"scored {len(scored)} of {len(games)} games ({', '.join(map(str, scored))}); "
+    print(f"scored {len(scored)} games ({', '.join(f'{o}:{g}' for o, g in scored)}); "
           f"{len(classes['reference']):,} judged moves; reference nodes={reference_nodes:,}, "
           f"fast nodes={fast_nodes:,}, deep pass at the reference's limit")
     for name, found in classes.items():
@@ -239,12 +251,13 @@ def report(out: Path, reference_nodes: int, fast_nodes: int,
             print(f"{name}: {nodes[name]:,} nodes, {share:.1%} of the reference's")
         for line in score(name, found, classes["reference"]):
             print(line)
-    costs = out / "costs.jsonl"
-    if costs.exists():
-        print("engine seconds of each single pass run (all 15 games; a resumed run counts "
-              "only what it searched):")
-        for line in costs.read_text().splitlines():
-            print("  " + line)
+    for out in outs:
+        costs = out / "costs.jsonl"
+        if costs.exists():
+            print(f"engine seconds of each single pass run into {out} (all its games; a "
+                  f"resumed run counts only what it searched):")
+            for line in costs.read_text().splitlines():
+                print("  " + line)
 
 
 def main() -> None:
@@ -263,13 +276,19 @@ def main() -> None:
     parser.add_argument("--other", type=Path, action="append", default=[],
                         help="also score this database's judgements (another engine or "
                              "analysis of the same games)")
+    parser.add_argument("--pool", type=Path, action="append", default=[],
+                        help="with --report-only: also score the games of this --out folder, "
+                             "pooled with those of --out")
     args = parser.parse_args()
+    if args.pool and (args.other or not args.report_only):
+        parser.error("--pool scores folders already run: give --report-only, without --other")
     singles = args.single if args.single is not None else [20_000]
     args.out.mkdir(parents=True, exist_ok=True)
     if not args.report_only:
         for nodes in (args.fast, *singles, args.reference):
             run_pass(args.out, nodes, args.jobs, args.pgn)
-    report(args.out, args.reference, args.fast, tuple(args.other), tuple(singles))
+    report((args.out, *args.pool), args.reference, args.fast, tuple(args.other),
+           tuple(singles))
 
 
 if __name__ == "__main__":
