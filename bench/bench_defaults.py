@@ -168,7 +168,7 @@ RECHECK_RULES = {"two passes (mistake+, +-1)": (None, 1, None, None),
 
 def score_folder(out: Path, reference_nodes: int, fast_nodes: int, singles: tuple[int, ...],
                  classes: dict[str, dict], nodes: Counter, scored: list) -> None:
-    """Add the judgements (by folder name, game and ply) and nodes of the games of ``out``
+    """Add the judgements (by folder, game and ply) and nodes of the games of ``out``
     that the reference has reached to ``classes``, ``nodes`` and ``scored``."""
     scratch = out / "scratch"
     ref = Analysed(open_copy(out / f"nodes-{reference_nodes}.duckdb", scratch))
@@ -190,7 +190,7 @@ def score_folder(out: Path, reference_nodes: int, fast_nodes: int, singles: tupl
         needed = positions - ({len(moves)} if not last.has_legal_moves() else set())
         if not needed <= set(deep):
             continue  # the reference has not reached this game (yet)
-        scored.append((out.name, game_id))
+        scored.append((str(out), game_id))
         quick = fast.evaluations(game_id)
         first = Position.from_fen(fen).turn
         plies = set(range(1, len(moves) + 1))
@@ -199,14 +199,14 @@ def score_folder(out: Path, reference_nodes: int, fast_nodes: int, singles: tupl
         nodes["reference"] += ref.nodes(deep, positions)
         nodes["fast single pass"] += fast.nodes(quick, positions)
         for key, j in ref_j.items():
-            classes["reference"][out.name, game_id, key] = j.judgement
+            classes["reference"][str(out), game_id, key] = j.judgement
         for key, j in fast_j.items():
-            classes["fast single pass"][out.name, game_id, key] = j.judgement
+            classes["fast single pass"][str(out), game_id, key] = j.judgement
         for name, single in alone.items():
             evaluations = single.evaluations(game_id)
             nodes[name] += single.nodes(evaluations, positions)
             for key, j in judged(first, moves, evaluations, plies, repeats, single).items():
-                classes.setdefault(name, {})[out.name, game_id, key] = j.judgement
+                classes.setdefault(name, {})[str(out), game_id, key] = j.judgement
         for name, (least, radius, shift, gain) in RECHECK_RULES.items():
             again = rechecked(fast_j, ref_j, len(moves), least, radius, shift, gain)
             searched = {p - d for p in again for d in (0, 1)}
@@ -214,7 +214,7 @@ def score_folder(out: Path, reference_nodes: int, fast_nodes: int, singles: tupl
             merged = {p: j.judgement for p, j in fast_j.items()}
             merged.update({p: ref_j[p].judgement for p in again if p in ref_j})
             for key, c in merged.items():
-                classes.setdefault(name, {})[out.name, game_id, key] = c
+                classes.setdefault(name, {})[str(out), game_id, key] = c
 
 
 def report(outs: tuple[Path, ...], reference_nodes: int, fast_nodes: int,
@@ -232,12 +232,12 @@ def report(outs: tuple[Path, ...], reference_nodes: int, fast_nodes: int,
         folder = outs[0]
         con = open_copy(other, folder / "scratch")
         name = f"{other.stem}: the judgements view"
-        classes[name] = {(folder.name, g, p): c for g, p, c in con.execute(
+        classes[name] = {(str(folder), g, p): c for g, p, c in con.execute(
             "SELECT game_id, ply, class FROM judgements "
             "QUALIFY row_number() OVER (PARTITION BY game_id, ply ORDER BY nodes DESC) = 1"
-        ).fetchall() if (folder.name, g) in scored}
+        ).fetchall() if (str(folder), g) in scored}
         searched[name] = con.execute("SELECT count(*), sum(nodes) FROM evals").fetchone()
-    print(f"scored {len(scored)} games ({', '.join(f'{o}:{g}' for o, g in scored)}); "
+    print(f"scored {len(scored)} games ({', '.join(f'{Path(o).name}:{g}' for o, g in scored)}); "
           f"{len(classes['reference']):,} judged moves; reference nodes={reference_nodes:,}, "
           f"fast nodes={fast_nodes:,}, deep pass at the reference's limit")
     for name, found in classes.items():
