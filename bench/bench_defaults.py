@@ -11,7 +11,10 @@ by its own ``judgements`` view. ``--pgn bench/data/ccpd-heldout-8.pgn`` and
 each; the defaults' thresholds are chosen on these 31 games (see the README).
 ``--pgn bench/data/ccpd-heldout-c.pgn`` scores 8 games that chose nothing. With
 ``--report-only``, ``--pool DIR`` scores the games of other ``--out`` folders (each run
-before) together with those of ``--out``, counts and nodes summed.
+before) together with those of ``--out``, counts and nodes summed. ``--confirm NODES``
+searches the positions around each move the reference calls a mistake or worse again at
+NODES (kept in ``--out``'s ``confirm-NODES.jsonl``) and says how many of those the
+default finds, and of those it misses, hold up there.
 
 Each limit is one single pass over every position of the games (``pgn-chinese-15.pgn``)
 into its own database under ``--out``, so the passes share no cache; a run that was
@@ -38,12 +41,13 @@ from pathlib import Path
 import duckdb
 
 from xqdb.analysis.games import (
-    DEFAULT_FAST, RECHECK_GAIN, RECHECK_LOSS, RECHECK_SHIFT, MoveJudgement, Thresholds,
-    curve_for, game_positions, judge_moves, recheck_plies, shifted_plies,
+    DEFAULT_FAST, RECHECK_GAIN, RECHECK_LOSS, RECHECK_SHIFT, Evaluation, MoveJudgement,
+    Thresholds, curve_for, game_positions, judge_moves, recheck_plies, shifted_plies,
 )
 from xqdb.analysis.judgement import SERIOUS
-from xqdb.db.evals import game_evals
+from xqdb.db.evals import StoredEval, evaluation_of, game_evals
 from xqdb.engine import EngineSpec, Limit
+from xqdb.engine.runner import SupervisedEngine
 from xqdb.position import Position
 from xqdb.rules.board import Move
 
@@ -167,9 +171,10 @@ RECHECK_RULES = {"two passes (mistake+, +-1)": (None, 1, None, None),
 
 
 def score_folder(out: Path, reference_nodes: int, fast_nodes: int, singles: tuple[int, ...],
-                 classes: dict[str, dict], nodes: Counter, scored: list) -> None:
+                 classes: dict[str, dict], nodes: Counter) -> dict[tuple[str, int], tuple]:
     """Add the judgements (by folder, game and ply) and nodes of the games of ``out``
-    that the reference has reached to ``classes``, ``nodes`` and ``scored``."""
+    that the reference has reached to ``classes`` and ``nodes``; returns those games'
+    start and moves, by folder and game."""
     scratch = out / "scratch"
     ref = Analysed(open_copy(out / f"nodes-{reference_nodes}.duckdb", scratch))
     fast = Analysed(open_copy(out / f"nodes-{fast_nodes}.duckdb", scratch))
@@ -178,6 +183,7 @@ def score_folder(out: Path, reference_nodes: int, fast_nodes: int, singles: tupl
     games = ref.con.execute("SELECT g.game_id, g.start_fen, list(m.uci ORDER BY m.ply) "
                             "FROM games g JOIN moves m USING (game_id) GROUP BY ALL "
                             "ORDER BY 1").fetchall()
+    scored = {}
     for game_id, fen, texts in games:
         moves = [Move.from_uci(t) for t in texts]
         repeats = {i for i, _, r in game_positions(fen, moves) if r}
@@ -190,7 +196,7 @@ def score_folder(out: Path, reference_nodes: int, fast_nodes: int, singles: tupl
         needed = positions - ({len(moves)} if not last.has_legal_moves() else set())
         if not needed <= set(deep):
             continue  # the reference has not reached this game (yet)
-        scored.append((str(out), game_id))
+        scored[str(out), game_id] = (fen, texts)
         quick = fast.evaluations(game_id)
         first = Position.from_fen(fen).turn
         plies = set(range(1, len(moves) + 1))
@@ -215,16 +221,20 @@ def score_folder(out: Path, reference_nodes: int, fast_nodes: int, singles: tupl
             merged.update({p: ref_j[p].judgement for p in again if p in ref_j})
             for key, c in merged.items():
                 classes.setdefault(name, {})[str(out), game_id, key] = c
+    return scored
 
 
 def report(outs: tuple[Path, ...], reference_nodes: int, fast_nodes: int,
-           others: tuple[Path, ...] = (), singles: tuple[int, ...] = ()) -> None:
-    """Score the passes stored in each folder of ``outs``, their games pooled."""
+           others: tuple[Path, ...] = (), singles: tuple[int, ...] = (),
+           confirm_nodes: int | None = None, jobs: int = 2) -> None:
+    """Score the passes stored in each folder of ``outs``, their games pooled; with
+    ``confirm_nodes``, check the reference's mistakes by a deeper search
+    (:func:`confirm`)."""
     classes: dict[str, dict] = {"reference": {}, "fast single pass": {}}
     nodes: Counter = Counter()
-    scored: list[tuple[str, int]] = []
+    scored: dict[tuple[str, int], tuple] = {}
     for out in outs:
-        score_folder(out, reference_nodes, fast_nodes, singles, classes, nodes, scored)
+        scored.update(score_folder(out, reference_nodes, fast_nodes, singles, classes, nodes))
     searched: dict[str, tuple[int, int | None]] = {}
     for other in others:
         # Another analysis of the same games (another engine, or xqdb analyze's own two
@@ -251,6 +261,8 @@ def report(outs: tuple[Path, ...], reference_nodes: int, fast_nodes: int,
             print(f"{name}: {nodes[name]:,} nodes, {share:.1%} of the reference's")
         for line in score(name, found, classes["reference"]):
             print(line)
+    if confirm_nodes is not None:
+        confirm(scored, classes, confirm_nodes, jobs, outs[0] / f"confirm-{confirm_nodes}.jsonl")
     for out in outs:
         costs = out / "costs.jsonl"
         if costs.exists():
@@ -258,6 +270,68 @@ def report(outs: tuple[Path, ...], reference_nodes: int, fast_nodes: int,
                   f"resumed run counts only what it searched):")
             for line in costs.read_text().splitlines():
                 print("  " + line)
+
+
+_CONFIRMING: list[SupervisedEngine] = []
+
+
+def _search_deeper(job: tuple[str, int]) -> tuple[str, dict]:
+    """One position (FEN) searched at a node count, by this process's engine, from an
+    empty hash table; the evaluation as the columns of ``evals``."""
+    fen, count = job
+    if not _CONFIRMING:
+        _CONFIRMING.append(SupervisedEngine(EngineSpec((FAIRY,))))
+    info = _CONFIRMING[0].analyse(Position.from_fen(fen), Limit(nodes=count))
+    row = StoredEval((0, 1, "", ""), Evaluation.from_info(info)).row()
+    return fen, {k: row[k] for k in ("score_cp", "mate", "wdl_win", "wdl_draw", "wdl_loss",
+                                     "best_move", "pv", "depth", "nodes")}
+
+
+def confirm(scored: dict[tuple[str, int], tuple], classes: dict[str, dict], count: int,
+            jobs: int, cache: Path) -> None:
+    """Search the positions before and after each move the reference calls a mistake or
+    worse again at ``count`` nodes, judge the moves again, and print how many of those the
+    default finds, and of those it misses, are mistakes or worse there too. The searches
+    are kept in ``cache`` (a stopped run resumes)."""
+    group = GROUPS["mistake or worse"]
+    default = next(name for name in RECHECK_RULES if "the default" in name)
+    cases = []
+    for (out, game_id, ply), judgement in sorted(classes["reference"].items()):
+        if judgement not in group:
+            continue
+        fen, texts = scored[out, game_id]
+        position = Position.from_fen(fen)
+        for text in texts[:ply - 1]:
+            position.push(Move.from_uci(text))
+        before = position.fen()
+        position.push(Move.from_uci(texts[ply - 1]))
+        found = classes[default].get((out, game_id, ply)) in group
+        cases.append((found, before, position.fen(), Move.from_uci(texts[ply - 1])))
+    known = {}
+    if cache.exists():
+        known = dict(json.loads(line) for line in cache.read_text().splitlines())
+    wanted = sorted({fen for _, before, after, _ in cases for fen in (before, after)} - set(known))
+    from concurrent.futures import ProcessPoolExecutor
+    with ProcessPoolExecutor(jobs) as pool, open(cache, "a") as kept:
+        for fen, row in pool.map(_search_deeper, [(fen, count) for fen in wanted]):
+            known[fen] = row
+            kept.write(json.dumps([fen, row]) + "\n")
+    with SupervisedEngine(EngineSpec((FAIRY,))) as engine:
+        curve = curve_for(engine.identity)
+    evaluation = {fen: evaluation_of(r["score_cp"], r["mate"],
+                                     (r["wdl_win"], r["wdl_draw"], r["wdl_loss"]),
+                                     r["best_move"], r["pv"], r["depth"], r["nodes"])
+                  for fen, r in known.items()}
+    held = Counter()
+    for found, before, after, move in cases:
+        judged_again = judge_moves(Position.from_fen(before).turn, [move],
+                                   {0: evaluation[before], 1: evaluation[after]}, [1], (),
+                                   curve, Thresholds())[0].judgement
+        held[found, judged_again in group] += 1
+    for found, what in ((True, "finds"), (False, "misses")):
+        total = held[found, True] + held[found, False]
+        print(f"of the {total} mistakes or worse of the reference the default {what}, "
+              f"{held[found, True]} are mistakes or worse at {count:,} nodes too")
 
 
 def main() -> None:
@@ -276,6 +350,9 @@ def main() -> None:
     parser.add_argument("--other", type=Path, action="append", default=[],
                         help="also score this database's judgements (another engine or "
                              "analysis of the same games)")
+    parser.add_argument("--confirm", type=int, default=None, metavar="NODES",
+                        help="search the positions around each of the reference's mistakes "
+                             "or worse again at NODES, and say how many hold up")
     parser.add_argument("--pool", type=Path, action="append", default=[],
                         help="with --report-only: also score the games of this --out folder, "
                              "pooled with those of --out")
@@ -288,7 +365,7 @@ def main() -> None:
         for nodes in (args.fast, *singles, args.reference):
             run_pass(args.out, nodes, args.jobs, args.pgn)
     report((args.out, *args.pool), args.reference, args.fast, tuple(args.other),
-           tuple(singles))
+           tuple(singles), args.confirm, args.jobs)
 
 
 if __name__ == "__main__":
