@@ -36,6 +36,7 @@ import json
 import shutil
 import time
 from collections import Counter
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import duckdb
@@ -44,6 +45,7 @@ from xqdb.analysis.games import (
     DEFAULT_FAST, RECHECK_GAIN, RECHECK_LOSS, RECHECK_SHIFT, Evaluation, MoveJudgement,
     Thresholds, curve_for, game_positions, judge_moves, recheck_plies, shifted_plies,
 )
+from xqdb.analysis.batch import engine_for
 from xqdb.analysis.judgement import SERIOUS
 from xqdb.db.evals import StoredEval, evaluation_of, game_evals
 from xqdb.engine import EngineSpec, Limit
@@ -272,16 +274,11 @@ def report(outs: tuple[Path, ...], reference_nodes: int, fast_nodes: int,
                 print("  " + line)
 
 
-_CONFIRMING: list[SupervisedEngine] = []
-
-
 def _search_deeper(job: tuple[str, int]) -> tuple[str, dict]:
     """One position (FEN) searched at a node count, by this process's engine, from an
     empty hash table; the evaluation as the columns of ``evals``."""
     fen, count = job
-    if not _CONFIRMING:
-        _CONFIRMING.append(SupervisedEngine(EngineSpec((FAIRY,))))
-    info = _CONFIRMING[0].analyse(Position.from_fen(fen), Limit(nodes=count))
+    info = engine_for(EngineSpec((FAIRY,))).analyse(Position.from_fen(fen), Limit(nodes=count))
     row = StoredEval((0, 1, "", ""), Evaluation.from_info(info)).row()
     return fen, {k: row[k] for k in ("score_cp", "mate", "wdl_win", "wdl_draw", "wdl_loss",
                                      "best_move", "pv", "depth", "nodes")}
@@ -311,7 +308,6 @@ def confirm(scored: dict[tuple[str, int], tuple], classes: dict[str, dict], coun
     if cache.exists():
         known = dict(json.loads(line) for line in cache.read_text().splitlines())
     wanted = sorted({fen for _, before, after, _ in cases for fen in (before, after)} - set(known))
-    from concurrent.futures import ProcessPoolExecutor
     with ProcessPoolExecutor(jobs) as pool, open(cache, "a") as kept:
         for fen, row in pool.map(_search_deeper, [(fen, count) for fen in wanted]):
             known[fen] = row

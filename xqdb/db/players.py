@@ -47,13 +47,6 @@ _THROUGH = "players_through"
 #: link reads every game to learn the spellings the games have.
 _STALE = "players_stale_aliases"
 
-# The spellings of the games after $through, each with its first game.
-_FIRSTS_SQL = """
-    SELECT name, min(game_id) FROM (SELECT red AS name, game_id FROM games WHERE game_id > $through
-                                    UNION ALL
-                                    SELECT black, game_id FROM games WHERE game_id > $through)
-    WHERE name IS NOT NULL GROUP BY name"""
-
 
 def link_players(con: duckdb.DuckDBPyConnection) -> int:
     """Name every spelling of the database by the rules (aliases kept), add the players
@@ -67,7 +60,7 @@ def link_players(con: duckdb.DuckDBPyConnection) -> int:
     with one_transaction(con):  # the games linked anew and the tree counted at once
         last = _scalar(con, "SELECT coalesce(max(game_id), 0) FROM games")
         through = 0 if read_meta(con, _STALE) else read_meta(con, _THROUGH)
-        first_game = dict(con.execute(_FIRSTS_SQL, {"through": through}).fetchall())
+        first_game = _first_games(con, "game_id > $through", {"through": through})
         stored = con.execute("""
             SELECT n.spelling, n.player_id, n.decided_by = 'alias', p.name
             FROM player_names n JOIN players p USING (player_id)""").fetchall()
@@ -77,9 +70,7 @@ def link_players(con: duckdb.DuckDBPyConnection) -> int:
         spellings = set(first_game) | (set(by_rules) | set(aliases) if through else set())
         names = canonical_names(sorted(spellings))
         names.update(aliases)
-        if through:
-            _first_games_of_renamed(con, names, set(by_rules), first_game)
-        _add_players(con, names, first_game)
+        _add_players(con, names, first_game, set(by_rules) if through else set())
         ids = dict(con.execute("SELECT name, player_id FROM players").fetchall())
         wanted = {s: ids[names[s]] for s in spellings if s not in aliases}
         changed = sorted(s for s, player in wanted.items() if by_rules.get(s) != player)
@@ -109,28 +100,30 @@ def forget_links(con: duckdb.DuckDBPyConnection) -> None:
     con.execute("DELETE FROM meta WHERE key = ?", [_THROUGH])
 
 
-def _first_games_of_renamed(con: duckdb.DuckDBPyConnection, names: dict[str, str],
-                            old: set[str], first_game: dict[str, int]) -> None:
-    """Add to ``first_game`` the first game of each old spelling that the rules now give a
-    player not yet in ``players`` (such a player is numbered by its first game)."""
-    known = {name for name, in con.execute("SELECT name FROM players").fetchall()}
-    renamed = sorted(s for s in old if names[s] not in known)
-    if not renamed:
-        return
-    first_game.update(con.execute("""
-        SELECT name, min(game_id) FROM (SELECT red AS name, game_id FROM games
-                                        WHERE list_contains($s::VARCHAR[], red)
-                                        UNION ALL
-                                        SELECT black, game_id FROM games
-                                        WHERE list_contains($s::VARCHAR[], black))
-        GROUP BY name""", {"s": renamed}).fetchall())
+def _first_games(con: duckdb.DuckDBPyConnection, which: str, params: dict[str, object]
+                 ) -> dict[str, int]:
+    """Each spelling of the games the condition ``which`` selects (SQL in which
+    ``{side}`` stands for the column of the spelling, ``red`` or ``black``), with the
+    first of those games."""
+    return dict(con.execute(f"""
+        SELECT name, min(game_id) FROM (
+            SELECT red AS name, game_id FROM games WHERE {which.format(side='red')}
+            UNION ALL
+            SELECT black, game_id FROM games WHERE {which.format(side='black')})
+        WHERE name IS NOT NULL GROUP BY name""", params).fetchall())
 
 
 def _add_players(con: duckdb.DuckDBPyConnection, names: dict[str, str],
-                 first_game: dict[str, int]) -> None:
+                 first_game: dict[str, int], old: set[str]) -> None:
     """Add the canonical names not yet in ``players``, numbered in the order of their
-    first game, so that the same games give the same ids."""
+    first game, so that the same games give the same ids. ``first_game`` holds the first
+    games of the spellings read; those of the spellings ``old`` (not read again) that the
+    rules now give a new name are looked up."""
     known = {name for name, in con.execute("SELECT name FROM players").fetchall()}
+    renamed = sorted(s for s in old if names[s] not in known)
+    if renamed:
+        first_game = first_game | _first_games(con, "list_contains($s::VARCHAR[], {side})",
+                                               {"s": renamed})
     first: dict[str, int] = {}
     for spelling, name in names.items():
         if name not in known:
