@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -40,6 +41,27 @@ def all_rows(db: Path) -> dict[str, list[tuple]]:
         return out
     finally:
         con.close()
+
+
+def copies_far_apart(folder: Path) -> int:
+    """Real games filed twice under ``folder``, one file each, with 30 other games filed
+    between the originals and their copies; returns how many games are copied. A work
+    unit per file (``importer.UNIT_SOURCES`` set to 1) sends the files to the workers in
+    turn, and by the time a copy is read the writer has received its original."""
+    games = sorted((DATA / "ccpd" / "endings").glob("*.pgn"))
+    folders = {name: folder / name for name in ("a-first", "b-others", "c-copies")}
+    for sub in folders.values():
+        sub.mkdir(parents=True)
+    for game in games:
+        shutil.copy(game, folders["a-first"] / game.name)
+        shutil.copy(game, folders["c-copies"] / game.name)
+    others = [DATA / "pgn-chinese-15.pgn", DATA / "pgn-wxf-fullwidth-15.pgn"]
+    for number, other in enumerate(others):
+        for index, text in enumerate(other.read_text(encoding="utf-8").split("\n\n[")):
+            (folders["b-others"] / f"{number}-{index:02}.pgn").write_text(
+                "[" * bool(index) + text, encoding="utf-8")
+    assert len(list(folders["b-others"].iterdir())) == 30
+    return len(games)
 
 
 def rows(db: Path, sql: str, *args: object) -> list[tuple]:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from datafiles import DATA, SHARED_DATA
-from import_support import all_rows
+from import_support import all_rows, copies_far_apart
 from xqdb.db import rows
 from xqdb.pipeline import importer
 from xqdb.pipeline.importer import ImportSummary, import_paths
@@ -75,28 +75,13 @@ def test_every_table_of_the_corpus_is_the_same_with_repeats_not_replayed(
 
 def test_a_repeat_read_by_another_worker_is_linked_without_a_replay(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    # A work unit per file, so the files go to both workers in turn. The copies come 30
-    # units after their originals: by then the writer has received the originals, so
-    # whichever worker reads a copy links it.
     monkeypatch.setattr(importer, "UNIT_SOURCES", 1)
-    games = sorted(ENDINGS.glob("*.pgn"))
-    folders = {name: tmp_path / "games" / name for name in ("a-first", "b-others", "c-copies")}
-    for folder in folders.values():
-        folder.mkdir(parents=True)
-    for game in games:
-        shutil.copy(game, folders["a-first"] / game.name)
-        shutil.copy(game, folders["c-copies"] / game.name)
-    others = [DATA / "pgn-chinese-15.pgn", DATA / "pgn-wxf-fullwidth-15.pgn"]
-    for number, other in enumerate(others):
-        for index, text in enumerate(other.read_text(encoding="utf-8").split("\n\n[")):
-            (folders["b-others"] / f"{number}-{index:02}.pgn").write_text(
-                "[" * bool(index) + text, encoding="utf-8")
-    assert len(list(folders["b-others"].iterdir())) == 30
+    copies = copies_far_apart(tmp_path / "games")
     summary = import_paths([str(tmp_path / "games")], tmp_path / "kept.duckdb", jobs=2)
     replay_every_record(monkeypatch)
     import_paths([str(tmp_path / "games")], tmp_path / "every.duckdb", jobs=2)
-    assert summary.unreplayed == len(games)
-    assert summary.records == 2 * len(games) + 30
+    assert summary.unreplayed == copies
+    assert summary.records == 2 * copies + 30
     every, kept = all_rows(tmp_path / "every.duckdb"), all_rows(tmp_path / "kept.duckdb")
     for table in every:
         assert kept[table] == every[table], table

@@ -82,6 +82,8 @@ WORKER_NICENESS = 5
 
 #: Seconds between a waiting parent's looks at its workers, and a worker's at its parent.
 WATCH_SECONDS = 0.5
+#: Seconds a cluster's task waits for a value the parent published (see :func:`published`).
+PUBLISHED_WAIT = 5.0
 
 def _init_worker() -> None:
     # Ctrl-C goes to the whole process group; the parent decides what happens, so a
@@ -507,6 +509,11 @@ class Executor(ABC):
         """Where the work runs, for a summary."""
         return f"{self.jobs} local processes"
 
+    def publish(self, name: str, value: Any) -> None:
+        """Make ``value`` what :func:`published` gives the tasks that start from now on
+        under ``name`` (``None``: forget it). Only a cluster's workers need this: local
+        ones share memory with this process, and here it does nothing."""
+
 
 class LocalExecutor(Executor):
     """The local process pool (see :func:`process_pool`); ``pool=None`` runs the work in
@@ -565,6 +572,20 @@ class DaskExecutor(Executor):
                 lost.update(event.get("processing-tasks", ()))
                 lost.update(event.get("lost-computed-tasks", ()))
         return len(lost & self._keys)
+
+    def publish(self, name: str, value: Any) -> None:
+        from distributed import Variable
+
+        # What is published only saves work: a scheduler that cannot take it fails the
+        # run where a result is awaited, with the error that says what happened.
+        try:
+            variable = Variable(name, client=self.client)
+            if value is None:
+                variable.delete()
+            else:
+                variable.set(value)
+        except Exception as exc:  # noqa: BLE001
+            log.debug("could not publish %s: %s", name, exc)
 
     def map(self, fn: Callable[[T], R], items: Iterable[T], window: int | None = None,
             lost: Callable[[T, str], R] | None = None) -> Iterator[R]:
@@ -627,6 +648,18 @@ class DaskExecutor(Executor):
                     f"in {self.worker_wait:.0f} s",
                     f"what was stored stays: start workers with `dask worker {self.address}` "
                     "and run the command again")
+
+
+def published(name: str) -> Any:
+    """In a task on a cluster's worker, the value last published under ``name`` (see
+    :meth:`Executor.publish`); ``None`` elsewhere, or when the scheduler has none or does
+    not answer within :data:`PUBLISHED_WAIT` seconds (the task goes on without it)."""
+    try:
+        from distributed import Variable, get_worker
+        client = get_worker().client  # outside a task: ValueError
+        return Variable(name, client=client).get(timeout=PUBLISHED_WAIT)
+    except Exception:  # noqa: BLE001 - a value to do without, never a reason to fail a task
+        return None
 
 
 @contextmanager

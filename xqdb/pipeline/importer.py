@@ -16,6 +16,7 @@ replayed is stored as an ``invalid`` game with its reason, ply and raw text.
 
 from __future__ import annotations
 
+import builtins
 import logging
 import os
 import re
@@ -38,11 +39,12 @@ from ..db.writer import Part, SourceKey, Staged, StoredSources, Writer, writing
 from ..formats.hashing import HashingReader, open_hashed, open_range
 from ..formats.sources import (READ_ERRORS, STDIN, SentSource, Skipped, Source, SourceError,
                                no_such_path, read_failure, readable, walk)
-from .executors import Executor, default_jobs, idle_cores, open_executor, require_paths
+from .executors import Executor, default_jobs, idle_cores, open_executor, published, require_paths
 if TYPE_CHECKING:
     from ..formats import Splitting
 from .repeats import (
-    SLOTS, SeenRecords, current as current_seen, for_run, place, repeat_key, seen_records,
+    SLOTS, SeenRecords, SharedReplays, current as current_seen, for_run, pack, place,
+    repeat_key, seen_records, shared_replays_name,
 )
 
 log = logging.getLogger("xqdb.import")
@@ -84,6 +86,9 @@ RANGE_BYTES_VARIABLE = "XQDB_RANGE_BYTES"
 #: The writer commits once it holds this many staged records (or a spilled unit), or
 #: records read from this many bytes: a batch of big records stays a few of them.
 COMMIT_RECORDS = 4000
+#: Replays a cluster's workers are passed at most (24 bytes each; every task reads them
+#: from the scheduler: see :class:`xqdb.pipeline.repeats.SharedReplays`).
+SHARED_REPLAYS = 1 << 15
 #: Slots of the table of records seen, by which repeats are linked without a replay (0: none).
 SEEN_SLOTS = SLOTS
 COMMIT_BYTES = 8 << 20
@@ -132,6 +137,9 @@ class UnitResult:
     passed_over: list[str] = field(default_factory=list)
     linked: int = 0
     """Records staged as repeats of earlier ones, neither replayed nor built into rows."""
+    replays: builtins.bytes = b""  # the field ``bytes`` hides the type here
+    """On a cluster, the unit's valid replays, for the parent to pass on to the other
+    workers (see :func:`xqdb.pipeline.repeats.pack`)."""
     lost: bool = False
     """Read by no worker (see :func:`lost_unit`)."""
 
@@ -323,11 +331,23 @@ def _read_units(executor: Executor, units: Iterable[WorkUnit], send_inputs: bool
     # number of units, so memory does not grow with the input.
     window = 8 * executor.jobs
     if executor.is_local:
-        return executor.map(read_unit, units, window, lost=lost_unit)
+        yield from executor.map(read_unit, units, window, lost=lost_unit)
+        return
     run = int.from_bytes(os.urandom(8), "little") >> 1 | 1
-    return executor.map(read_unit_on_worker,
-                        (replace(for_cluster(u, send_inputs), run=run) for u in units),
-                        window)
+    # The workers share no memory with this process: it publishes the replays of the
+    # units it has received, and each task reads them as it starts.
+    shared, name = SharedReplays(window, SHARED_REPLAYS), shared_replays_name(run)
+    executor.publish(name, b"")
+    try:
+        for result in executor.map(read_unit_on_worker,
+                                   (replace(for_cluster(u, send_inputs), run=run) for u in units),
+                                   window):
+            if result.replays:
+                shared.received(result.replays)
+                executor.publish(name, shared.latest())
+            yield result
+    finally:
+        executor.publish(name, None)
 
 
 def for_cluster(unit: WorkUnit, send_inputs: bool = False) -> WorkUnit:
@@ -652,6 +672,10 @@ def read_unit(unit: WorkUnit) -> UnitResult:
     result = UnitResult(unit.number, Staged())
     part = unit.part
     seen = current_seen() or (for_run(unit.run) if unit.run else None)
+    replays: list[tuple[int, int, int]] | None = None
+    if unit.run and seen is not None:  # a cluster's worker: learn the others' replays
+        seen.learn(published(shared_replays_name(unit.run)) or b"")
+        replays = []
     index = 0  # the record's place in the unit, for the records seen (see repeats.place)
     for seq, (source, known) in enumerate(zip(unit.sources, unit.known)):
         if not isinstance(source, Source):
@@ -703,6 +727,8 @@ def read_unit(unit: WorkUnit) -> UnitResult:
                 if key is not None and seen is not None and game.is_valid \
                         and replayed is not None:
                     seen.add(key, at, replayed)
+                    if replays is not None:
+                        replays.append((key, at, replayed))
                 if not game.is_valid:
                     result.invalid += 1
                     log.info("%s: invalid%s: %s", record.origin,
@@ -727,6 +753,7 @@ def read_unit(unit: WorkUnit) -> UnitResult:
         log.debug("unit %d: %s, %s", unit.number, unit.sources[0], part.rows(result.records))
     result.staged = out.finish()
     result.staged.part = part
+    result.replays = pack(replays) if replays else b""
     return result
 
 

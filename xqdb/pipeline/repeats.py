@@ -12,10 +12,12 @@ keep, and the writer links it to the earlier game, as it links every duplicate.
 A worker takes another process's word only for units the parent has already received
 (it stores every unit it receives, or the whole import fails); once a unit is lost with
 its worker, only a process's own replays count. A cluster's workers do not share the
-parent's memory: each process keeps a table of its own per import (:func:`for_run`), in
-which only its own replays count. The table has a fixed number of slots, one record each,
-so memory stays the same however big the input: a record that lost its slot to another
-is replayed again, as before.
+parent's memory: each process keeps a table of its own per import (:func:`for_run`),
+which holds its own replays and those the parent passes on. The parent keeps the replays
+of the last units it received (:class:`SharedReplays`) where every task reads them as it
+starts, so a worker learns what the others replayed once the parent has it. The table
+has a fixed number of slots, one record each, so memory stays the same however big the
+input: a record that lost its slot to another is replayed again, as before.
 
     seen = SeenRecords(slots=1024, shared=False)
     key = repeat_key(record)
@@ -29,8 +31,9 @@ import ctypes
 import multiprocessing
 import os
 import threading
-from collections import OrderedDict
-from collections.abc import Iterator
+from array import array
+from collections import OrderedDict, deque
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager, nullcontext
 from hashlib import blake2b
 from typing import Any
@@ -46,6 +49,8 @@ SLOTS = 1 << 18
 #: process that replayed it.
 _WIDTH = 4
 _OWNERS: dict[int, int] = {}
+#: Bytes of one replay passed on to a cluster's workers: key, place and content hash.
+_PACKED = 3 * 8
 
 
 def repeat_key(record: GameRecord) -> int | None:
@@ -125,6 +130,14 @@ class SeenRecords:
                 return
             self._table[slot:slot + _WIDTH] = [key, content, at, _owner()]
 
+    def learn(self, replays: bytes) -> None:
+        """Add the replays the parent passes on (see :func:`pack`) as if this process had
+        made them: the parent has received, and so stores, every one of them."""
+        values = array("Q")
+        values.frombytes(replays)
+        for i in range(0, len(values) - 2, 3):
+            self.add(values[i], values[i + 1], values[i + 2])
+
     def received(self, unit: int, lost: bool) -> None:
         """Note (in the parent) that unit ``unit`` was received, read or ``lost`` with
         its worker: a lost unit's replays will never be stored."""
@@ -132,6 +145,52 @@ class SeenRecords:
             if lost:
                 self._state[1] = 1
             self._state[0] = max(self._state[0], unit)
+
+
+def pack(replays: Iterable[tuple[int, int, int]]) -> bytes:
+    """``(key, place, content hash)`` of valid replays, as the bytes a unit's result and
+    a unit sent to a cluster carry them in (24 bytes each).
+
+    >>> seen = SeenRecords(64, shared=False)
+    >>> seen.learn(pack([(12345, place(3, 0), 99)]))
+    >>> seen.earlier(12345, place(5, 0)), seen.earlier(12345, place(2, 0))
+    (99, None)
+    """
+    return array("Q", [value for replay in replays for value in replay]).tobytes()
+
+
+def shared_replays_name(run: int) -> str:
+    """The name under which the parent of the import ``run`` publishes the replays it
+    passes on to a cluster's workers (see :class:`SharedReplays`)."""
+    return f"xqdb-replays-{run:x}"
+
+
+class SharedReplays:
+    """What the parent passes on to a cluster's workers: the valid replays of the last
+    ``units`` units it received, newest first, at most ``limit`` of them. The parent
+    publishes them on the scheduler after each unit it receives, and every task reads
+    them as it starts (the limit bounds what each task reads): a worker that starts at
+    least one unit while the parent receives ``units`` learns every replay of the others.
+
+    >>> shared = SharedReplays(units=2, limit=3)
+    >>> for unit in range(3):
+    ...     shared.received(pack([(100 + unit, place(unit, 0), 7), (200 + unit, place(unit, 1), 8)]))
+    >>> latest = array("Q"); latest.frombytes(shared.latest()); latest[::3].tolist()
+    [102, 202, 101]
+    """
+
+    def __init__(self, units: int, limit: int) -> None:
+        self.limit = limit
+        self._units: deque[bytes] = deque(maxlen=units)
+
+    def received(self, replays: bytes) -> None:
+        """Note the replays of a unit the parent has received."""
+        if replays:
+            self._units.appendleft(replays)
+
+    def latest(self) -> bytes:
+        """The replays a unit sent now carries (see :func:`pack`)."""
+        return b"".join(self._units)[:self.limit * _PACKED]
 
 
 _SEEN: SeenRecords | None = None
