@@ -173,7 +173,8 @@ class SharedReplays:
 
     >>> shared = SharedReplays(units=2, limit=3)
     >>> for unit in range(3):
-    ...     shared.received(pack([(100 + unit, place(unit, 0), 7), (200 + unit, place(unit, 1), 8)]))
+    ...     shared.received(pack([(100 + unit, place(unit, 0), 7),
+    ...                           (200 + unit, place(unit, 1), 8)]))
     >>> latest = array("Q"); latest.frombytes(shared.latest()); latest[::3].tolist()
     [102, 202, 101]
     """
