@@ -147,8 +147,8 @@ class SeenRecords:
 
 
 def pack(replays: Iterable[tuple[int, int, int]]) -> bytes:
-    """``(key, place, content hash)`` of valid replays, as the bytes a unit's result and
-    a unit sent to a cluster carry them in (24 bytes each).
+    """``(key, place, content hash)`` of valid replays, as the bytes a unit's result
+    carries them in and the parent publishes them in (24 bytes each).
 
     >>> seen = SeenRecords(64, shared=False)
     >>> seen.learn(pack([(12345, place(3, 0), 99)]))
@@ -189,7 +189,7 @@ class SharedReplays:
             self._units.appendleft(replays)
 
     def latest(self) -> bytes:
-        """The replays a unit sent now carries (see :func:`pack`)."""
+        """The replays to publish now (see :func:`pack`)."""
         return b"".join(self._units)[:self.limit * _PACKED]
 
 
