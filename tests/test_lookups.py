@@ -287,3 +287,29 @@ def test_upgrade_from_version_9_fills_the_first_moves_in_place(tmp_path: Path) -
     for plies in ("2", "6"):
         assert Database(path).query("lines", plies=plies).rows == \
             Database(fresh).query("lines", plies=plies).rows != []
+
+
+def test_upgrade_from_version_10_gives_the_stretches_their_next_in_place(tmp_path: Path) -> None:
+    fresh = tmp_path / "fresh.duckdb"
+    import_paths([str(SAMPLE_GAMES)], fresh, jobs=1)
+    path = tmp_path / "v10.duckdb"
+    shutil.copyfile(fresh, path)
+    con = duckdb.connect(str(path))  # a database as version 10 wrote it
+    con.execute("ALTER TABLE material_spans DROP COLUMN next_signature")
+    con.execute("ALTER TABLE material_spans DROP COLUMN next_until")
+    con.execute("UPDATE meta SET value = '10' WHERE key = 'schema_version'")
+    con.close()
+    summary = upgrade(path)
+    assert "built each stretch of material's next one" in str(summary)
+    assert Path(f"{path}.v10").exists()
+    tables = []
+    for db in (fresh, path):
+        con = duckdb.connect(str(db), read_only=True)
+        tables.append(physical(con, "material_spans", "*"))
+        con.close()
+    assert tables[0] == tables[1]
+    assert sum(1 for row in tables[1] if row[4] is None) == \
+        len({row[1] for row in tables[1]}) > 1
+    found = [[(f.total, f.games.rows) for f in (Database(db).search_material(p, plies=n)
+                                                for p, n in PATTERNS)] for db in (fresh, path)]
+    assert found[0] == found[1] and any(total for total, _ in found[1])

@@ -665,6 +665,9 @@ MATERIAL_SPAN_COLUMNS: tuple[Column, ...] = (
            "a capture", not_null=True),
     Column("until", "SMALLINT", "the ply of the next capture, or one past the game's last "
            "ply", not_null=True),
+    Column("next_signature", "BIGINT", "the signature of the game's next stretch (the one "
+           "beginning at `until`); NULL for its last"),
+    Column("next_until", "SMALLINT", "the `until` of that next stretch; NULL for the last"),
 )
 
 #: Columns of ``tree_keys``: the positions whose moves ``tree_moves`` holds counted (see

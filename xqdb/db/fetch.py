@@ -235,13 +235,18 @@ def material_hits(con: duckdb.DuckDBPyConnection, condition: str, plies: int,
     low, high = game_span(con)
     if low is None or high is None:
         return []
-    spans = f"SELECT * FROM ({material_spans_sql(con, condition)}) WHERE {_among_selected(games)}"
-    # The games with a stretch lasting ``plies`` alone: a bitmap of their ids, which costs
-    # less than a hash table of them, the first of them read off it in order.
+    # A run of stretches that lasts starts either with one that lasts alone or with one
+    # whose next fits too (``reach`` past ``until``), and every stretch of it but the last
+    # is of the second kind, the last one's end their ``reach``: only those are read.
+    spans = f"""SELECT * FROM ({material_spans_sql(con, condition)})
+                WHERE (reach > until OR reach - ply >= $plies) AND {_among_selected(games)}"""
+    # The games with a stretch lasting ``plies`` alone or with the next one (``reach``): a
+    # bitmap of their ids, which costs less than a hash table of them, the first of them
+    # read off it in order.
     if high - low < _BITMAP_IDS:
         long = f"""long AS MATERIALIZED (
             SELECT bitstring_agg(game_id, {int(low)}::BIGINT, {int(high)}::BIGINT) AS ids
-            FROM spans WHERE until - ply >= $plies),"""
+            FROM spans WHERE reach - ply >= $plies),"""
         is_long = f"coalesce(get_bit((SELECT ids FROM long), (game_id - {int(low)})::INTEGER), 0) = 1"
         long_count = "SELECT coalesce(bit_count(ids), 0) FROM long"
         first_long = f"""SELECT {int(low)} + i AS game_id
@@ -249,37 +254,42 @@ def material_hits(con: duckdb.DuckDBPyConnection, condition: str, plies: int,
                          WHERE get_bit((SELECT ids FROM long), i::INTEGER) = 1 LIMIT $limit"""
     else:
         long = """long AS MATERIALIZED (
-            SELECT DISTINCT game_id FROM spans WHERE until - ply >= $plies),"""
+            SELECT DISTINCT game_id FROM spans WHERE reach - ply >= $plies),"""
         is_long = "game_id IN (SELECT game_id FROM long)"
         long_count = "SELECT count(*) FROM long"
         first_long = "SELECT game_id FROM long ORDER BY game_id LIMIT $limit"
     # Consecutive stretches that fit (one ending where the next begins: a pawn taken need
     # not end a run) make one run. Along a game's stretches in order, ``until`` less the
     # plies of the stretches so far is the same within a run and grows from one to the
-    # next: it names the run. A stretch lasting ``plies`` alone makes its game fit without
-    # that; the others are put in order only for the other games whose short stretches
-    # last ``plies`` together, and for the games listed (their first run that lasts).
+    # next: it names the run. The other games fit only through three stretches or more
+    # that fit in a row, each with the next too short: only stretches whose next one fits
+    # (``reach`` past ``until``) are put in order for them, a run of those reaching as far
+    # as its last one's ``reach``. The games listed are put in order whole, for their first
+    # run that lasts.
     runs = """
-        SELECT game_id, min(ply) AS first, max(until) AS last FROM (
-            SELECT game_id, ply, until, until - sum(until - ply) OVER (
+        SELECT game_id, min(ply) AS first, max(reach) AS last FROM (
+            SELECT game_id, ply, reach, until - sum(until - ply) OVER (
                 PARTITION BY game_id ORDER BY ply ROWS UNBOUNDED PRECEDING) AS run
-            FROM spans WHERE {among})
+            FROM {rows})
         GROUP BY game_id, run"""
-    pooled_short = "until - ply < $plies AND game_id IN (SELECT game_id FROM pooled)"
+    shown_spans = "(SELECT * FROM spans WHERE game_id IN (SELECT game_id FROM shown))"
+    # (``chained`` keeps only the columns the runs need: a row that took the bitmap along
+    # into the window would hold a copy of it.)
     hits = f"""
         WITH spans AS MATERIALIZED ({spans}),
         {long}
-        pooled AS (SELECT game_id FROM spans WHERE until - ply < $plies AND NOT {is_long}
-                   GROUP BY game_id HAVING sum(until - ply) >= $plies),
+        chained AS MATERIALIZED (
+            SELECT game_id, ply, until, reach FROM spans
+            WHERE reach > until AND reach - ply < $plies AND NOT {is_long}),
         joined AS MATERIALIZED (
-            SELECT DISTINCT game_id FROM ({runs.format(among=pooled_short)})
+            SELECT DISTINCT game_id FROM ({runs.format(rows="chained")})
             WHERE last - first >= $plies),
         shown AS (SELECT game_id FROM ({first_long}) UNION ALL
                   (SELECT game_id FROM joined ORDER BY game_id LIMIT $limit)
                   ORDER BY game_id LIMIT $limit)
         SELECT game_id, min(first) AS ply, NULL AS found,
                ({long_count}) + (SELECT count(*) FROM joined) AS total
-        FROM ({runs.format(among="game_id IN (SELECT game_id FROM shown)")})
+        FROM ({runs.format(rows=shown_spans)})
         WHERE last - first >= $plies
         GROUP BY game_id"""
     params = {"plies": plies, "limit": limit}

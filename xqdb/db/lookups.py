@@ -41,11 +41,12 @@ True
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 
 import duckdb
 
-from .columns import MATERIAL_COUNTS, LINE_PLIES
+from .columns import MATERIAL_COUNTS, LINE_PLIES, TABLES
 from ..rules.board import (ADVISOR, BLACK, CANNON, CHARIOT, COLOR_NAMES, ELEPHANT, HORSE,
                            PAWN, PIECE_NAMES, RED, Piece, piece_symbol)
 
@@ -68,6 +69,9 @@ _SIGNATURE = " | ".join(f"({name}::BIGINT << {BITS * i})"
                         for i, name in enumerate(MATERIAL_COUNTS))
 _COUNTS = ", ".join(f"((signature >> {BITS * i}) & {(1 << BITS) - 1})::TINYINT AS {name}"
                     for i, name in enumerate(MATERIAL_COUNTS))
+_COUNT_NAME = re.compile(r"\b(" + "|".join(MATERIAL_COUNTS) + r")\b")
+_COUNT_BITS = {name: f"(({{}} >> {BITS * i}) & {(1 << BITS) - 1})"
+               for i, name in enumerate(MATERIAL_COUNTS)}
 _ORDER = {"position_keys": "key, game_id, ply", "material_spans": "signature, game_id, ply"}
 
 
@@ -109,9 +113,15 @@ def opening_moves_sql(games: str, plies: str = str(LINE_PLIES)) -> str:
 
 
 def spans_sql(states: str) -> str:
-    """SQL listing ``(signature, game_id, ply, until)`` of the material states ``states``
-    gives (SQL of :func:`material_states`' columns)."""
-    return f"SELECT {_SIGNATURE} AS signature, game_id, ply, until FROM ({states})"
+    """SQL listing the rows of ``material_spans`` (signature, game, ply, until, and the
+    next stretch's signature and until) of the material states ``states`` gives (SQL of
+    :func:`material_states`' columns)."""
+    return f"""
+        SELECT signature, game_id, ply, until,
+               lead(signature) OVER next_span AS next_signature,
+               lead(until) OVER next_span AS next_until
+        FROM (SELECT {_SIGNATURE} AS signature, game_id, ply, until FROM ({states}))
+        WINDOW next_span AS (PARTITION BY game_id ORDER BY ply)"""
 
 
 def refresh(con: duckdb.DuckDBPyConnection) -> int:
@@ -196,6 +206,28 @@ def rebuild(con: duckdb.DuckDBPyConnection) -> int:
     return refresh(con)
 
 
+def add_span_neighbours(con: duckdb.DuckDBPyConnection) -> None:
+    """Give the ``material_spans`` of a database of version 10 or older the columns of
+    each stretch's next one (``xqdb upgrade``), from its own rows: the table is stored
+    again, sorted as before, its rows worked out a chunk of games at a time."""
+    row = con.execute("SELECT coalesce(max(game_id), 0) FROM material_spans").fetchone()
+    assert row is not None
+    neighbours = """
+        SELECT signature, game_id, ply, until,
+               lead(signature) OVER next_span AS next_signature,
+               lead(until) OVER next_span AS next_until
+        FROM material_spans WHERE {among}
+        WINDOW next_span AS (PARTITION BY game_id ORDER BY ply)"""
+    con.execute(f"CREATE OR REPLACE TEMP TABLE new_spans AS {neighbours.format(among='FALSE')}")
+    for low in range(0, int(row[0]), CHUNK_GAMES):
+        among = f"game_id > {low} AND game_id <= {low + CHUNK_GAMES}"
+        con.execute(f"INSERT INTO new_spans {neighbours.format(among=among)}")
+    con.execute("DROP TABLE material_spans")
+    con.execute(TABLES["material_spans"].ddl())
+    _insert_sorted(con, "material_spans", "new_spans")
+    con.execute("DROP TABLE new_spans")
+
+
 def forget_removed(con: duckdb.DuckDBPyConnection, game_ids: str) -> None:
     """Remove the rows of the games ``game_ids`` (SQL listing ids) from the lookup
     tables, before those games are deleted. Ids may be given out again after the last
@@ -246,16 +278,38 @@ def create_lookup_macros(con: duckdb.DuckDBPyConnection) -> None:
 
 
 def material_spans_sql(con: duckdb.DuckDBPyConnection, condition: str) -> str:
-    """SQL listing ``(game_id, ply, until)`` of every stretch of material that fits
+    """SQL listing ``(game_id, ply, until, reach)`` of every stretch of material that fits
     ``condition`` (SQL over the columns of :data:`MATERIAL_COUNTS`, made from a parsed
-    pattern), games past the tables included."""
+    pattern), games past the tables included. ``reach`` is the ``until`` of the next
+    stretch when that one fits too, else ``until``: most stretches that fit are alone
+    (a piece taken and soon taken back), and ``reach`` tells them from those that join
+    others without putting a game's stretches in order."""
     done = through(con)
     return f"""
-        SELECT game_id, ply, until FROM material_spans
+        SELECT game_id, ply, until,
+               CASE WHEN {on_signature(condition, "next_signature")} THEN next_until
+                    ELSE until END AS reach
+        FROM material_spans
         WHERE signature IN (SELECT signature FROM material_signatures WHERE {condition})
         UNION ALL
-        SELECT game_id, ply, until FROM ({material_states(f"game_id > {done}")})
-        WHERE {condition}"""
+        SELECT game_id, ply, until,
+               CASE WHEN lead(fits) OVER next_span THEN lead(until) OVER next_span
+                    ELSE until END AS reach
+        FROM (SELECT game_id, ply, until, {condition} AS fits
+              FROM ({material_states(f"game_id > {done}")}))
+        WINDOW next_span AS (PARTITION BY game_id ORDER BY ply)
+        QUALIFY fits"""
+
+
+def on_signature(condition: str, column: str) -> str:
+    """``condition`` (SQL over the columns of :data:`MATERIAL_COUNTS`) tested on the
+    signature ``column`` holds, its counts read from their bits: a test of each row
+    costs less so than a join with ``material_signatures``.
+
+    >>> on_signature("red_chariot > black_chariot", "s")
+    '((s >> 0) & 31) > ((s >> 30) & 31)'
+    """
+    return _COUNT_NAME.sub(lambda name: _COUNT_BITS[name[0]].format(column), condition)
 
 
 def _sort(con: duckdb.DuckDBPyConnection, table: str, rows: str = "TRUE") -> None:

@@ -31,7 +31,7 @@ from .columns import TABLES
 from .judgements import refresh_shipped_curves
 from .players import PlayerError, link_players, merge
 from .rows import UnitBuilder, replay_record
-from .lookups import rebuild, rebuild_opening_moves
+from .lookups import add_span_neighbours, rebuild, rebuild_opening_moves
 from . import tree_counts
 from .schema import SCHEMA, SCHEMA_VERSION, DatabaseError, connect, schema_version
 from .writer import Writer
@@ -40,14 +40,17 @@ from .writer import Writer
 BATCH_SOURCES = 200
 #: Versions brought up to date in place, and what they lack: tables derived from the rows
 #: they hold, built without reading a record again.
+_NEIGHBOURS = "each stretch of material's next one (material_spans.next_signature, next_until)"
 IN_PLACE = {7: "the lookup tables (position_keys, material_spans, material_signatures, "
                 "opening_moves), the win curves' late scale (win_curves.cp_late_scale), the "
                 "members of a repeated name (sources.member_index), the table of the ranges "
                 "of big sources stored (source_ranges) and the tree's counts (tree_keys, "
                 "tree_moves)",
             8: "the table of the ranges of big sources stored (source_ranges), the tree's "
-               "counts (tree_keys, tree_moves) and the games' first moves (opening_moves)",
-            9: "the games' first moves (opening_moves)"}
+               f"counts (tree_keys, tree_moves), the games' first moves (opening_moves) and "
+               f"{_NEIGHBOURS}",
+            9: f"the games' first moves (opening_moves) and {_NEIGHBOURS}",
+            10: _NEIGHBOURS}
 
 
 @dataclass
@@ -150,6 +153,8 @@ def _upgrade_in_place(where: Path, summary: UpgradeSummary) -> UpgradeSummary:
             if summary.from_version == 7:
                 rebuild(con)
             else:
+                add_span_neighbours(con)
+            if summary.from_version in (8, 9):
                 rebuild_opening_moves(con)
             if summary.from_version < 9:
                 tree_counts.rebuild(con)
