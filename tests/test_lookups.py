@@ -267,18 +267,33 @@ def test_upgrade_from_version_7_builds_the_lookup_tables_in_place(
     assert answers(path) == scanned
 
 
-def test_upgrade_from_version_9_fills_the_first_moves_in_place(tmp_path: Path) -> None:
+#: What a database of version 10 lacks (11 added the next stretch's columns).
+BEFORE_11 = ("ALTER TABLE material_spans DROP COLUMN next_signature",
+             "ALTER TABLE material_spans DROP COLUMN next_until")
+
+
+def upgraded_from(tmp_path: Path, version: int, changes: tuple[str, ...]
+                  ) -> tuple[Path, Path, str]:
+    """A fresh import of the sample games, and a copy of it made as version ``version``
+    wrote it (by the statements ``changes``) and upgraded: both paths, and what the
+    upgrade said."""
     fresh = tmp_path / "fresh.duckdb"
     import_paths([str(SAMPLE_GAMES)], fresh, jobs=1)
-    path = tmp_path / "v9.duckdb"
+    path = tmp_path / f"v{version}.duckdb"
     shutil.copyfile(fresh, path)
-    con = duckdb.connect(str(path))  # a database as version 9 wrote it
-    con.execute("DROP TABLE opening_moves")
-    con.execute("UPDATE meta SET value = '9' WHERE key = 'schema_version'")
+    con = duckdb.connect(str(path))
+    for change in changes:
+        con.execute(change)
+    con.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", [str(version)])
     con.close()
-    summary = upgrade(path)
-    assert "built the games' first moves (opening_moves)" in str(summary)
-    assert Path(f"{path}.v9").exists()
+    summary = str(upgrade(path))
+    assert Path(f"{path}.v{version}").exists()
+    return fresh, path, summary
+
+
+def test_upgrade_from_version_9_fills_the_first_moves_in_place(tmp_path: Path) -> None:
+    fresh, path, summary = upgraded_from(tmp_path, 9, ("DROP TABLE opening_moves", *BEFORE_11))
+    assert "built the games' first moves (opening_moves)" in summary
     con = duckdb.connect(str(path), read_only=True)
     filled = con.execute("SELECT count(*), max(len(moves)) FROM opening_moves").fetchone()
     with_moves = con.execute("SELECT count(DISTINCT game_id) FROM stored_moves").fetchone()
@@ -290,18 +305,8 @@ def test_upgrade_from_version_9_fills_the_first_moves_in_place(tmp_path: Path) -
 
 
 def test_upgrade_from_version_10_gives_the_stretches_their_next_in_place(tmp_path: Path) -> None:
-    fresh = tmp_path / "fresh.duckdb"
-    import_paths([str(SAMPLE_GAMES)], fresh, jobs=1)
-    path = tmp_path / "v10.duckdb"
-    shutil.copyfile(fresh, path)
-    con = duckdb.connect(str(path))  # a database as version 10 wrote it
-    con.execute("ALTER TABLE material_spans DROP COLUMN next_signature")
-    con.execute("ALTER TABLE material_spans DROP COLUMN next_until")
-    con.execute("UPDATE meta SET value = '10' WHERE key = 'schema_version'")
-    con.close()
-    summary = upgrade(path)
-    assert "built each stretch of material's next one" in str(summary)
-    assert Path(f"{path}.v10").exists()
+    fresh, path, summary = upgraded_from(tmp_path, 10, BEFORE_11)
+    assert "built each stretch of material's next one" in summary
     tables = []
     for db in (fresh, path):
         con = duckdb.connect(str(db), read_only=True)
