@@ -238,7 +238,7 @@ def material_hits(con: duckdb.DuckDBPyConnection, condition: str, plies: int,
     # A run of stretches that lasts starts either with one that lasts alone or with one
     # whose next fits too (``reach`` past ``until``), and every stretch of it but the last
     # is of the second kind, the last one's end their ``reach``: only those are read.
-    spans = f"""SELECT * FROM ({material_spans_sql(con, condition)})
+    spans = f"""SELECT * FROM ({material_spans_sql(con, condition, plies)})
                 WHERE (reach > until OR reach - ply >= $plies) AND {_among_selected(games)}"""
     # The games with a stretch lasting ``plies`` alone or with the next one (``reach``): a
     # bitmap of their ids, which costs less than a hash table of them, the first of them

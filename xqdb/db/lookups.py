@@ -277,26 +277,32 @@ def create_lookup_macros(con: duckdb.DuckDBPyConnection) -> None:
             SELECT * FROM position_keys UNION ALL {tail};""")
 
 
-def material_spans_sql(con: duckdb.DuckDBPyConnection, condition: str) -> str:
+def material_spans_sql(con: duckdb.DuckDBPyConnection, condition: str, plies: int) -> str:
     """SQL listing ``(game_id, ply, until, reach)`` of every stretch of material that fits
     ``condition`` (SQL over the columns of :data:`MATERIAL_COUNTS`, made from a parsed
     pattern), games past the tables included. ``reach`` is the ``until`` of the next
-    stretch when that one fits too, else ``until``: most stretches that fit are alone
-    (a piece taken and soon taken back), and ``reach`` tells them from those that join
-    others without putting a game's stretches in order."""
-    done = through(con)
+    stretch when this one lasts fewer than ``plies`` plies and the next fits too, else
+    ``until``: most short stretches that fit are alone (a piece taken and soon taken
+    back), and ``reach`` tells them from those that join others, without putting a game's
+    stretches in order."""
+    states = material_states(f"game_id > {through(con)}")
+    fits = f"signature IN (SELECT signature FROM material_signatures WHERE {condition})"
+    if plies <= 1:  # every stretch lasts a ply
+        return f"""
+            SELECT game_id, ply, until, until AS reach FROM material_spans WHERE {fits}
+            UNION ALL
+            SELECT game_id, ply, until, until AS reach FROM ({states}) WHERE {condition}"""
+    short = f"until - ply < {int(plies)}"
     return f"""
         SELECT game_id, ply, until,
-               CASE WHEN {on_signature(condition, "next_signature")} THEN next_until
-                    ELSE until END AS reach
-        FROM material_spans
-        WHERE signature IN (SELECT signature FROM material_signatures WHERE {condition})
+               CASE WHEN {short} AND {on_signature(condition, "next_signature")}
+                    THEN next_until ELSE until END AS reach
+        FROM material_spans WHERE {fits}
         UNION ALL
         SELECT game_id, ply, until,
-               CASE WHEN lead(fits) OVER next_span THEN lead(until) OVER next_span
-                    ELSE until END AS reach
-        FROM (SELECT game_id, ply, until, {condition} AS fits
-              FROM ({material_states(f"game_id > {done}")}))
+               CASE WHEN {short} AND lead(fits) OVER next_span
+                    THEN lead(until) OVER next_span ELSE until END AS reach
+        FROM (SELECT game_id, ply, until, {condition} AS fits FROM ({states}))
         WINDOW next_span AS (PARTITION BY game_id ORDER BY ply)
         QUALIFY fits"""
 
