@@ -37,11 +37,27 @@ top_players AS (
     SELECT key, string_agg(name || ' ' || n, ', ' ORDER BY n DESC, name) AS players
     FROM by_player WHERE rank <= CAST($top AS INTEGER) GROUP BY key
 ),
+filed AS (  -- the names an opening's games are filed under, counted: a few rows each
+    -- (grouped by one hash of the three names, which costs less than the names: two names
+    -- of one opening would have to share all 64 bits to be counted as one)
+    SELECT key, any_value(opening) AS opening, any_value(variation) AS variation,
+           any_value(ecco) AS ecco, count(*) AS n
+    FROM counted WHERE $by <> 'family'
+    GROUP BY key, hash(opening, variation, ecco)
+),
+labels AS (
+    SELECT *, sum(n) OVER (PARTITION BY key, opening) AS by_opening,
+           sum(n) OVER (PARTITION BY key, variation) AS by_variation,
+           sum(n) OVER (PARTITION BY key, ecco) AS by_ecco
+    FROM filed
+),
+named AS (  -- the most frequent of each
+    SELECT key, arg_max(opening, by_opening) AS opening,
+           arg_max(variation, by_variation) AS variation, arg_max(ecco, by_ecco) AS ecco
+    FROM labels GROUP BY key
+),
 tally AS (
     SELECT key,
-           CASE $by WHEN 'code' THEN mode(opening) WHEN 'family' THEN family_name(key)
-                    ELSE mode(ecco) END AS name,
-           CASE WHEN $by = 'code' THEN mode(variation) END AS variation,
            count(*) AS games,
            count(*) FILTER (result = '1-0') AS red_wins,
            count(*) FILTER (result = '1/2-1/2') AS draws,
@@ -49,7 +65,10 @@ tally AS (
            avg(year) AS avg_year, min(year) AS first_year, max(year) AS last_year
     FROM counted GROUP BY key
 )
-SELECT t.key AS opening, t.name, t.variation, t.games,
+SELECT t.key AS opening,
+       CASE $by WHEN 'code' THEN n.opening WHEN 'family' THEN family_name(t.key)
+                ELSE n.ecco END AS name,
+       CASE WHEN $by = 'code' THEN n.variation END AS variation, t.games,
        pct(t.games, (SELECT count(*) FROM picked)) AS share,
        pct(t.red_wins, t.red_wins + t.draws + t.black_wins) AS red_win,
        pct(t.draws, t.red_wins + t.draws + t.black_wins) AS draw,
@@ -57,6 +76,6 @@ SELECT t.key AS opening, t.name, t.variation, t.games,
        score_pct(t.red_wins, t.draws, t.black_wins) AS red_score,
        round(t.avg_year, 1) AS avg_year, t.first_year, t.last_year,
        tp.players AS top_players
-FROM tally t LEFT JOIN top_players tp USING (key)
+FROM tally t LEFT JOIN named n USING (key) LEFT JOIN top_players tp USING (key)
 WHERE t.games >= CAST($min_games AS INTEGER)
 ORDER BY CASE WHEN $sort = 'score' THEN red_score END DESC NULLS LAST, t.games DESC, t.key
