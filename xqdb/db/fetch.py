@@ -274,16 +274,18 @@ def material_hits(con: duckdb.DuckDBPyConnection, condition: str, plies: int,
     # (The games ``chained`` leaves out are looked up in a hash table of their ids: tested
     # against the bitmap, every row would hold a copy of it. At 10M games, the search then
     # peaked at 3.7 GiB.)
+    # (A single ply: every stretch lasts it, and none is put in order.)
+    joined = "SELECT NULL::BIGINT AS game_id WHERE FALSE" if plies <= 1 else f"""
+            WITH chained AS MATERIALIZED (
+                SELECT game_id, ply, until, reach FROM spans
+                WHERE reach > until AND reach - ply < $plies
+                  AND game_id NOT IN (SELECT game_id FROM spans WHERE reach - ply >= $plies))
+            SELECT DISTINCT game_id FROM ({runs.format(rows="chained")})
+            WHERE last - first >= $plies"""
     hits = f"""
         WITH spans AS MATERIALIZED ({spans}),
         {long}
-        chained AS MATERIALIZED (
-            SELECT game_id, ply, until, reach FROM spans
-            WHERE reach > until AND reach - ply < $plies
-              AND game_id NOT IN (SELECT game_id FROM spans WHERE reach - ply >= $plies)),
-        joined AS MATERIALIZED (
-            SELECT DISTINCT game_id FROM ({runs.format(rows="chained")})
-            WHERE last - first >= $plies),
+        joined AS MATERIALIZED ({joined}),
         shown AS (SELECT game_id FROM ({first_long}) UNION ALL
                   (SELECT game_id FROM joined ORDER BY game_id LIMIT $limit)
                   ORDER BY game_id LIMIT $limit)
