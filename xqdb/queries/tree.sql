@@ -40,32 +40,27 @@ found AS MATERIALIZED (
         SELECT game_id FROM selected_games
         WHERE game_id BETWEEN (SELECT low FROM bounds) AND (SELECT high FROM bounds))
 ),
-played AS (
-    SELECT f.move, f.game_id, f.result, f.year, r.name AS red_name, b.name AS black_name,
-           CASE f.side WHEN 'red' THEN f.red_player_id ELSE f.black_player_id END AS mover
-    FROM found f
-    LEFT JOIN players r ON r.player_id = f.red_player_id
-    LEFT JOIN players b ON b.player_id = f.black_player_id
-),
 tally AS (
     SELECT move, count(*) AS games,
            count(*) FILTER (result = '1-0') AS red_wins,
            count(*) FILTER (result = '1/2-1/2') AS draws,
            count(*) FILTER (result = '0-1') AS black_wins,
            avg(year) AS avg_year,
-           count(DISTINCT mover) AS players
-    FROM played GROUP BY move
+           count(DISTINCT CASE side WHEN 'red' THEN red_player_id ELSE black_player_id END)
+               AS players
+    FROM found GROUP BY move
 ),
-top AS (
-    SELECT move, string_agg(game_id || ' ' || coalesce(red_name, '?') || '-'
-                            || coalesce(black_name, '?') || coalesce(' ' || year, '')
-                            || ' ' || coalesce(result, '*'), '; '
-                            ORDER BY year DESC NULLS LAST, game_id DESC) AS top_games
-    FROM (SELECT *, row_number() OVER (PARTITION BY move
-                                       ORDER BY year DESC NULLS LAST, game_id DESC) AS rank
-          FROM played)
-    WHERE rank <= CAST($top_games AS INTEGER)
-    GROUP BY move
+top AS (  -- the latest games of each move, named only once they are picked
+    SELECT t.move, string_agg(t.game_id || ' ' || coalesce(r.name, '?') || '-'
+                              || coalesce(b.name, '?') || coalesce(' ' || t.year, '')
+                              || ' ' || coalesce(t.result, '*'), '; '
+                              ORDER BY t.year DESC NULLS LAST, t.game_id DESC) AS top_games
+    FROM (SELECT * FROM found
+          QUALIFY row_number() OVER (PARTITION BY move ORDER BY year DESC NULLS LAST,
+                                     game_id DESC) <= CAST($top_games AS INTEGER)) t
+    LEFT JOIN players r ON r.player_id = t.red_player_id
+    LEFT JOIN players b ON b.player_id = t.black_player_id
+    GROUP BY t.move
 )
 SELECT move AS code, games,
        pct(games, sum(games) OVER ()) AS share,
