@@ -113,14 +113,20 @@ def opening_moves_sql(games: str, plies: str = str(LINE_PLIES)) -> str:
 
 
 def spans_sql(states: str) -> str:
-    """SQL listing the rows of ``material_spans`` (signature, game, ply, until, and the
-    next stretch's signature and until) of the material states ``states`` gives (SQL of
-    :func:`material_states`' columns)."""
+    """SQL listing the rows of ``material_spans`` of the material states ``states`` gives
+    (SQL of :func:`material_states`' columns)."""
+    return _with_next(f"SELECT {_SIGNATURE} AS signature, game_id, ply, until FROM ({states})")
+
+
+def _with_next(spans: str) -> str:
+    """SQL listing the rows of ``material_spans`` of the stretches ``spans`` lists
+    (``signature, game_id, ply, until``, every stretch of each game it holds): each with
+    its next stretch's signature and until."""
     return f"""
         SELECT signature, game_id, ply, until,
                lead(signature) OVER next_span AS next_signature,
                lead(until) OVER next_span AS next_until
-        FROM (SELECT {_SIGNATURE} AS signature, game_id, ply, until FROM ({states}))
+        FROM ({spans})
         WINDOW next_span AS (PARTITION BY game_id ORDER BY ply)"""
 
 
@@ -212,16 +218,13 @@ def add_span_neighbours(con: duckdb.DuckDBPyConnection) -> None:
     again, sorted as before, its rows worked out a chunk of games at a time."""
     row = con.execute("SELECT coalesce(max(game_id), 0) FROM material_spans").fetchone()
     assert row is not None
-    neighbours = """
-        SELECT signature, game_id, ply, until,
-               lead(signature) OVER next_span AS next_signature,
-               lead(until) OVER next_span AS next_until
-        FROM material_spans WHERE {among}
-        WINDOW next_span AS (PARTITION BY game_id ORDER BY ply)"""
-    con.execute(f"CREATE OR REPLACE TEMP TABLE new_spans AS {neighbours.format(among='FALSE')}")
+    def neighbours(among: str) -> str:
+        return _with_next(f"SELECT signature, game_id, ply, until FROM material_spans"
+                          f" WHERE {among}")
+    con.execute(f"CREATE OR REPLACE TEMP TABLE new_spans AS {neighbours('FALSE')}")
     for low in range(0, int(row[0]), CHUNK_GAMES):
-        among = f"game_id > {low} AND game_id <= {low + CHUNK_GAMES}"
-        con.execute(f"INSERT INTO new_spans {neighbours.format(among=among)}")
+        con.execute(f"INSERT INTO new_spans"
+                    f" {neighbours(f'game_id > {low} AND game_id <= {low + CHUNK_GAMES}')}")
     con.execute("DROP TABLE material_spans")
     con.execute(TABLES["material_spans"].ddl())
     _insert_sorted(con, "material_spans", "new_spans")
@@ -288,23 +291,22 @@ def material_spans_sql(con: duckdb.DuckDBPyConnection, condition: str, plies: in
     states = material_states(f"game_id > {through(con)}")
     fits = f"signature IN (SELECT signature FROM material_signatures WHERE {condition})"
     if plies <= 1:  # every stretch lasts a ply
-        return f"""
-            SELECT game_id, ply, until, until AS reach FROM material_spans WHERE {fits}
-            UNION ALL
-            SELECT game_id, ply, until, until AS reach FROM ({states}) WHERE {condition}"""
-    short = f"until - ply < {int(plies)}"
+        reach = "until"
+        tail = f"SELECT game_id, ply, until, until AS reach FROM ({states}) WHERE {condition}"
+    else:
+        short = f"until - ply < {int(plies)}"
+        reach = (f"CASE WHEN {short} AND {on_signature(condition, 'next_signature')}"
+                 f" THEN next_until ELSE until END")
+        tail = f"""
+            SELECT game_id, ply, until,
+                   CASE WHEN {short} AND lead(fits) OVER next_span
+                        THEN lead(until) OVER next_span ELSE until END AS reach
+            FROM (SELECT game_id, ply, until, {condition} AS fits FROM ({states}))
+            WINDOW next_span AS (PARTITION BY game_id ORDER BY ply)
+            QUALIFY fits"""
     return f"""
-        SELECT game_id, ply, until,
-               CASE WHEN {short} AND {on_signature(condition, "next_signature")}
-                    THEN next_until ELSE until END AS reach
-        FROM material_spans WHERE {fits}
-        UNION ALL
-        SELECT game_id, ply, until,
-               CASE WHEN {short} AND lead(fits) OVER next_span
-                    THEN lead(until) OVER next_span ELSE until END AS reach
-        FROM (SELECT game_id, ply, until, {condition} AS fits FROM ({states}))
-        WINDOW next_span AS (PARTITION BY game_id ORDER BY ply)
-        QUALIFY fits"""
+        SELECT game_id, ply, until, {reach} AS reach FROM material_spans WHERE {fits}
+        UNION ALL {tail}"""
 
 
 def on_signature(condition: str, column: str) -> str:
