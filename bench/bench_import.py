@@ -23,6 +23,15 @@ it imports ccpd-dev.zip with both trees in turn, twice each.
     python bench/bench_import.py --big --memory --code /tmp/old-xqdb
     python bench/bench_import.py --code /tmp/old-xqdb --jobs 2
 
+``--stages`` prints where the time of one import of ccpd-dev.zip goes (2 jobs unless
+``--jobs`` says): the workers' CPU per stage (opening and hashing, reading, repeat keys,
+replay, rows, Arrow tables, sending), with its share of all the import's CPU, and the
+parent's CPU and wall time per step (loading the modules, storing, checkpoints, the
+lookup tables, the players and the tree's counts), with the time to the first and the
+last result (see ``import_stages.py``).
+
+    python bench/bench_import.py --stages
+
 Measured on 2 cores shared with other work (load 5-20), largest process: the 200 MB PGN
 (143,805 records) 1,834 MB before ranges (``bench_memory.py`` on the tree before), 524 MB
 with ranges of 8 MiB, 517 MB with a checkpoint every 32 MB of log as well, 389 MB with
@@ -137,6 +146,27 @@ def compare(title: str, runs: list[tuple[str, Path, Path, dict[str, object]]]) -
               f"largest process {r['largest_mb']:6,.0f} MB", flush=True)
 
 
+def print_stages(jobs: int) -> None:
+    """One import of ccpd-dev.zip with ``jobs`` jobs, stage by stage (import_stages.py, in
+    a fresh interpreter)."""
+    out = subprocess.run([sys.executable, str(Path(__file__).with_name("import_stages.py")),
+                          str(DATA / "ccpd-dev.zip"), str(jobs)],
+                         capture_output=True, text=True, check=True)
+    r = json.loads(out.stdout.strip().splitlines()[-1])
+    workers, parent, timeline = r["workers"], r["parent"], r["timeline"]
+    total = sum(workers.values()) + sum(cpu for cpu, _ in parent.values())
+    print(f"ccpd-dev.zip, {jobs} jobs: {r['records']:,} records in {timeline['import']:.1f} s "
+          f"({timeline['with the modules']:.1f} s with the modules), first result at "
+          f"{timeline['first result']:.2f} s, last at {timeline['last result']:.2f} s; "
+          f"CPU {total:.1f} s")
+    print(f"  {'workers (CPU)':32} {'s':>6} {'share':>6}")
+    for stage, cpu in workers.items():
+        print(f"  {stage:32} {cpu:6.2f} {cpu / total:6.1%}")
+    print(f"  {'parent':32} {'CPU s':>6} {'share':>6} {'wall s':>7}")
+    for stage, (cpu, wall) in parent.items():
+        print(f"  {stage:32} {cpu:6.2f} {cpu / total:6.1%} {wall:7.2f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--jobs", type=int, action="append", help="job counts (default 1 and 2)")
@@ -146,8 +176,13 @@ def main() -> None:
     parser.add_argument("--memory", action="store_true",
                         help="peak memory for the hostile inputs of bench_memory.py")
     parser.add_argument("--code", type=Path, help="another tree to run beside this one")
+    parser.add_argument("--stages", action="store_true", help="where one import's time goes")
     parser.add_argument("--one", nargs=2, type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.stages:
+        for jobs in args.jobs or [2]:
+            print_stages(jobs)
+        return
     if args.one:
         with tempfile.TemporaryDirectory() as folder:
             print(json.dumps(one_run(args.one[0], args.one[1], Path(folder))))
