@@ -50,14 +50,19 @@ tally AS (
                AS players
     FROM found GROUP BY move
 ),
-top AS (  -- the latest games of each move, named only once they are picked
+latest AS (  -- the latest games of each move: a few kept per move as the rows go by,
+    -- not every game found put in order (the year first, a game without one last)
+    SELECT move, unnest(arg_max(game_id, [coalesce(year, -1), game_id],
+                                greatest(CAST($top_games AS INTEGER), 1))) AS game_id
+    FROM found WHERE CAST($top_games AS INTEGER) > 0
+    GROUP BY move
+),
+top AS (  -- named only once they are picked
     SELECT t.move, string_agg(t.game_id || ' ' || coalesce(r.name, '?') || '-'
                               || coalesce(b.name, '?') || coalesce(' ' || t.year, '')
                               || ' ' || coalesce(t.result, '*'), '; '
                               ORDER BY t.year DESC NULLS LAST, t.game_id DESC) AS top_games
-    FROM (SELECT * FROM found
-          QUALIFY row_number() OVER (PARTITION BY move ORDER BY year DESC NULLS LAST,
-                                     game_id DESC) <= CAST($top_games AS INTEGER)) t
+    FROM latest JOIN found t USING (move, game_id)
     LEFT JOIN players r ON r.player_id = t.red_player_id
     LEFT JOIN players b ON b.player_id = t.black_player_id
     GROUP BY t.move
