@@ -356,6 +356,27 @@ def test_openings_by_traditional_name_count_a_game_under_each_name(db: Path,
     assert rows["中炮"]["share"] == round(100.0 * rows["中炮"]["games"] / valid, 1)
 
 
+def test_openings_by_name_give_the_first_of_the_codes_filed_under_as_often(
+        db: Path, tmp_path: Path) -> None:
+    copy = tmp_path / "tied.duckdb"
+    shutil.copy(db, copy)
+    con = duckdb.connect(str(copy))
+    # One name for three games of each of two codes, the later code's games first by id.
+    codes = [code for code, in con.execute(
+        "SELECT ecco FROM games WHERE status = 'valid' AND ecco IS NOT NULL GROUP BY ecco"
+        " HAVING count(*) >= 3 ORDER BY min(game_id) DESC LIMIT 2").fetchall()]
+    con.execute("UPDATE games SET opening_names = NULL")
+    for code in codes:
+        con.execute("UPDATE games SET opening_names = ['两头蛇'] WHERE game_id IN ("
+                    " SELECT game_id FROM games WHERE status = 'valid' AND ecco = ?"
+                    " ORDER BY game_id LIMIT 3)", [code])
+    answers = [run_query(con, "openings", by="name").records() for _ in range(5)]
+    con.close()
+    assert all(answer == answers[0] for answer in answers)
+    (row,) = answers[0]
+    assert (row["opening"], row["games"], row["name"]) == ("两头蛇", 6, min(codes))
+
+
 def test_upgrade_keeps_the_corrections_made_to_player_names(tmp_path: Path) -> None:
     from xqdb.db.players import merge
     from xqdb.db.upgrade import upgrade

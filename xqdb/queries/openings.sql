@@ -16,7 +16,9 @@
 WITH picked AS (
     SELECT * FROM picked_games()
 ),
-counted AS (  -- a game under each opening it counts for, once
+counted AS (  -- a game under each opening it counts for, once. Working that out costs
+    -- more than counting (by name, about seven openings a game): what is counted of it is
+    -- counted in two passes, one by player and one by the names filed under.
     SELECT * FROM (SELECT unnest(opening_keys($by, ecco, opening_names)) AS key, *
                    FROM picked)
     WHERE key IS NOT NULL
@@ -25,8 +27,8 @@ by_player AS (  -- counted by id first: far fewer rows to give names to
     SELECT key, pl.name, sum(c.n) AS n,
            row_number() OVER (PARTITION BY key ORDER BY sum(c.n) DESC, pl.name) AS rank
     FROM (SELECT key, player_id, count(*) AS n
-          FROM (SELECT key, red_player_id AS player_id FROM counted
-                UNION ALL SELECT key, black_player_id FROM counted)
+          FROM (SELECT key, unnest([red_player_id, black_player_id]) AS player_id
+                FROM counted)
           WHERE CAST($top AS INTEGER) > 0  -- none asked for: none counted
           GROUP BY key, player_id) c
     JOIN players pl USING (player_id)
@@ -37,33 +39,40 @@ top_players AS (
     SELECT key, string_agg(name || ' ' || n, ', ' ORDER BY n DESC, name) AS players
     FROM by_player WHERE rank <= CAST($top AS INTEGER) GROUP BY key
 ),
-filed AS (  -- the names an opening's games are filed under, counted: a few rows each
+filed AS (  -- an opening's games by the names they are filed under, with their results
+    -- and years: a few rows each, which give the opening its names and sum to its tally
     -- (grouped by one hash of the three names, which costs less than the names: two names
-    -- of one opening would have to share all 64 bits to be counted as one)
+    -- of one opening would have to share all 64 bits to be counted as one; by family, the
+    -- names are not wanted)
     SELECT key, any_value(opening) AS opening, any_value(variation) AS variation,
-           any_value(ecco) AS ecco, count(*) AS n
-    FROM counted WHERE $by <> 'family'
-    GROUP BY key, hash(opening, variation, ecco)
+           any_value(ecco) AS ecco, count(*) AS n,
+           count(*) FILTER (result = '1-0') AS red_wins,
+           count(*) FILTER (result = '1/2-1/2') AS draws,
+           count(*) FILTER (result = '0-1') AS black_wins,
+           sum(year) AS year_sum, count(year) AS years,
+           min(year) AS first_year, max(year) AS last_year
+    FROM counted
+    GROUP BY key, CASE WHEN $by <> 'family' THEN hash(opening, variation, ecco) END
 ),
 labels AS (
     SELECT *, sum(n) OVER (PARTITION BY key, opening) AS by_opening,
            sum(n) OVER (PARTITION BY key, variation) AS by_variation,
            sum(n) OVER (PARTITION BY key, ecco) AS by_ecco
-    FROM filed
+    FROM filed WHERE $by <> 'family'
 ),
-named AS (  -- the most frequent of each
-    SELECT key, arg_max(opening, by_opening) AS opening,
-           arg_max(variation, by_variation) AS variation, arg_max(ecco, by_ecco) AS ecco
+named AS (  -- the most frequent of each, the first in order among as frequent ones
+    SELECT key, arg_min(opening, {'n': -by_opening, 'name': opening}) AS opening,
+           arg_min(variation, {'n': -by_variation, 'name': variation}) AS variation,
+           arg_min(ecco, {'n': -by_ecco, 'name': ecco}) AS ecco
     FROM labels GROUP BY key
 ),
 tally AS (
-    SELECT key,
-           count(*) AS games,
-           count(*) FILTER (result = '1-0') AS red_wins,
-           count(*) FILTER (result = '1/2-1/2') AS draws,
-           count(*) FILTER (result = '0-1') AS black_wins,
-           avg(year) AS avg_year, min(year) AS first_year, max(year) AS last_year
-    FROM counted GROUP BY key
+    SELECT key, CAST(sum(n) AS BIGINT) AS games,
+           CAST(sum(red_wins) AS BIGINT) AS red_wins, CAST(sum(draws) AS BIGINT) AS draws,
+           CAST(sum(black_wins) AS BIGINT) AS black_wins,
+           CAST(sum(year_sum) AS DOUBLE) / sum(years) AS avg_year,
+           min(first_year) AS first_year, max(last_year) AS last_year
+    FROM filed GROUP BY key
 )
 SELECT t.key AS opening,
        CASE $by WHEN 'code' THEN n.opening WHEN 'family' THEN family_name(t.key)
