@@ -66,6 +66,8 @@ def test_the_import_stores_the_computed_classification(db: Path) -> None:
           f" {agree} of {tagged} CCGC tags agree")
     assert classified >= 100 and set_up and invalid
     assert tagged == 20 and agree >= 19  # CCGC: one game's tag is C46, ccpd's C45
+    # Each name once: the reports count a game once under each of its names.
+    assert all(len(set(row[8])) == len(row[8]) for row in rows if row[8])
     # The names are a list users query by name.
     assert con.execute("SELECT count(*) FROM games WHERE list_contains(opening_names, '中炮')"
                        ).fetchone()[0] == sum('中炮' in (row[8] or ()) for row in rows) > 0
