@@ -8,6 +8,7 @@ searched with the game's history, a deeper pair for ply 1, and another engine wi
 from __future__ import annotations
 
 import math
+import shutil
 import statistics
 from pathlib import Path
 
@@ -120,6 +121,24 @@ def test_each_move_is_judged_as_worked_out_by_hand(db: Path) -> None:
     assert rows[1]["search_limit"] == "nodes=5000" and rows[2]["search_limit"] == "nodes=1000"
     assert [rows[p]["repeats"] for p in range(1, 6)] == [False, False, False, True, True]
     assert (rows[2]["side"], rows[2]["move"], rows[2]["best_move"]) == ("black", "h9g7", "b9c7")
+
+
+def test_a_game_not_analysed_is_judged_by_its_own_evaluations_alone(db: Path,
+                                                                   tmp_path: Path) -> None:
+    copy = tmp_path / "own.duckdb"
+    shutil.copy(db, copy)
+    con = duckdb.connect(str(copy))
+    # The position after ply 5 searched with the game's history, as ply 4's was: ply 5 has
+    # both its evaluations of its own.
+    key = con.execute("SELECT key_after FROM moves WHERE ply = 5").fetchone()[0]
+    con.execute("INSERT INTO evals (key, side, engine, search_limit, game_id, ply, score_cp,"
+                " best_move, nodes, status, origin) VALUES (?, 'black', ?, 'nodes=1000', 1, 5,"
+                " -40, 'b9c7', 1000, 'ok', 'search')", [key, FAIRY])
+    con.execute("DELETE FROM analysed_games")
+    left = con.execute("SELECT game_id, ply, engine, search_limit, bound FROM judgements"
+                       ).fetchall()
+    con.close()
+    assert left == [(1, 5, FAIRY, "nodes=1000", 2)]
 
 
 def test_the_blunders_view_holds_the_classed_moves(db: Path) -> None:

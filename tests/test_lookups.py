@@ -13,6 +13,7 @@ import pytest
 from xqdb import Database
 from xqdb.db import lookups
 from xqdb.db.lookups import MOST_RUNS, material_states, rebuild, through
+from xqdb.db.judgements import JUDGEMENTS_QUERY
 from xqdb.db.schema import SCHEMA_VERSION
 from xqdb.db.upgrade import upgrade
 from xqdb.pipeline.importer import import_paths
@@ -318,3 +319,22 @@ def test_upgrade_from_version_10_gives_the_stretches_their_next_in_place(tmp_pat
     found = [[(f.total, f.games.rows) for f in (Database(db).search_material(p, plies=n)
                                                 for p, n in PATTERNS)] for db in (fresh, path)]
     assert found[0] == found[1] and any(total for total, _ in found[1])
+
+
+def views(path: Path) -> list[tuple[str, str]]:
+    con = duckdb.connect(str(path), read_only=True)
+    try:
+        return con.execute("SELECT view_name, sql FROM duckdb_views() WHERE NOT internal"
+                           " ORDER BY view_name").fetchall()
+    finally:
+        con.close()
+
+
+def test_upgrade_from_version_11_makes_the_views_anew_in_place(tmp_path: Path) -> None:
+    # Version 11's judgements read the moves of every game; a stand-in of another text.
+    stale = ("DROP VIEW player_blunders", "DROP VIEW blunders", "DROP VIEW judgements",
+             f"CREATE VIEW judgements AS SELECT * FROM ({JUDGEMENTS_QUERY}) WHERE true")
+    fresh, path, summary = upgraded_from(tmp_path, 11, stale)
+    assert "built the views anew" in summary and "stretch" not in summary
+    assert views(path) == views(fresh)
+    assert any("judged_games" in sql for name, sql in views(path) if name == "judgements")

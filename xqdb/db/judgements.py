@@ -84,14 +84,24 @@ def _expected(e: str, ply: str) -> str:
             f"ELSE {curve_sql(f'{e}.score_cp', ply, f'{e}.cp_offset', f'{e}.cp_scale', f'{e}.cp_late_scale')} END")
 
 
+# The games that can have judgements: those analysed, and those with evaluations of their
+# own (an engine's comments in the record). The moves of no other game are read: a large
+# collection is analysed a few games at a time, and its evaluations are shared by position.
+_JUDGED_GAMES = """judged_games AS (
+    SELECT game_id FROM analysed_games
+    UNION
+    SELECT game_id FROM evals WHERE game_id IS NOT NULL
+)"""
+
 # Positions of each game by index (0: the start), numbered by captures so far: a position
 # met again with the same number of captures is a repetition (nothing taken in between).
 _REPEATS = """walked AS (
     SELECT game_id, ply, key_after AS key,
            sum((capture <> 0)::INTEGER) OVER (PARTITION BY game_id ORDER BY ply) AS captures
-    FROM stored_moves
+    FROM stored_moves WHERE game_id IN (SELECT game_id FROM judged_games)
     UNION ALL
-    SELECT game_id, 0, key_before, 0 FROM stored_moves WHERE ply = 1
+    SELECT game_id, 0, key_before, 0 FROM stored_moves
+    WHERE ply = 1 AND game_id IN (SELECT game_id FROM judged_games)
 ), repeats AS (
     SELECT game_id, ply FROM walked
     QUALIFY row_number() OVER (PARTITION BY game_id, captures, key ORDER BY ply) > 1
@@ -111,6 +121,7 @@ _PAIRED = f"""paired AS (
     JOIN scored a ON a.key = m.key_after AND a.side <> m.side
          AND a.engine = b.engine AND a.search_limit = b.search_limit
          AND (a.game_id IS NULL OR (a.game_id = m.game_id AND a.ply = m.ply))
+    WHERE m.game_id IN (SELECT game_id FROM judged_games)
     QUALIFY row_number() OVER (PARTITION BY m.game_id, m.ply, b.engine, b.search_limit
                                ORDER BY bound DESC) = 1
 ), limits AS (
@@ -129,7 +140,7 @@ _PAIRED = f"""paired AS (
 )"""
 
 #: The query of the ``judgements`` view.
-JUDGEMENTS_QUERY = f"""WITH {_CURVES}, {_SCORED}, {_REPEATS}, {_PAIRED}
+JUDGEMENTS_QUERY = f"""WITH {_JUDGED_GAMES}, {_CURVES}, {_SCORED}, {_REPEATS}, {_PAIRED}
 SELECT l.game_id::BIGINT AS game_id, l.ply::SMALLINT AS ply, l.side, l.move, l.best_move,
        greatest(0.0, l.expected_before - l.expected_after)::DOUBLE AS loss,
        {judgement_sql("greatest(0.0, l.expected_before - l.expected_after)", "l.mate_before",

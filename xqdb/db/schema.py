@@ -20,7 +20,7 @@ from .columns import ddl
 from .holder import explain_lock
 
 #: Bumped whenever a table changes shape; stored in ``meta``.
-SCHEMA_VERSION = 11
+SCHEMA_VERSION = 12
 
 #: The SQL creating every missing table and view (see :mod:`xqdb.db.columns`).
 SCHEMA = ddl()

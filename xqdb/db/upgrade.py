@@ -50,7 +50,8 @@ IN_PLACE = {7: "the lookup tables (position_keys, material_spans, material_signa
                f"counts (tree_keys, tree_moves), the games' first moves (opening_moves) and "
                f"{_NEIGHBOURS}",
             9: f"the games' first moves (opening_moves) and {_NEIGHBOURS}",
-            10: _NEIGHBOURS}
+            10: _NEIGHBOURS,
+            11: "the views anew (judgements reads the moves of the games analysed only)"}
 
 
 @dataclass
@@ -152,7 +153,7 @@ def _upgrade_in_place(where: Path, summary: UpgradeSummary) -> UpgradeSummary:
             refresh_shipped_curves(con)
             if summary.from_version == 7:
                 rebuild(con)
-            else:
+            elif summary.from_version < 11:
                 add_span_neighbours(con)
             if summary.from_version in (8, 9):
                 rebuild_opening_moves(con)

@@ -19,20 +19,24 @@ WITH picked AS (
                AS start_pieces
     FROM picked_games()
 ),
-played AS (
+judged AS MATERIALIZED (
+    SELECT game_id, ply, class FROM judged_moves($engine)
+),
+played AS (  -- the pieces left at each ply, of the games with judged moves only
     SELECT m.game_id, m.ply,
            CASE m.side WHEN 'red' THEN p.red_name ELSE p.black_name END AS player,
            p.start_pieces - coalesce(count(*) FILTER (upper(m.capture) IN ('R', 'N', 'H', 'C'))
                OVER (PARTITION BY m.game_id ORDER BY m.ply
                      ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS pieces
     FROM moves m JOIN picked p USING (game_id)
+    WHERE m.game_id IN (SELECT game_id FROM judged)
 ),
 phased AS (
     SELECT p.player, j.class,
            CASE WHEN p.pieces <= CAST($endgame_pieces AS INTEGER) THEN 'endgame'
                 WHEN p.ply <= CAST($opening_plies AS INTEGER) THEN 'opening'
                 ELSE 'middlegame' END AS phase
-    FROM played p JOIN judged_moves($engine) j USING (game_id, ply)
+    FROM played p JOIN judged j USING (game_id, ply)
     WHERE p.player IS NOT NULL AND ($player IS NULL OR p.player = $player)
 )
 SELECT player, phase, count(*) AS moves,
