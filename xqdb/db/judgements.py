@@ -91,6 +91,11 @@ _JUDGED_GAMES = """judged_games AS (
     SELECT game_id FROM analysed_games
     UNION
     SELECT game_id FROM evals WHERE game_id IS NOT NULL
+), judged_game_moves AS MATERIALIZED (
+    -- Apart, so that these few moves are what meets the evaluations: the planner would
+    -- join every move with them first, and keep the games' moves after.
+    SELECT game_id, ply, side, uci, key_before, key_after FROM moves
+    WHERE game_id IN (SELECT game_id FROM judged_games)
 )"""
 
 # Positions of each game by index (0: the start), numbered by captures so far: a position
@@ -115,13 +120,12 @@ _PAIRED = f"""paired AS (
            coalesce(b.nodes, 0) + coalesce(a.nodes, 0) AS nodes,
            coalesce(b.depth, 0) + coalesce(a.depth, 0) AS depth, a.score_cp AS cp_after,
            (b.game_id IS NOT NULL)::INTEGER + (a.game_id IS NOT NULL)::INTEGER AS bound
-    FROM moves m
+    FROM judged_game_moves m
     JOIN scored b ON b.key = m.key_before AND b.side = m.side
          AND (b.game_id IS NULL OR (b.game_id = m.game_id AND b.ply = m.ply - 1))
     JOIN scored a ON a.key = m.key_after AND a.side <> m.side
          AND a.engine = b.engine AND a.search_limit = b.search_limit
          AND (a.game_id IS NULL OR (a.game_id = m.game_id AND a.ply = m.ply))
-    WHERE m.game_id IN (SELECT game_id FROM judged_games)
     QUALIFY row_number() OVER (PARTITION BY m.game_id, m.ply, b.engine, b.search_limit
                                ORDER BY bound DESC) = 1
 ), limits AS (
@@ -190,9 +194,9 @@ _GAME_ACCURACY = """series AS (
             + count(*) / sum(1 / greatest(accuracy, 1.0))) / 2 AS accuracy
     FROM weights GROUP BY game_id, engine, side
 ), sides AS (
-    SELECT game_id, 'red' AS side, red_player_id AS player_id FROM games
-    UNION ALL
-    SELECT game_id, 'black', black_player_id FROM games
+    SELECT game_id, unnest(['red', 'black']) AS side,
+           unnest([red_player_id, black_player_id]) AS player_id
+    FROM games WHERE game_id IN (SELECT game_id FROM judged)
 ), side_counts AS (
     SELECT game_id, side, count(*) AS side_moves FROM moves
     WHERE game_id IN (SELECT game_id FROM judged) GROUP BY game_id, side
