@@ -26,7 +26,8 @@ collection and not of one game repeated:
   an import;
 - the analysis has evaluated the positions of one replica in ten (shared ``evals`` rows
   of an engine "bench"): the "already evaluated" check runs against an ``evals`` table
-  that grows with the collection.
+  that grows with the collection; the first :data:`ANALYSED` valid games are marked
+  analysed with it, so the blunders report judges their moves among all those rows.
 
     python bench/bench_scale.py                          # 100k and 1M games
     python bench/bench_scale.py --sizes 100000 1000000 10000000 --work /tmp/scale
@@ -58,6 +59,8 @@ SHARED_PLIES = 20
 PLAYER_GROUPS = 10
 #: One replica in this many has its positions evaluated.
 EVALUATED_EVERY = 10
+#: Games marked analysed (of the first replica, whose every position is evaluated).
+ANALYSED = 2000
 #: The most played line of four plies (a third of the games of ccpd-dev).
 POPULAR = "炮二平五 马8进7 马二进三 车9平8"
 ENGINE, LIMIT = "bench", "depth=1"
@@ -158,6 +161,9 @@ def build(base: Path, target: Path, games: int, memory: str) -> dict[str, Any]:
                        '{ENGINE}', '{LIMIT}', 0, 1, 'ok', 'search'
                 FROM stored_moves m WHERE m.game_id BETWEEN {r * g_span + 1} AND {(r + 1) * g_span}
                   AND ($r = 0 OR m.ply >= {SHARED_PLIES})""", {"r": r})
+    con.execute(f"""INSERT INTO analysed_games (game_id, engine, search_limit)
+                    SELECT game_id, '{ENGINE}', '{LIMIT}' FROM games WHERE status = 'valid'
+                    ORDER BY game_id LIMIT {ANALYSED}""")
     # The lookup tables of a layout that has them; then the players linked by the naming
     # rules and the tree counted, as the end of an import leaves them.
     refreshed = timed_step(con, "xqdb.db.lookups", "refresh")
@@ -247,6 +253,8 @@ def run_queries(path: Path, memory: str, threads: int, repeat: int) -> dict[str,
         "query lines": lambda: db.query("lines"),
         "report": lambda: db.report(),
         f"analysis planning, {PLANNED} games": plan,
+        "blunders, by move": lambda: db.blunders(db.selection()),
+        "blunders, by player": lambda: db.blunders(db.selection(), "player"),
     }
     try:  # the tree's counts of a layout that has them: the query alone beside them
         from xqdb.browse import tree

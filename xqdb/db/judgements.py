@@ -68,10 +68,14 @@ _CURVES = """curves AS (
     QUALIFY row_number() OVER (PARTITION BY e.engine ORDER BY length(c.engine) DESC) = 1
 )"""
 
+# The evaluations of the judged games' positions only: the others, shared by the positions
+# of every game, may be many times more.
 _SCORED = """scored AS (
     SELECT e.*, c.cp_offset, c.cp_scale, c.cp_late_scale
     FROM evals e JOIN curves c USING (engine)
     WHERE e.status = 'ok' AND (e.score_cp IS NOT NULL OR e.mate IS NOT NULL)
+      AND e.key IN (SELECT key_before FROM judged_game_moves
+                    UNION ALL SELECT key_after FROM judged_game_moves)
 )"""
 
 
