@@ -25,14 +25,19 @@ pairs AS MATERIALIZED (
     FROM ends e
     JOIN valid l ON l.game_id = e.other_game AND l.start_key = e.start_key AND l.plies > e.plies
 ),
+lines AS (  -- the shorter games' moves: of these games only, where a subquery per pair
+    -- listed the moves of every game first
+    SELECT game_id, list(move ORDER BY ply) AS line FROM moves
+    WHERE game_id IN (SELECT game_id FROM pairs)
+    GROUP BY game_id
+),
 prefix AS (
     SELECT 'prefix' AS kind, p.game_id, p.plies, p.other_game,
            NULL::BIGINT AS source_id, NULL::INTEGER AS record_index,
            'the other game goes on for ' || (p.other_plies - p.plies) || ' plies' AS differs
-    FROM pairs p
-    WHERE (SELECT list(move ORDER BY ply) FROM moves WHERE game_id = p.game_id)
-        = (SELECT list(move ORDER BY ply) FROM moves WHERE game_id = p.other_game
-           AND ply <= p.plies)
+    FROM pairs p JOIN lines l USING (game_id)
+    WHERE l.line = (SELECT list(move ORDER BY ply) FROM moves WHERE game_id = p.other_game
+                    AND ply <= p.plies)
 ),
 retagged AS (
     SELECT 'retagged' AS kind, g.game_id, v.plies, NULL::BIGINT AS other_game,
