@@ -460,21 +460,33 @@ def database_samples(con: duckdb.DuckDBPyConnection, engine: str,
     they say nothing about the curve. A game counts only once its own analysis covered it
     (``analysed_games``): an opening position shared through the cache would otherwise
     count once for every game that reached it."""
+    # The moves of the games that can count are taken apart first, and only their
+    # positions' evaluations read: as for the judgements view, the planner would otherwise
+    # join every move of the database with every evaluation.
     rows = con.execute("""
+        WITH counting AS (
+            SELECT game_id FROM analysed_games WHERE engine = $engine
+            UNION SELECT game_id FROM evals WHERE engine = $engine AND game_id IS NOT NULL
+        ), counted_moves AS MATERIALIZED (
+            SELECT game_id, ply, side, key_before FROM moves
+            WHERE ply >= $min_ply AND game_id IN (SELECT game_id FROM counting)
+        )
         SELECT first(e.score_cp ORDER BY e.game_id IS NULL, e.nodes DESC),
                any_value(CASE WHEN m.side = 'red' THEN r.points ELSE 1 - r.points END),
                m.game_id, m.ply
         FROM games g
         JOIN (VALUES ('1-0', 1.0), ('0-1', 0.0), ('1/2-1/2', 0.5)) r(result, points)
              ON r.result = g.result
-        JOIN moves m ON m.game_id = g.game_id AND m.ply >= ?
-        JOIN evals e ON e.key = m.key_before AND e.side = m.side AND e.engine = ?
+        JOIN counted_moves m ON m.game_id = g.game_id
+        JOIN evals e ON e.key = m.key_before AND e.side = m.side AND e.engine = $engine
              AND (e.game_id IS NULL OR (e.game_id = m.game_id AND e.ply = m.ply - 1))
         WHERE e.status = 'ok' AND e.score_cp IS NOT NULL AND e.mate IS NULL
+          AND e.key IN (SELECT key_before FROM counted_moves)
           AND (e.game_id IS NOT NULL
                OR EXISTS (SELECT 1 FROM analysed_games a WHERE a.game_id = m.game_id
                           AND a.engine = e.engine AND a.search_limit = e.search_limit))
-        GROUP BY m.game_id, m.ply ORDER BY m.game_id, m.ply""", [min_ply, engine]).fetchall()
+        GROUP BY m.game_id, m.ply ORDER BY m.game_id, m.ply""",
+                       {"min_ply": min_ply, "engine": engine}).fetchall()
     return [(float(cp), float(y), int(g), int(ply)) for cp, y, g, ply in rows]
 
 
