@@ -50,6 +50,25 @@ def test_shared_evaluations_do_not_spill_into_games_not_analysed(one_analysed: P
     assert "of 1 analysed games" in summary and f"{plies:,} moves" in summary
 
 
+def test_a_player_s_dossier_counts_the_games_analysed_not_those_sharing_a_position(
+        one_analysed: Path) -> None:
+    from xqdb import Database
+
+    # A player of a game that reaches evaluated positions of game 1, who did not play it.
+    (name, played), = rows(one_analysed, """
+        WITH sides AS (SELECT game_id, red_player_id AS player_id FROM games
+                       UNION ALL SELECT game_id, black_player_id FROM games)
+        SELECT p.name, (SELECT count(*) FROM sides t JOIN games g USING (game_id)
+                        WHERE t.player_id = p.player_id AND g.status = 'valid')
+        FROM sides s JOIN players p USING (player_id)
+        WHERE s.game_id IN (SELECT m.game_id FROM moves m JOIN evals e
+                            ON e.key = m.key_after AND e.side <> m.side WHERE m.game_id <> 1)
+          AND p.player_id NOT IN (SELECT player_id FROM sides WHERE game_id = 1)
+        ORDER BY p.name LIMIT 1""")
+    page = Database(one_analysed).report(player=name)
+    assert f"None of the {played:,} games is analysed yet" in page
+
+
 @pytest.mark.slow
 def test_each_row_says_how_much_was_analysed(one_analysed: Path, tmp_path: Path) -> None:
     db = tmp_path / "two.duckdb"

@@ -341,10 +341,11 @@ def doubtful_year_count(con: duckdb.DuckDBPyConnection) -> int:
 
 
 def analysed_count(con: duckdb.DuckDBPyConnection) -> int:
-    """How many games of the last selection hold an engine's evaluation of some move."""
+    """How many games of the last selection have judged moves: those analysed, and those
+    with evaluations of their own (an engine's comments in the record). A game that only
+    shares a position with one of them, its opening say, is not analysed."""
     row = con.execute("""
-        SELECT count(DISTINCT m.game_id) FROM moves m
-        WHERE m.game_id IN (SELECT game_id FROM selected_games)
-          AND (m.key_after IN (SELECT key FROM evals WHERE game_id IS NULL)
-               OR m.game_id IN (SELECT game_id FROM evals WHERE game_id IS NOT NULL))""").fetchone()
+        SELECT count(*) FROM (SELECT game_id FROM analysed_games
+                              UNION SELECT game_id FROM evals WHERE game_id IS NOT NULL)
+        WHERE game_id IN (SELECT game_id FROM selected_games)""").fetchone()
     return int(row[0]) if row else 0
