@@ -19,7 +19,7 @@ from typing import Any
 
 import duckdb
 
-from .judgements import one_per_move
+from .judgements import JUDGED_GAMES, one_per_move
 from .lookups import material_spans_sql, piece_column
 from ..rules.board import Piece
 from .columns import TABLES
@@ -344,8 +344,7 @@ def analysed_count(con: duckdb.DuckDBPyConnection) -> int:
     """How many games of the last selection have judged moves: those analysed, and those
     with evaluations of their own (an engine's comments in the record). A game that only
     shares a position with one of them, its opening say, is not analysed."""
-    row = con.execute("""
-        SELECT count(*) FROM (SELECT game_id FROM analysed_games
-                              UNION SELECT game_id FROM evals WHERE game_id IS NOT NULL)
+    row = con.execute(f"""
+        SELECT count(*) FROM ({JUDGED_GAMES})
         WHERE game_id IN (SELECT game_id FROM selected_games)""").fetchone()
     return int(row[0]) if row else 0

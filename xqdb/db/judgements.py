@@ -88,13 +88,14 @@ def _expected(e: str, ply: str) -> str:
             f"ELSE {curve_sql(f'{e}.score_cp', ply, f'{e}.cp_offset', f'{e}.cp_scale', f'{e}.cp_late_scale')} END")
 
 
-# The games that can have judgements: those analysed, and those with evaluations of their
-# own (an engine's comments in the record). The moves of no other game are read: a large
-# collection is analysed a few games at a time, and its evaluations are shared by position.
-_JUDGED_GAMES = """judged_games AS (
-    SELECT game_id FROM analysed_games
-    UNION
-    SELECT game_id FROM evals WHERE game_id IS NOT NULL
+#: The games that can have judgements: those analysed, and those with evaluations of their
+#: own (an engine's comments in the record). The moves of no other game are read: a large
+#: collection is analysed a few games at a time, and its evaluations are shared by position.
+JUDGED_GAMES = """SELECT game_id FROM analysed_games
+    UNION SELECT game_id FROM evals WHERE game_id IS NOT NULL"""
+
+_JUDGED_GAMES = f"""judged_games AS (
+    {JUDGED_GAMES}
 ), judged_game_moves AS MATERIALIZED (
     -- Apart, so that these few moves are what meets the evaluations: the planner would
     -- join every move with them first, and keep the games' moves after.
@@ -463,13 +464,10 @@ def database_samples(con: duckdb.DuckDBPyConnection, engine: str,
     # The moves of the games that can count are taken apart first, and only their
     # positions' evaluations read: as for the judgements view, the planner would otherwise
     # join every move of the database with every evaluation.
-    rows = con.execute("""
-        WITH counting AS (
-            SELECT game_id FROM analysed_games WHERE engine = $engine
-            UNION SELECT game_id FROM evals WHERE engine = $engine AND game_id IS NOT NULL
-        ), counted_moves AS MATERIALIZED (
+    rows = con.execute(f"""
+        WITH counted_moves AS MATERIALIZED (
             SELECT game_id, ply, side, key_before FROM moves
-            WHERE ply >= $min_ply AND game_id IN (SELECT game_id FROM counting)
+            WHERE ply >= $min_ply AND game_id IN ({JUDGED_GAMES})
         )
         SELECT first(e.score_cp ORDER BY e.game_id IS NULL, e.nodes DESC),
                any_value(CASE WHEN m.side = 'red' THEN r.points ELSE 1 - r.points END),
