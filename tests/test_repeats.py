@@ -101,3 +101,44 @@ def test_a_worker_takes_another_ones_replay_only_once_the_writer_has_its_unit() 
     seen.received(4, lost=True)  # what other workers replayed may never be stored now
     assert seen.earlier(12345, place(5, 0)) is None
     assert seen.earlier(777, place(6, 2)) == 5  # its own replays still count
+
+
+def _fill_forever(seen: SeenRecords) -> None:
+    """Keep noting replays of keys 1-500 (content: the key times 7), as a busy worker does."""
+    index = 0
+    while True:
+        index += 1
+        key = index % 500 + 1
+        seen.add(key, place(0, index), key * 7)
+        seen.earlier(key, place(0, index))
+
+
+def test_a_worker_killed_while_it_uses_the_table_stops_no_one_and_leaves_no_wrong_slot(
+        ) -> None:
+    import os
+    import signal
+    import threading
+    import time
+
+    seen = SeenRecords(64, shared=True)
+    context = multiprocessing.get_context("fork")
+    for round_ in range(20):
+        worker = context.Process(target=_fill_forever, args=(seen,), daemon=True)
+        worker.start()
+        time.sleep(0.02 + 0.01 * (round_ % 5))
+        os.kill(worker.pid, signal.SIGKILL)  # wherever it is: amid a read, amid a write
+        worker.join()
+
+    answers: list[int | None] = []
+
+    def parent_and_another_worker_go_on() -> None:
+        seen.received(0, lost=False)
+        answers.extend(seen.earlier(key, place(1, 0)) for key in range(1, 501))
+
+    going_on = threading.Thread(target=parent_and_another_worker_go_on, daemon=True)
+    going_on.start()
+    going_on.join(timeout=10)
+    assert not going_on.is_alive(), "a killed worker left the table locked"
+    found = {key: content for key, content in zip(range(1, 501), answers) if content is not None}
+    assert found, "the killed workers' replays are lost"
+    assert all(content == key * 7 for key, content in found.items())

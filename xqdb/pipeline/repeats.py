@@ -34,7 +34,7 @@ import threading
 from array import array
 from collections import OrderedDict, deque
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager
 from hashlib import blake2b
 from typing import Any
 
@@ -43,11 +43,14 @@ from ..formats.record import GameRecord
 from ..notation import REGISTRY
 from ..replay import REPEAT_BYTES
 
-#: Slots of the table: 8 MiB, shared by the workers.
+#: Slots of the table: 10 MiB, shared by the workers.
 SLOTS = 1 << 18
-#: One slot: the record's key, its game's content hash, its place in input order and the
-#: process that replayed it.
-_WIDTH = 4
+#: One slot: the record's key, its game's content hash, its place in input order, the
+#: process that replayed it, and a check of those four (see :func:`_check`).
+_WIDTH = 5
+#: The parent's mark once a unit was lost: below every unit, so that no other process's
+#: replay counts from then on.
+_LOST = -(1 << 62)
 _OWNERS: dict[int, int] = {}
 #: Bytes of one replay passed on to a cluster's workers: key, place and content hash.
 _PACKED = 3 * 8
@@ -88,6 +91,15 @@ def _owner() -> int:
     return _OWNERS[pid]
 
 
+def _check(key: int, content: int, at: int, owner: int) -> int:
+    """The word that tells a slot written whole from one being written, or left half
+    written by a worker that was killed: it matches a mix of two writes' fields only
+    by a 2**-64 chance."""
+    fields = key.to_bytes(8, "little") + content.to_bytes(8, "little") \
+        + at.to_bytes(8, "little") + owner.to_bytes(8, "little")
+    return int.from_bytes(blake2b(fields, digest_size=8).digest(), "little")
+
+
 def place(unit: int, index: int) -> int:
     """A record's place in input order: its unit's number, then its index in the unit."""
     return unit << 32 | index
@@ -95,28 +107,31 @@ def place(unit: int, index: int) -> int:
 
 class SeenRecords:
     """The records replayed so far in an import, by :func:`repeat_key`: a fixed table of
-    ``slots``, in memory that forked workers share when ``shared``."""
+    ``slots``, in memory that forked workers share when ``shared``.
+
+    No lock guards it: a worker killed while it held one (the OOM killer, a user's
+    ``kill``) would stop every other worker and the parent for good. Each slot carries a
+    check of its fields instead, and a slot whose check fails is read as empty, so its
+    record is simply replayed; only the parent writes the mark of what it received.
+    """
 
     def __init__(self, slots: int = SLOTS, *, shared: bool = True) -> None:
         self.slots = slots
         self._table: Any = (multiprocessing.RawArray(ctypes.c_uint64, _WIDTH * slots)
                             if shared else (ctypes.c_uint64 * (_WIDTH * slots))())
-        # [0]: the last unit received by the parent; [1]: 1 once a unit was lost.
-        self._state: Any = (multiprocessing.RawArray(ctypes.c_int64, 2) if shared
-                            else (ctypes.c_int64 * 2)())
-        self._state[0] = -1
-        self._lock: Any = multiprocessing.Lock() if shared else nullcontext()
+        # The last unit received by the parent, or _LOST once a unit was lost: one
+        # aligned word, which every process reads whole.
+        self._received: Any = (multiprocessing.RawValue(ctypes.c_int64, -1) if shared
+                               else ctypes.c_int64(-1))
 
     def earlier(self, key: int, at: int) -> int | None:
         """The content hash of the record ``key`` replayed before place ``at`` (see
         :func:`place`), if this process can rely on it being stored."""
         slot = _WIDTH * (key % self.slots)
-        with self._lock:
-            found, content, first, owner = self._table[slot:slot + _WIDTH]
-            received, lost = self._state[0], self._state[1]
-        if found != key or first >= at:
+        found, content, first, owner, check = self._table[slot:slot + _WIDTH]
+        if found != key or first >= at or check != _check(found, content, first, owner):
             return None
-        if owner == _owner() or (not lost and first >> 32 <= received):
+        if owner == _owner() or first >> 32 <= self._received.value:
             return int(content)
         return None
 
@@ -124,26 +139,19 @@ class SeenRecords:
         """Note that the record ``key`` at place ``at`` replayed to a valid game whose
         content hash is ``content``."""
         slot = _WIDTH * (key % self.slots)
-        with self._lock:
-            if self._table[slot] == key and self._table[slot + 2] <= at:
-                return
-            self._table[slot:slot + _WIDTH] = [key, content, at, _owner()]
-
-    def learn(self, replays: bytes) -> None:
-        """Add the replays the parent passes on (see :func:`pack`) as if this process had
-        made them: the parent has received, and so stores, every one of them."""
-        values = array("Q")
-        values.frombytes(replays)
-        for i in range(0, len(values) - 2, 3):
-            self.add(values[i], values[i + 1], values[i + 2])
+        if self._table[slot] == key and self._table[slot + 2] <= at:
+            return
+        owner = _owner()
+        self._table[slot:slot + _WIDTH] = [key, content, at, owner,
+                                           _check(key, content, at, owner)]
 
     def received(self, unit: int, lost: bool) -> None:
         """Note (in the parent) that unit ``unit`` was received, read or ``lost`` with
         its worker: a lost unit's replays will never be stored."""
-        with self._lock:
-            if lost:
-                self._state[1] = 1
-            self._state[0] = max(self._state[0], unit)
+        if lost:
+            self._received.value = _LOST
+        elif self._received.value != _LOST:
+            self._received.value = max(self._received.value, unit)
 
 
 def pack(replays: Iterable[tuple[int, int, int]]) -> bytes:
