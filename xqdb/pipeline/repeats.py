@@ -145,6 +145,14 @@ class SeenRecords:
         self._table[slot:slot + _WIDTH] = [key, content, at, owner,
                                            _check(key, content, at, owner)]
 
+    def learn(self, replays: bytes) -> None:
+        """Add the replays the parent passes on (see :func:`pack`) as if this process had
+        made them: the parent has received, and so stores, every one of them."""
+        values = array("Q")
+        values.frombytes(replays)
+        for i in range(0, len(values) - 2, 3):
+            self.add(values[i], values[i + 1], values[i + 2])
+
     def received(self, unit: int, lost: bool) -> None:
         """Note (in the parent) that unit ``unit`` was received, read or ``lost`` with
         its worker: a lost unit's replays will never be stored."""
