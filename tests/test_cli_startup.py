@@ -1,20 +1,29 @@
 """What the command line loads: ``xqdb engine``, which a GUI may start for every game,
-starts without the database side (DuckDB, Arrow), while every command stays listed."""
+starts without the database side (DuckDB, Arrow); a command that reads a database loads
+neither Arrow nor the import and analysis sides (most of a command's start-up is loading
+modules); and every command stays listed."""
 
 from __future__ import annotations
 
+import importlib
 import subprocess
 import sys
+from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
-from xqdb.cli import cli
+from xqdb import Database
+from xqdb.cli import FAMILY_OF, cli
 from xqdb.pipeline.importer import COMMIT_RECORDS
 
-_HEAVY = ("duckdb", "pyarrow")
+SAMPLES = Path(__file__).resolve().parents[1] / "sample_games"
+
+_HEAVY = ("duckdb", "pyarrow", "numpy", "xqdb.pipeline.importer", "xqdb.pipeline.analyze",
+          "xqdb.db.upgrade", "xqdb.db.writer", "xqdb.cli.analysis")
 
 
-def _loaded_after(args: list[str], stdin: str) -> tuple[list[str], list[str]]:
+def _loaded_after(args: list[str], stdin: str = "") -> tuple[list[str], list[str]]:
     """The output lines of ``xqdb ARGS`` run in a fresh interpreter, and which of the
     heavy modules it loaded."""
     code = ("import sys\n"
@@ -35,6 +44,30 @@ def test_the_engine_starts_without_the_database_side() -> None:
     lines, loaded = _loaded_after(["engine"], "uci\nisready\nquit\n")
     assert "uciok" in lines and "readyok" in lines
     assert loaded == []
+
+
+@pytest.fixture(scope="module")
+def sample_db(tmp_path_factory: pytest.TempPathFactory) -> str:
+    path = str(tmp_path_factory.mktemp("startup") / "sample.duckdb")
+    assert Database(path).import_paths([str(SAMPLES)], jobs=1).imported > 0
+    return path
+
+
+@pytest.mark.parametrize("args", [["tree"], ["openings"], ["show", "1"], ["info"],
+                                  ["search", "--moves", "炮二平五"]])
+def test_a_command_that_reads_the_database_loads_only_duckdb_of_the_heavy_modules(
+        sample_db: str, args: list[str]) -> None:
+    lines, loaded = _loaded_after([args[0], "--db", sample_db, *args[1:]])
+    assert loaded == ["duckdb"]
+    assert lines, "the command printed nothing"
+    if args == ["tree"]:
+        assert lines[2].startswith("炮二平五"), lines[:3]
+
+
+def test_every_command_outside_the_core_is_mapped_to_the_module_that_defines_it() -> None:
+    defined = {command.name: family for family in set(FAMILY_OF.values())
+               for command in importlib.import_module(f"xqdb.cli.{family}").COMMANDS}
+    assert defined == FAMILY_OF
 
 
 def test_every_command_is_listed_and_found() -> None:

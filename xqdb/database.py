@@ -25,7 +25,7 @@ import os
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .analysis.calibration import (
     MIN_GAMES, MIN_POSITIONS, CalibrationError, CheckedFit, CurveFit, checked_fit,
@@ -50,13 +50,17 @@ from .db.players import merge, split
 from .db.queries import Query, Result, list_queries, run_query, run_sql
 from .db.schema import Connection, connect, require_database
 from .db.selection import GameFilter, resolve_player, resolved, select_games, selected_ids
-from .db.upgrade import UpgradeSummary, upgrade
 from .engine import EngineError, EngineSpec, Limit, SupervisedEngine, choose_engine
 from .errors import BadArgumentError, CannotRunError, NotFoundError
-from .pipeline.analyze import AnalysisSummary, analyse_database
-from .pipeline.importer import ImportSummary, import_paths
 from .position import Position, position_after
 from .render.report import build_report
+
+if TYPE_CHECKING:
+    # The import, the upgrade and the analysis load most of the package: a command that
+    # only reads (``xqdb tree``) starts without them.
+    from .db.upgrade import UpgradeSummary
+    from .pipeline.analyze import AnalysisSummary
+    from .pipeline.importer import ImportSummary
 
 __all__ = ["Database", "CalibrationReport", "PuzzleReport", "JUDGEMENTS"]
 
@@ -167,6 +171,8 @@ class Database:
     def import_paths(self, paths: Sequence[str], **options: Any) -> ImportSummary:
         """Import every record under ``paths`` (files, folders, archives, ``-``), creating
         the database if there is none; options as :func:`xqdb.pipeline.importer.import_paths`."""
+        from .pipeline.importer import import_paths
+
         return import_paths(list(paths), self._needs_path("import"), **options)
 
     def info(self, top: int = 10) -> DatabaseInfo:
@@ -176,6 +182,8 @@ class Database:
 
     def upgrade(self) -> UpgradeSummary:
         """Bring a database of an older schema version up to date (the old file is kept)."""
+        from .db.upgrade import upgrade
+
         return upgrade(self._needs_path("upgrade"))
 
     # --- players and openings ----------------------------------------------------------
@@ -325,6 +333,8 @@ class Database:
         """Evaluate the positions of the games with the engine ``spec`` into ``evals``;
         options as :func:`xqdb.pipeline.analyze.analyse_database`; ``games``, the game
         filters, choose the games."""
+        from .pipeline.analyze import analyse_database
+
         path = self._needs_path("analyze")
         require_database(path)
         games = options.pop("games", None)

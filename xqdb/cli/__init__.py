@@ -7,12 +7,13 @@ tools end.
 
 The commands live in a module per family: :mod:`.core` (files, positions, the import),
 :mod:`.reports`, :mod:`.analysis`, :mod:`.browse`, :mod:`.show` and :mod:`.serve`. Only :mod:`.core` is
-loaded to start: the others, and the database side they load, are added when one of them
-is asked for or the commands are listed.
+loaded to start: a command of another family loads that family's module alone (``xqdb tree``
+never loads the analysis side), and listing the commands loads them all.
 """
 
 from __future__ import annotations
 
+import importlib
 import os
 import signal
 import sys
@@ -29,8 +30,6 @@ from .core import COMMANDS as CORE_COMMANDS
 class _Group(click.Group):
     """The ``xqdb`` group: every error a command raises, and every usage error, is one line
     with its hint and its exit code."""
-
-    _added = False
 
     def main(self, *args: Any, **kwargs: Any) -> Any:
         # Run as `python -m xqdb` or from a script, the command is still called xqdb.
@@ -66,19 +65,15 @@ class _Group(click.Group):
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         command = super().get_command(ctx, cmd_name)
-        if command is None and not _Group._added:
-            self._add()
+        if command is None and cmd_name in FAMILY_OF:
+            _add_family(FAMILY_OF[cmd_name])
             command = super().get_command(ctx, cmd_name)
         return command
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        self._add()
+        for family in dict.fromkeys(FAMILY_OF.values()):
+            _add_family(family)
         return super().list_commands(ctx)
-
-    def _add(self) -> None:
-        if not _Group._added:
-            _Group._added = True
-            _add_commands()
 
 
 #: The command's own process: a worker forked from it inherits the SIGTERM handler until
@@ -115,16 +110,25 @@ def cli() -> None:
     """Xiangqi game databases: import, validate, classify and analyse game records."""
 
 
-def _add_commands() -> None:
-    from .analysis import COMMANDS as ANALYSIS_COMMANDS
-    from .browse import COMMANDS as BROWSE_COMMANDS
-    from .reports import COMMANDS as REPORT_COMMANDS
-    from .serve import COMMANDS as SERVE_COMMANDS
-    from .show import COMMANDS as SHOW_COMMANDS
+#: The commands outside :mod:`.core`, each with the module of this package that defines it.
+#: A command's first use loads its module alone: most of the start-up time of a command is
+#: the modules it loads.
+FAMILY_OF = {
+    **dict.fromkeys(("query", "sql", "players", "openings", "tree", "report"), "reports"),
+    **dict.fromkeys(("analyze", "blunders", "calibrate"), "analysis"),
+    **dict.fromkeys(("search", "export"), "browse"),
+    "show": "show",
+    "serve": "serve",
+}
 
-    for command in (*REPORT_COMMANDS, *ANALYSIS_COMMANDS, *BROWSE_COMMANDS, *SHOW_COMMANDS,
-                    *SERVE_COMMANDS):
-        cli.add_command(command)
+_added: set[str] = set()
+
+
+def _add_family(family: str) -> None:
+    if family not in _added:
+        _added.add(family)
+        for command in importlib.import_module(f".{family}", __name__).COMMANDS:
+            cli.add_command(command)
 
 
 for _command in CORE_COMMANDS:

@@ -1,13 +1,13 @@
 """Every column of the database, once: name, DuckDB type, Arrow type, source and meaning.
 
 The DDL (:mod:`xqdb.db.schema`), the Arrow staging schemas the workers fill
-(:data:`xqdb.db.writer.STAGES`), the row builder (:mod:`xqdb.db.rows`) and the column
+(:func:`stage_schemas`), the row builder (:mod:`xqdb.db.rows`) and the column
 tables of ``docs/schema.md`` all follow from :data:`TABLES`; a test holds the page to it.
 Adding a column is adding one :class:`Column` here (and its row in the page).
 
 >>> [c.name for c in TABLES["games"].columns][:4]
 ['game_id', 'source_id', 'record_index', 'content_hash']
->>> column("games", "year").sql, column("games", "year").arrow
+>>> column("games", "year").sql, arrow_type(column("games", "year").arrow)
 ('INTEGER', DataType(int32))
 """
 
@@ -18,9 +18,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from operator import attrgetter
-from typing import Any
-
-import pyarrow as pa
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
 from ..errors import ErrorKind
 from ..formats.tags import read_dating
@@ -36,6 +35,9 @@ from ..rules.board import (ADVISOR, BLACK, CANNON, CHARIOT, COLOR_NAMES, ELEPHAN
 from .judgements import BLUNDERS_QUERY, JUDGEMENTS_QUERY, PLAYER_BLUNDERS_QUERY
 from .dedupe import content_hash
 
+if TYPE_CHECKING:
+    import pyarrow as pa
+
 #: Takes a column's value from a replayed game (run once per record, in the workers).
 Take = Callable[[ReplayedGame], Any]
 
@@ -49,9 +51,10 @@ class Column:
     """DuckDB type, as ``docs/schema.md`` shows it (``VARCHAR``, ``UBIGINT``, ``VARCHAR[]``)."""
     doc: str
     """The meaning, one line: the ``meaning`` cell of ``docs/schema.md``."""
-    arrow: pa.DataType | None = None
-    """Type of the column in the workers' staging tables; ``None`` when the writer fills it
-    (ids, timestamps) or, in a view, SQL computes it."""
+    arrow: str | None = None
+    """Type of the column in the workers' staging tables, as :func:`arrow_type` names it
+    (``int32``, ``list<string>``); ``None`` when the writer fills it (ids, timestamps) or,
+    in a view, SQL computes it."""
     take: Take | None = None
     """How a worker takes the value from a replayed game; ``None`` for columns filled
     otherwise (the source's columns, ids, and moves' columns derived in Arrow)."""
@@ -179,142 +182,142 @@ _GAME_ID = Column("game_id", "BIGINT", "1, 2, 3... in input order", not_null=Tru
 _SOURCE_ID = Column("source_id", "BIGINT", "the source it was read from (`sources.source_id`)",
                     not_null=True)
 _RECORD_INDEX = Column("record_index", "INTEGER", "0-based index of the record in its source",
-                       pa.int32(), attrgetter("record.origin.index"), not_null=True)
+                       "int32", attrgetter("record.origin.index"), not_null=True)
 _LINE = Column("line", "INTEGER", "1-based line of the record in its source (text formats)",
-               pa.int32(), attrgetter("record.origin.line"))
+               "int32", attrgetter("record.origin.line"))
 _OFFSET = Column("offset", "BIGINT", "byte offset of the record in its source",
-                 pa.int64(), attrgetter("record.origin.offset"))
+                 "int64", attrgetter("record.origin.offset"))
 _FORMAT = Column("format", "VARCHAR", "format of the record (`pgn`, `xqf`, `cbr`...)",
-                 pa.string(), attrgetter("record.format"))
+                 "string", attrgetter("record.format"))
 _NOTATION = Column("notation", "VARCHAR", "notation of the record's move texts (`chinese`, "
-                   "`wxf`, `iccs`, `uci`...)", pa.string(), attrgetter("record.notation"))
+                   "`wxf`, `iccs`, `uci`...)", "string", attrgetter("record.notation"))
 _ENCODING = Column("encoding", "VARCHAR", "text encoding of the record (`gb18030`, `big5`, "
-                   "`utf-8`...)", pa.string(), attrgetter("record.encoding"))
+                   "`utf-8`...)", "string", attrgetter("record.encoding"))
 _STATUS = Column("status", "VARCHAR", "`valid`, or `invalid` when the record could not be read "
-                 "or a move failed", pa.string(), attrgetter("status"), not_null=True)
+                 "or a move failed", "string", attrgetter("status"), not_null=True)
 _ERROR_KIND = Column("error_kind", "VARCHAR", "what kind of failure made it invalid: "
                      f"{', '.join(ErrorKind)} (`xqdb.errors.ErrorKind`)",
-                     pa.string(), attrgetter("error_kind"))
+                     "string", attrgetter("error_kind"))
 _TAGS = Column("tags", "JSON", "every tag as read, as one JSON object: `tags->>'ECCO'` gives a "
-               "tag's text (NULL when absent)", pa.string(),
+               "tag's text (NULL when absent)", "string",
                lambda g: json.dumps(g.record.tags, ensure_ascii=False))
 
 #: Columns of ``games`` taken from the record or its replay, in table order.
 GAME_COLUMNS: tuple[Column, ...] = (
     Column("content_hash", "UBIGINT", "64-bit hash of (start board and side to move, main-line "
-           "moves): the duplicate key", pa.uint64(), _content_hash),
-    Column("event", "VARCHAR", "the `Event` tag", pa.string(), _tag("Event")),
-    Column("site", "VARCHAR", "the `Site` tag", pa.string(), _tag("Site")),
-    Column("round", "VARCHAR", "the `Round` tag", pa.string(), _tag("Round")),
+           "moves): the duplicate key", "uint64", _content_hash),
+    Column("event", "VARCHAR", "the `Event` tag", "string", _tag("Event")),
+    Column("site", "VARCHAR", "the `Site` tag", "string", _tag("Site")),
+    Column("round", "VARCHAR", "the `Round` tag", "string", _tag("Round")),
     Column("date", "DATE", "the `Date` tag, when it names a full date of a plausible year "
-           "(see `year_note`)", pa.date32(), lambda g: _dating(g).date),
+           "(see `year_note`)", "date32", lambda g: _dating(g).date),
     Column("year", "INTEGER", "the year the `Date` tag names, also when the month or day is "
            "missing (`1982`, `1997年`); NULL when that year is doubtful (before 1920 or after "
            "today) and no other tag names it, the event's year when the event's name does "
-           "(`93全國象棋錦標賽`)", pa.int32(), lambda g: _dating(g).year),
+           "(`93全國象棋錦標賽`)", "int32", lambda g: _dating(g).year),
     Column("year_note", "VARCHAR", "why `year` is NULL or not the `Date` tag's own (`the Date "
            "tag's year 1193 is doubtful; 1993 is the event's`); NULL when it is",
-           pa.string(), lambda g: _dating(g).note),
-    Column("date_raw", "VARCHAR", "the `Date` tag as written", pa.string(), _date_raw),
+           "string", lambda g: _dating(g).note),
+    Column("date_raw", "VARCHAR", "the `Date` tag as written", "string", _date_raw),
     Column("red", "VARCHAR", "the `Red` tag: the player of Red (WinBoard, which has no `Red` "
-           "tag, names Red in `White`)", pa.string(), _first_tag("Red", "White")),
-    Column("black", "VARCHAR", "the `Black` tag: the player of Black", pa.string(), _tag("Black")),
-    Column("red_team", "VARCHAR", "the `RedTeam` tag", pa.string(), _tag("RedTeam")),
-    Column("black_team", "VARCHAR", "the `BlackTeam` tag", pa.string(), _tag("BlackTeam")),
-    Column("red_elo", "INTEGER", "the `RedElo` tag, when it is a number", pa.int32(),
+           "tag, names Red in `White`)", "string", _first_tag("Red", "White")),
+    Column("black", "VARCHAR", "the `Black` tag: the player of Black", "string", _tag("Black")),
+    Column("red_team", "VARCHAR", "the `RedTeam` tag", "string", _tag("RedTeam")),
+    Column("black_team", "VARCHAR", "the `BlackTeam` tag", "string", _tag("BlackTeam")),
+    Column("red_elo", "INTEGER", "the `RedElo` tag, when it is a number", "int32",
            _elo("RedElo")),
-    Column("black_elo", "INTEGER", "the `BlackElo` tag, when it is a number", pa.int32(),
+    Column("black_elo", "INTEGER", "the `BlackElo` tag, when it is a number", "int32",
            _elo("BlackElo")),
     Column("result", "VARCHAR", "the recorded result: `1-0`, `0-1`, `1/2-1/2`, `*`, or NULL when "
-           "the record has none", pa.string(), attrgetter("record.result")),
+           "the record has none", "string", attrgetter("record.result")),
     Column("rules_result", "VARCHAR", "the result the rules give for how the record ends (see "
            "`termination`): `1-0`, `0-1` or `1/2-1/2`; NULL when it ends otherwise",
-           pa.string(), attrgetter("rules_result")),
-    Column("start_fen", "VARCHAR", "the start position", pa.string(), attrgetter("start_fen")),
-    Column("start_key", "UBIGINT", "Zobrist key of the start position", pa.uint64(),
+           "string", attrgetter("rules_result")),
+    Column("start_fen", "VARCHAR", "the start position", "string", attrgetter("start_fen")),
+    Column("start_key", "UBIGINT", "Zobrist key of the start position", "uint64",
            lambda g: g.start_key or None),
     Column("plies", "INTEGER", "moves stored in `moves` (for an invalid game: the moves before "
-           "the error)", pa.int32(), attrgetter("plies"), not_null=True),
+           "the error)", "int32", attrgetter("plies"), not_null=True),
     _STATUS,
-    Column("error", "VARCHAR", "why the record is invalid", pa.string(), attrgetter("error")),
+    Column("error", "VARCHAR", "why the record is invalid", "string", attrgetter("error")),
     _ERROR_KIND,
-    Column("error_ply", "INTEGER", "1-based ply of the move that failed", pa.int32(),
+    Column("error_ply", "INTEGER", "1-based ply of the move that failed", "int32",
            attrgetter("error_ply")),
-    Column("error_text", "VARCHAR", "the move text that failed", pa.string(),
+    Column("error_text", "VARCHAR", "the move text that failed", "string",
            attrgetter("error_text")),
     Column("termination", "VARCHAR", f"how the record ends under the rules: `checkmate` or "
            f"`stalemate` on its final position; `perpetual_check`, `perpetual_chase` or "
            f"`repetition` when such a cycle ends it or ends it within {END_SLACK} plies (ruled "
            f"or claimed); `move_limit` when it ends at or after the move limit; NULL when it "
            f"ends otherwise (resignation, agreement, time, unfinished) or is invalid. What the "
-           f"rules said before is in `rule_events`", pa.string(), attrgetter("termination")),
+           f"rules said before is in `rule_events`", "string", attrgetter("termination")),
     Column("termination_reason", "VARCHAR", "why the rules end the record so, in words a "
            "player can check (`perpetual chase by Black: the chariot on d3 chases the "
-           "unprotected horse on d2 with every move from ply 58 to ply 66`)", pa.string(),
+           "unprotected horse on d2 with every move from ply 58 to ply 66`)", "string",
            lambda g: g.end.ending.reason if g.end is not None else None),
     Column("verdict_ply", "INTEGER", "the ply at which the rules give that verdict (the third "
            "occurrence of the position, the move reaching the limit, the mating move); NULL "
-           "with `termination`", pa.int32(),
+           "with `termination`", "int32",
            lambda g: g.end.verdict_ply if g.end is not None else None),
     Column("end_ply", "INTEGER", "the last ply of the episode that ends the record (the last "
            "move of its cycles; `plies` for mate and the move limit); `plies` less `end_ply` "
-           "is what the record holds after it", pa.int32(),
+           "is what the record holds after it", "int32",
            lambda g: g.end.last_ply if g.end is not None else None),
     Column("ecco", "VARCHAR", "the ECCO code xqdb gives the opening (`C45`); NULL for an "
            "invalid game or one from a set-up position (the record's own tag: `tags->>'ECCO'`)",
-           pa.string(), lambda g: _opening(g)[0]),
+           "string", lambda g: _opening(g)[0]),
     Column("opening", "VARCHAR", "the name of the opening of `ecco` (`中炮过河车对屏风马`)",
-           pa.string(), lambda g: _opening(g)[1]),
+           "string", lambda g: _opening(g)[1]),
     Column("variation", "VARCHAR", "the name of the variation of `ecco`, NULL when the code has "
-           "none", pa.string(), lambda g: _opening(g)[2]),
+           "none", "string", lambda g: _opening(g)[2]),
     Column("opening_names", "VARCHAR[]", "the traditional opening names that apply (`中炮`, "
-           "`屏风马`, `两头蛇`...); NULL when `ecco` is", pa.list_(pa.string()),
+           "`屏风马`, `两头蛇`...); NULL when `ecco` is", "list<string>",
            lambda g: _opening(g)[3]),
-    Column("final_fen", "VARCHAR", "position after the last stored move", pa.string(),
+    Column("final_fen", "VARCHAR", "position after the last stored move", "string",
            attrgetter("final_fen")),
-    Column("final_key", "UBIGINT", "Zobrist key of `final_fen`", pa.uint64(), _final_key),
+    Column("final_key", "UBIGINT", "Zobrist key of `final_fen`", "uint64", _final_key),
     _FORMAT, _NOTATION, _ENCODING,
     Column("script", "VARCHAR", "`traditional` or `simplified`: the Chinese script the record is "
            "written in, when it shows (`moves.chinese_traditional` gives its moves as written)",
-           pa.string(), attrgetter("script")),
+           "string", attrgetter("script")),
     Column("variations", "INTEGER", "variations in the record (all depths; their moves are in "
-           "`variation_moves`)", pa.int32(), attrgetter("variations")),
+           "`variation_moves`)", "int32", attrgetter("variations")),
     Column("variation_errors", "VARCHAR[]", "one message per variation that does not replay",
-           pa.list_(pa.string()), lambda g: g.variation_errors or None),
+           "list<string>", lambda g: g.variation_errors or None),
     _TAGS,
 )
 
-_TEXT = Column("text", "VARCHAR", "the record's text, for text formats", pa.string(),
+_TEXT = Column("text", "VARCHAR", "the record's text, for text formats", "string",
                _raw(str), compression="zstd")
 _DATA = Column("data", "BLOB", "the record's bytes, for binary formats: the whole file for a "
                "one-record file (XQF, CBR, CBF), the record's own slot for a game of a CBL library",
-               pa.binary(), _raw(bytes), compression="zstd")
+               "binary", _raw(bytes), compression="zstd")
 
 # Zobrist keys are random 64-bit numbers: nothing compresses them, so DuckDB is told not
 # to spend the time trying.
 _KEY_BEFORE = Column("key_before", "UBIGINT", "Zobrist key of the position before the move",
-                     pa.uint64(), compression="uncompressed")
+                     "uint64", compression="uncompressed")
 _KEY_AFTER = Column("key_after", "UBIGINT", "Zobrist key of the position after the move",
-                    pa.uint64(), attrgetter("keys"), compression="uncompressed")
+                    "uint64", attrgetter("keys"), compression="uncompressed")
 _MOVE = Column("move", "SMALLINT", "the move as one number: `from_square * 90 + to_square`, "
                "squares numbered `rank * 9 + file` from a0 = 0 to i9 = 89 (`h2e2` is 2272)",
-               pa.int16(), move_codes, not_null=True)
+               "int16", move_codes, not_null=True)
 _CHINESE = Column("chinese", "VARCHAR", "the move in Chinese, simplified script (`炮二平五`)",
-                  pa.string(), attrgetter("chinese"))
-_PLY = Column("ply", "SMALLINT", "1 for the first move of the game", pa.int16(), not_null=True)
-_WXF = Column("wxf", "VARCHAR", "the move in WXF notation (`C2.5`)", pa.string(), attrgetter("wxf"))
+                  "string", attrgetter("chinese"))
+_PLY = Column("ply", "SMALLINT", "1 for the first move of the game", "int16", not_null=True)
+_WXF = Column("wxf", "VARCHAR", "the move in WXF notation (`C2.5`)", "string", attrgetter("wxf"))
 _SAN_MARKS = Column("san_marks", "TINYINT", "what the move's `san` adds to what the other "
                     "columns tell: 1 names the origin's file, 2 its rank, 4 a mate (`#`); "
-                    "0 nearly always", pa.int8(), attrgetter("san_marks"), not_null=True)
-_IS_CHECK = Column("is_check", "BOOLEAN", "the move gives check", pa.bool_(), attrgetter("checks"))
+                    "0 nearly always", "int8", attrgetter("san_marks"), not_null=True)
+_IS_CHECK = Column("is_check", "BOOLEAN", "the move gives check", "bool", attrgetter("checks"))
 
 #: Columns of ``stored_moves`` (after ``game_id``). Those with a ``take`` are lists, one
 #: item per ply; ``ply`` and ``key_before`` follow from them in Arrow.
 MOVE_COLUMNS: tuple[Column, ...] = (
     _PLY, _MOVE, _WXF, _CHINESE, _SAN_MARKS,
-    Column("piece", "TINYINT", "signed code of the piece moved", pa.int8(), attrgetter("pieces"),
+    Column("piece", "TINYINT", "signed code of the piece moved", "int8", attrgetter("pieces"),
            not_null=True),
-    Column("capture", "TINYINT", "signed code of the piece taken, 0 for none", pa.int8(),
+    Column("capture", "TINYINT", "signed code of the piece taken, 0 for none", "int8",
            attrgetter("captures"), not_null=True),
     _IS_CHECK, _KEY_BEFORE, _KEY_AFTER,
 )
@@ -384,11 +387,11 @@ _MOVES_VIEW: tuple[Column, ...] = (
 #: Columns of ``variation_moves`` taken from a replay's ``variation_moves`` rows.
 VARIATION_COLUMNS: tuple[Column, ...] = (
     Column("variation", "INTEGER", "1, 2, 3... within the game, in the order they are replayed",
-           pa.int32(), not_null=True),
+           "int32", not_null=True),
     Column("parent", "INTEGER", "the variation it branches from, 0 for the main line",
-           pa.int32(), not_null=True),
+           "int32", not_null=True),
     Column("branch_ply", "SMALLINT", "the ply of the parent line its first move replaces",
-           pa.int16(), not_null=True),
+           "int16", not_null=True),
     _PLY, _MOVE, _CHINESE, _KEY_AFTER,
 )
 
@@ -396,25 +399,25 @@ VARIATION_COLUMNS: tuple[Column, ...] = (
 EVENT_COLUMNS: tuple[Column, ...] = (
     Column("first_ply", "SMALLINT", "the episode's first ply: the first move of the repetition "
            "cycle, the first ply without capture of the stretch reaching the move limit, the "
-           "mating move", pa.int16(), not_null=True),
+           "mating move", "int16", not_null=True),
     Column("verdict_ply", "SMALLINT", "the ply at which the rules give their verdict (the "
-           "position's third occurrence, the limit reached)", pa.int16(), not_null=True),
+           "position's third occurrence, the limit reached)", "int16", not_null=True),
     Column("last_ply", "SMALLINT", "its last ply: the last move of the cycles of the same "
-           "verdict that follow on, the last ply before the next capture", pa.int16(),
+           "verdict that follow on, the last ply before the next capture", "int16",
            not_null=True),
-    Column("kind", "VARCHAR", f"what the rules saw: {', '.join(ENDING_NAMES)}", pa.string(),
+    Column("kind", "VARCHAR", f"what the rules saw: {', '.join(ENDING_NAMES)}", "string",
            not_null=True),
     Column("side", "VARCHAR", "`red` or `black`: the side at fault (perpetual check or chase by "
-           "one side); NULL when neither is", pa.string()),
+           "one side); NULL when neither is", "string"),
     Column("verdict", "VARCHAR", "the result the rules would give there: `1-0`, `0-1` or "
-           "`1/2-1/2`", pa.string(), not_null=True),
+           "`1/2-1/2`", "string", not_null=True),
     Column("settles", "VARCHAR", "how that verdict stands: `forced` (no legal move: the game is "
            "over), `must_change` (the side at fault must vary, and loses only if it does not), "
-           "`claimed` (a draw only when claimed or agreed)", pa.string(), not_null=True),
+           "`claimed` (a draw only when claimed or agreed)", "string", not_null=True),
     Column("reason", "VARCHAR", "the verdict in words, as `games.termination_reason`",
-           pa.string(), not_null=True),
+           "string", not_null=True),
     Column("played_on", "BOOLEAN", "true when the record goes on past it; false for the one "
-           "episode that ends the record (`games.termination`)", pa.bool_(), not_null=True),
+           "episode that ends the record (`games.termination`)", "bool", not_null=True),
 )
 
 
@@ -427,13 +430,13 @@ def event_rows(game: ReplayedGame) -> list[tuple[object, ...]]:
 #: Columns of ``positions`` taken from a replayed position record (an EPD line).
 POSITION_COLUMNS: tuple[Column, ...] = (
     _RECORD_INDEX, _LINE,
-    Column("fen", "VARCHAR", "the position, NULL when the line is not a FEN", pa.string(),
+    Column("fen", "VARCHAR", "the position, NULL when the line is not a FEN", "string",
            lambda g: g.start_fen if g.is_valid else None),
-    Column("key", "UBIGINT", "Zobrist key of the position", pa.uint64(),
+    Column("key", "UBIGINT", "Zobrist key of the position", "uint64",
            lambda g: g.start_key or None),
-    Column("name", "VARCHAR", "the name after the FEN (`; name`)", pa.string(), _tag("Name")),
+    Column("name", "VARCHAR", "the name after the FEN (`; name`)", "string", _tag("Name")),
     _ENCODING,
-    Column("error", "VARCHAR", "why the line is not a position", pa.string(),
+    Column("error", "VARCHAR", "why the line is not a position", "string",
            attrgetter("error")),
     _TAGS, _TEXT,
 )
@@ -444,31 +447,31 @@ RECORD_COLUMNS: tuple[Column, ...] = (_RECORD_INDEX, _LINE, _OFFSET, *GAME_COLUM
 
 _SOURCES = (
     Column("source_id", "BIGINT", "1, 2, 3... in input order", not_null=True),
-    Column("path", "VARCHAR", "the file as given (`-` for standard input)", pa.string(),
+    Column("path", "VARCHAR", "the file as given (`-` for standard input)", "string",
            not_null=True),
     Column("member", "VARCHAR", "member name inside a `.zip`/`.tar` archive, else NULL",
-           pa.string()),
+           "string"),
     Column("sha256", "VARCHAR", "hash of the bytes; a source stored under the same resolved "
            "path and member with the same hash is skipped on re-import, one with another hash "
-           "(a file edited in place) has its rows replaced", pa.string(), not_null=True),
-    Column("bytes", "BIGINT", "size (expanded size for a member)", pa.int64(), not_null=True),
+           "(a file edited in place) has its rows replaced", "string", not_null=True),
+    Column("bytes", "BIGINT", "size (expanded size for a member)", "int64", not_null=True),
     Column("format", "VARCHAR", "as sniffed by the reader (`pgn`, `xqf`, `cbr`, `epd`...)",
-           pa.string()),
-    Column("encoding", "VARCHAR", "as detected (`gb18030`, `big5`, `utf-8`...)", pa.string()),
-    Column("records", "INTEGER", "records the reader yielded (games and positions)", pa.int32(),
+           "string"),
+    Column("encoding", "VARCHAR", "as detected (`gb18030`, `big5`, `utf-8`...)", "string"),
+    Column("records", "INTEGER", "records the reader yielded (games and positions)", "int32",
            not_null=True),
     Column("error", "VARCHAR", "set when reading stopped early; the records read before are kept",
-           pa.string()),
+           "string"),
     Column("real_path", "VARCHAR", "the file's resolved absolute path (links and `..` followed; "
-           "`-` for standard input): a re-import recognises the source by it", pa.string()),
+           "`-` for standard input): a re-import recognises the source by it", "string"),
     Column("path_bytes", "BLOB", "the bytes of the file name when they are not UTF-8 (`path` "
            "then shows them decoded as GB18030, or with U+FFFD where that fails), else NULL",
-           pa.binary()),
+           "binary"),
     Column("member_bytes", "BLOB", "the bytes of the member name when they are not UTF-8, "
-           "like `path_bytes`", pa.binary()),
+           "like `path_bytes`", "binary"),
     Column("member_index", "INTEGER", "for an archive holding several members of one name: "
            "1, 2... for the earlier ones, in the archive's order, and NULL for the last (the one "
-           "extracting the archive keeps), as for every other source", pa.int32()),
+           "extracting the archive keeps), as for every other source", "int32"),
     Column("imported_at", "TIMESTAMP", "when the source was committed (the only wall-clock "
            "column)"),
 )
@@ -525,37 +528,37 @@ _PLAYER_NAMES = (
 #: Columns of ``evals``: one row per searched position (see :mod:`xqdb.db.evals`).
 EVAL_COLUMNS: tuple[Column, ...] = (
     Column("key", "UBIGINT", "Zobrist key of the position (as `moves.key_before` and "
-           "`moves.key_after`)", pa.uint64(), not_null=True, compression="uncompressed"),
-    Column("side", "VARCHAR", "`red` or `black`: the side to move", pa.string(), not_null=True),
+           "`moves.key_after`)", "uint64", not_null=True, compression="uncompressed"),
+    Column("side", "VARCHAR", "`red` or `black`: the side to move", "string", not_null=True),
     Column("engine", "VARCHAR", "the engine, as its name, protocol and options "
-           "(`Fairy-Stockfish 11.1 LB 64 (uci-variant)`)", pa.string(), not_null=True),
+           "(`Fairy-Stockfish 11.1 LB 64 (uci-variant)`)", "string", not_null=True),
     Column("search_limit", "VARCHAR", "the limit of the search (`nodes=20000`, `depth=12`, "
-           "`time=0.5`)", pa.string(), not_null=True),
+           "`time=0.5`)", "string", not_null=True),
     Column("game_id", "BIGINT", "NULL when the evaluation is shared by every game reaching "
            "the position; set when it was searched with that game's moves (because of a "
            "repetition, or by the engine playing it: an engine comment of the record), and "
-           "then that game's alone", pa.int64()),
+           "then that game's alone", "int64"),
     Column("ply", "SMALLINT", "with `game_id`: the plies played before the position",
-           pa.int16()),
+           "int16"),
     Column("score_cp", "INTEGER", "centipawns, from the side to move's point of view; NULL "
-           "with a mate", pa.int32()),
+           "with a mate", "int32"),
     Column("mate", "INTEGER", "moves to mate from the side to move's point of view: positive "
-           "when it mates, negative when it is mated", pa.int32()),
+           "when it mates, negative when it is mated", "int32"),
     Column("wdl_win", "SMALLINT", "the side to move's wins per thousand, NULL when the engine "
-           "gives no WDL", pa.int16()),
-    Column("wdl_draw", "SMALLINT", "draws per thousand, as `wdl_win`", pa.int16()),
-    Column("wdl_loss", "SMALLINT", "losses per thousand, as `wdl_win`", pa.int16()),
+           "gives no WDL", "int16"),
+    Column("wdl_draw", "SMALLINT", "draws per thousand, as `wdl_win`", "int16"),
+    Column("wdl_loss", "SMALLINT", "losses per thousand, as `wdl_win`", "int16"),
     Column("best_move", "VARCHAR", "the engine's best move in coordinates, ranks 0-9 (`h2e2`)",
-           pa.string()),
+           "string"),
     Column("pv", "VARCHAR", "the principal variation, moves as `best_move` separated by spaces",
-           pa.string()),
-    Column("depth", "INTEGER", "depth reached", pa.int32()),
-    Column("nodes", "BIGINT", "nodes searched", pa.int64()),
+           "string"),
+    Column("depth", "INTEGER", "depth reached", "int32"),
+    Column("nodes", "BIGINT", "nodes searched", "int64"),
     Column("status", "VARCHAR", "`ok`, or `failed` when the engine failed twice on the "
-           "position (the next `xqdb analyze` tries it again)", pa.string(), not_null=True),
-    Column("error", "VARCHAR", "why it failed", pa.string()),
+           "position (the next `xqdb analyze` tries it again)", "string", not_null=True),
+    Column("error", "VARCHAR", "why it failed", "string"),
     Column("origin", "VARCHAR", "`search` for a search by `xqdb analyze`, `comment` for an "
-           "engine comment carried by the record", pa.string(), not_null=True),
+           "engine comment carried by the record", "string", not_null=True),
 )
 
 _WIN_CURVES = (
@@ -758,29 +761,50 @@ TABLES: dict[str, Table] = {t.name: t for t in (
     Table("player_blunders", _PLAYER_BLUNDERS, query=PLAYER_BLUNDERS_QUERY),
 )}
 
-#: Staging columns of a source or record: its work unit (in input order) and its place there.
-_KEY = [pa.field("unit", pa.int64()), pa.field("seq", pa.int32())]
-#: Rows of moves point at their record by its place in the unit's records table (``row``).
-_ROW = [pa.field("row", pa.int32())]
+#: Staging columns of a source or record: its work unit (in input order) and its place
+#: there; rows of moves point at their record by its place in the unit's records table.
+_KEY = (("unit", "int64"), ("seq", "int32"))
+_ROW = (("row", "int32"),)
 
 
-def _fields(columns: tuple[Column, ...] | list[Column]) -> list[pa.Field]:
-    return [pa.field(c.name, c.arrow) for c in columns if c.arrow is not None]
+def arrow_type(name: str) -> pa.DataType:
+    """The Arrow type ``name`` stands for: a pyarrow type's name (``int32``, ``string``,
+    ``bool``) or ``list<NAME>``. pyarrow loads on the first call, not with this module:
+    the commands that only read the database never need it.
+
+    >>> arrow_type("list<string>")
+    ListType(list<item: string>)
+    """
+    import pyarrow as pa
+
+    if name.startswith("list<") and name.endswith(">"):
+        return pa.list_(arrow_type(name[5:-1]))
+    factory = getattr(pa, "bool_" if name == "bool" else name)
+    return factory()
 
 
-#: The workers' staging schemas, by stage.
-STAGES: dict[str, pa.Schema] = {
-    "sources": pa.schema(_KEY + _fields(_SOURCES)),
-    # ``linked``: a repeat of an earlier record, staged without its game's columns and
-    # moves (see xqdb.pipeline.repeats); the writer links it to that record's game.
-    "records": pa.schema(_KEY + _fields(RECORD_COLUMNS) + [pa.field("linked", pa.bool_())]),
-    "moves": pa.schema(_ROW + _fields(MOVE_COLUMNS)),
-    "variation_moves": pa.schema(_ROW + _fields(VARIATION_COLUMNS)),
-    "rule_events": pa.schema(_ROW + _fields(EVENT_COLUMNS)),
-    "positions": pa.schema(_KEY + _fields(POSITION_COLUMNS)),
-    # Evaluations a record carries (its engine comments); the writer gives their game.
-    "evals": pa.schema(_ROW + _fields([c for c in EVAL_COLUMNS if c.name != "game_id"])),
-}
+@cache
+def stage_schemas() -> dict[str, pa.Schema]:
+    """The workers' staging schemas, by stage."""
+    import pyarrow as pa
+
+    def schema(key: tuple[tuple[str, str], ...], columns: tuple[Column, ...] | list[Column],
+               *extra: tuple[str, str]) -> pa.Schema:
+        named = [*key, *((c.name, c.arrow) for c in columns if c.arrow is not None), *extra]
+        return pa.schema([pa.field(name, arrow_type(kind)) for name, kind in named])
+
+    return {
+        "sources": schema(_KEY, _SOURCES),
+        # ``linked``: a repeat of an earlier record, staged without its game's columns and
+        # moves (see xqdb.pipeline.repeats); the writer links it to that record's game.
+        "records": schema(_KEY, RECORD_COLUMNS, ("linked", "bool")),
+        "moves": schema(_ROW, MOVE_COLUMNS),
+        "variation_moves": schema(_ROW, VARIATION_COLUMNS),
+        "rule_events": schema(_ROW, EVENT_COLUMNS),
+        "positions": schema(_KEY, POSITION_COLUMNS),
+        # Evaluations a record carries (its engine comments); the writer gives their game.
+        "evals": schema(_ROW, [c for c in EVAL_COLUMNS if c.name != "game_id"]),
+    }
 
 
 def takes(columns: tuple[Column, ...]) -> tuple[Take, ...]:

@@ -30,14 +30,15 @@ import pyarrow as pa
 from ..analysis.games import EvalKey, Evaluation
 from ..engine.score import Cp, Mate, Wdl
 from ..rules.board import BLACK, RED, Move
-from .columns import EVAL_COLUMNS
+from .columns import EVAL_COLUMNS, arrow_type
 
 #: Values of ``evals.side`` by colour, and back.
 SIDE_NAMES = {RED: "red", BLACK: "black"}
 SIDES = {name: color for color, name in SIDE_NAMES.items()}
 
 #: The Arrow schema rows are written in, in table order.
-EVAL_SCHEMA = pa.schema([pa.field(c.name, c.arrow) for c in EVAL_COLUMNS])
+EVAL_SCHEMA = pa.schema([pa.field(c.name, arrow_type(c.arrow)) for c in EVAL_COLUMNS
+                         if c.arrow is not None])
 _NAMES = ", ".join(f'"{c.name}"' for c in EVAL_COLUMNS)
 # What identifies a row: a later row with the same identity replaces it (a retried
 # failure, a search run again). ``game_id`` and ``ply`` are NULL for shared rows.

@@ -12,12 +12,12 @@ classifier), and a stored game's code explained, without reading the sources aga
 from __future__ import annotations
 
 import duckdb
-import pyarrow as pa
 
 from ..openings import Classification, classify
 from ..openings.line import OPENING_PLIES
 from ..openings.store import stored_values
 from ..rules.board import Move
+from .columns import arrow_type
 from .lookup import require_game
 
 
@@ -35,18 +35,20 @@ def _opening(start_fen: str, codes: list[int] | None) -> Classification | None:
 
 
 #: The columns :func:`classify_database` computes, keyed by game, with their Arrow types.
-_STORED = {"game_id": pa.int64(), "ecco": pa.string(), "opening": pa.string(),
-           "variation": pa.string(), "opening_names": pa.list_(pa.string())}
+_STORED = {"game_id": "int64", "ecco": "string", "opening": "string", "variation": "string",
+           "opening_names": "list<string>"}
 
 
 def classify_database(con: duckdb.DuckDBPyConnection) -> int:
     """Classify every game of the database again, in place; returns how many games' stored
     classification changed. Invalid games and games from a set-up position get NULL."""
+    import pyarrow as pa
+
     rows = con.execute(_OPENINGS_SQL.format(where="")).fetchall()
     values = [(game_id, *stored_values(_opening(fen, codes))) for game_id, fen, codes in rows]
     columns = list(zip(*values)) or [()] * len(_STORED)
     con.register("computed", pa.Table.from_arrays(
-        [pa.array(list(column), type=kind) for column, kind in zip(columns, _STORED.values())],
+        [pa.array(list(column), type=arrow_type(kind)) for column, kind in zip(columns, _STORED.values())],
         names=list(_STORED)))
     try:
         # Games absent from ``computed`` (invalid ones) get NULL; only changed rows are

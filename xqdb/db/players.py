@@ -25,7 +25,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 import duckdb
-import pyarrow as pa
 
 from ..errors import NotFoundError
 from ..formats.player_names import canonical_names, fold
@@ -57,6 +56,8 @@ def link_players(con: duckdb.DuckDBPyConnection) -> int:
     only the new ones, but the names of all the spellings are worked out again, and the
     old games of a spelling whose player changed are linked anew.
     """
+    import pyarrow as pa  # here: renaming a player (alias, split) needs no Arrow
+
     with one_transaction(con):  # the games linked anew and the tree counted at once
         last = _scalar(con, "SELECT coalesce(max(game_id), 0) FROM games")
         through = 0 if read_meta(con, _STALE) else read_meta(con, _THROUGH)
@@ -119,6 +120,8 @@ def _add_players(con: duckdb.DuckDBPyConnection, names: dict[str, str],
     first game, so that the same games give the same ids. ``first_game`` holds the first
     games of the spellings read; those of the spellings ``old`` (not read again) that the
     rules now give a new name are looked up."""
+    import pyarrow as pa
+
     known = {name for name, in con.execute("SELECT name FROM players").fetchall()}
     renamed = sorted(s for s in old if names[s] not in known)
     if renamed:

@@ -25,11 +25,12 @@ from ..formats.sources import name_bytes, readable
 from ..errors import ErrorKind
 from ..replay import ReplayedGame, Repeats, Status
 from .columns import (
-    MOVE_COLUMNS, POSITION_COLUMNS, RECORD_COLUMNS, STAGES, TABLES, Take, event_rows, takes,
+    MOVE_COLUMNS, POSITION_COLUMNS, RECORD_COLUMNS, TABLES, Take, event_rows, stage_schemas, takes,
 )
 from .comment_evals import comment_evals
 from .writer import Staged
 
+STAGES = stage_schemas()
 #: How each staged record's columns are taken, in staging order (after ``unit, seq``).
 _RECORD_TAKES = takes(RECORD_COLUMNS)
 _POSITION_TAKES = takes(POSITION_COLUMNS)

@@ -1,7 +1,7 @@
 """The single writer: appends staged Arrow results to DuckDB, one transaction per batch.
 
 Workers never touch the database. They hand back staging tables per work unit
-(:data:`xqdb.db.columns.STAGES`): sources, records and positions keyed by
+(:func:`xqdb.db.columns.stage_schemas`): sources, records and positions keyed by
 ``(unit, seq, record_index)`` (the unit number in input order, the source's place in the
 unit and the record's place in the source), moves and variation moves by their record's
 row in the unit's records table. :meth:`Writer.commit` decides the ids in Python from a few key
@@ -35,13 +35,15 @@ import pyarrow.parquet as pq
 
 from ..errors import DatabaseError
 from .columns import (
-    EVAL_COLUMNS, EVENT_COLUMNS, GAME_COLUMNS, MOVE_COLUMNS, STAGES, TABLES, VARIATION_COLUMNS,
+    EVAL_COLUMNS, EVENT_COLUMNS, GAME_COLUMNS, MOVE_COLUMNS, TABLES, VARIATION_COLUMNS,
+    stage_schemas,
 )
 from .lookups import forget_removed, refresh
 from .players import forget_links, link_players
 from .tree_counts import forget as forget_tree
 
 log = logging.getLogger("xqdb.db")
+STAGES = stage_schemas()
 
 @dataclass(frozen=True)
 class Part:
