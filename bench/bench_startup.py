@@ -21,9 +21,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
-#: What users run most, with its arguments after ``--db FILE``.
+#: What users run most, with its arguments after ``--db FILE`` (for those that take one).
 COMMANDS: list[list[str]] = [
     ["--version"],
+    ["engine"],  # what a GUI starts for every game: it reads "uci", "quit" from stdin
+    ["perft", "--depth", "1"],
     ["info"],
     ["tree"],
     ["tree", "--moves", "炮二平五"],
@@ -32,6 +34,9 @@ COMMANDS: list[list[str]] = [
     ["show", "1"],
     ["blunders"],
 ]
+
+#: The commands above that take no database.
+NO_DATABASE = {"--version", "engine", "perft"}
 
 #: Printed by the child after the command: how many of the package's modules it loaded.
 _COUNT = ("import sys\n"
@@ -50,7 +55,7 @@ def run(code: Path, args: list[str]) -> tuple[float, float, int]:
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = os.times().elapsed
     done = subprocess.run([sys.executable, "-c", _COUNT, *args], env=env, cwd=code,
-                          capture_output=True, text=True)
+                          input="uci\nquit\n", capture_output=True, text=True)
     wall = os.times().elapsed - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
@@ -74,7 +79,7 @@ def main() -> None:
         print(f"best of {options.runs} runs, database of sample_games/; "
               f"trees: {', '.join(map(str, trees))}")
         for args in COMMANDS:
-            full = args if args == ["--version"] else [args[0], "--db", str(db), *args[1:]]
+            full = args if args[0] in NO_DATABASE else [args[0], "--db", str(db), *args[1:]]
             best: dict[Path, tuple[float, float, int]] = {}
             for _ in range(options.runs):
                 for tree in trees:

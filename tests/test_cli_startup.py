@@ -1,7 +1,7 @@
 """What the command line loads: ``xqdb engine``, which a GUI may start for every game,
-starts without the database side (DuckDB, Arrow); a command that reads a database loads
-neither Arrow nor the import and analysis sides (most of a command's start-up is loading
-modules); and every command stays listed."""
+starts without the database side (DuckDB, Arrow) or the readers; a command that reads a
+database loads neither Arrow nor the import and analysis sides (most of a command's
+start-up is loading modules); and every command stays listed."""
 
 from __future__ import annotations
 
@@ -23,16 +23,17 @@ _HEAVY = ("duckdb", "pyarrow", "numpy", "xqdb.pipeline.importer", "xqdb.pipeline
           "xqdb.db.upgrade", "xqdb.db.writer", "xqdb.cli.analysis")
 
 
-def _loaded_after(args: list[str], stdin: str = "") -> tuple[list[str], list[str]]:
+def _loaded_after(args: list[str], stdin: str = "", heavy: tuple[str, ...] = _HEAVY
+                  ) -> tuple[list[str], list[str]]:
     """The output lines of ``xqdb ARGS`` run in a fresh interpreter, and which of the
-    heavy modules it loaded."""
+    ``heavy`` modules it loaded."""
     code = ("import sys\n"
             "from xqdb.cli import cli\n"
             "try:\n"
             f"    cli({args!r})\n"
             "except SystemExit:\n"
             "    pass\n"
-            f"print('loaded:', *[m for m in {_HEAVY!r} if m in sys.modules])\n")
+            f"print('loaded:', *[m for m in {heavy!r} if m in sys.modules])\n")
     done = subprocess.run([sys.executable, "-c", code], input=stdin, capture_output=True,
                           text=True, timeout=60)
     assert done.returncode == 0, done.stderr
@@ -40,8 +41,9 @@ def _loaded_after(args: list[str], stdin: str = "") -> tuple[list[str], list[str
     return lines[:-1], lines[-1].split()[1:]
 
 
-def test_the_engine_starts_without_the_database_side() -> None:
-    lines, loaded = _loaded_after(["engine"], "uci\nisready\nquit\n")
+def test_the_engine_starts_without_the_database_side_or_the_readers() -> None:
+    lines, loaded = _loaded_after(["engine"], "uci\nisready\nquit\n",
+                                  _HEAVY + ("xqdb.formats", "xqdb.pipeline.reading"))
     assert "uciok" in lines and "readyok" in lines
     assert loaded == []
 

@@ -45,7 +45,15 @@ def table_commands(text: str) -> set[str]:
     return {name for _, _, named in exit_code_rows(text) if named for name in named}
 
 
-@pytest.mark.parametrize("name", sorted(cli.commands))
+def all_commands() -> dict[str, click.Command]:
+    """Every command of ``xqdb`` by name, those whose module is loaded only when asked
+    for included."""
+    context = click.Context(cli)
+    found = {name: cli.get_command(context, name) for name in cli.list_commands(context)}
+    return {name: command for name, command in found.items() if command is not None}
+
+
+@pytest.mark.parametrize("name", sorted(all_commands()))
 def test_every_command_is_shown_in_the_usage_and_has_its_exit_codes(name: str) -> None:
     usage = section("Usage")
     assert re.search(rf"^xqdb {name}\b", usage, flags=re.M) or f"`xqdb {name}`" in usage, \
@@ -67,8 +75,7 @@ def test_every_benchmark_script_is_listed_with_what_it_prints() -> None:
 
 def test_every_fen_the_readme_docs_and_help_give_sets_up_a_position() -> None:
     texts = [README] + [doc.read_text(encoding="utf-8") for doc in (ROOT / "docs").glob("*.md")]
-    texts += [command.help or "" for command in cli.commands.values()
-              if isinstance(command, click.Command)]
+    texts += [command.help or "" for command in all_commands().values()]
     fens = {fen for text in texts for fen in re.findall(r'--fen "([^"]+)"', text)}
     # The examples of perft's and search's --help are found, among those of the pages.
     assert {"3k5/9/9/9/9/9/9/9/9/4K4 w", "3k5/9/9/9/9/9/9/9/4R4/4K4 w"} <= fens

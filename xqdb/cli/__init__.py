@@ -5,10 +5,11 @@ The library raises :class:`~xqdb.errors.XqdbError`; one handler here prints each
 A closed pipe (``xqdb export --out - | head``) ends the command quietly, as other Unix
 tools end.
 
-The commands live in a module per family: :mod:`.core` (files, positions, the import),
-:mod:`.reports`, :mod:`.analysis`, :mod:`.browse`, :mod:`.show` and :mod:`.serve`. Only :mod:`.core` is
-loaded to start: a command of another family loads that family's module alone (``xqdb tree``
-never loads the analysis side), and listing the commands loads them all.
+The commands live in a module per family: :mod:`.core` (positions: perft, the engine),
+:mod:`.files` (files, the import, the database as a whole), :mod:`.reports`,
+:mod:`.analysis`, :mod:`.browse`, :mod:`.show` and :mod:`.serve`. Only :mod:`.core` is
+loaded to start: a command of another family loads that family's module alone (``xqdb
+tree`` never loads the analysis side), and listing the commands loads them all.
 """
 
 from __future__ import annotations
@@ -114,6 +115,7 @@ def cli() -> None:
 #: A command's first use loads its module alone: most of the start-up time of a command is
 #: the modules it loads.
 FAMILY_OF = {
+    **dict.fromkeys(("import", "info", "upgrade", "read"), "files"),
     **dict.fromkeys(("query", "sql", "players", "openings", "tree", "report"), "reports"),
     **dict.fromkeys(("analyze", "blunders", "calibrate"), "analysis"),
     **dict.fromkeys(("search", "export"), "browse"),
