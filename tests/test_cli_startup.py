@@ -52,6 +52,9 @@ def test_the_engine_starts_without_the_database_side_or_the_readers() -> None:
 def sample_db(tmp_path_factory: pytest.TempPathFactory) -> str:
     path = str(tmp_path_factory.mktemp("startup") / "sample.duckdb")
     assert Database(path).import_paths([str(SAMPLES)], jobs=1).imported > 0
+    analysed = CliRunner().invoke(cli, ["analyze", "--db", path, "--engine", "builtin",
+                                        "--depth", "1", "--game", "1", "--jobs", "1"])
+    assert analysed.exit_code == 0, analysed.output
     return path
 
 
@@ -64,6 +67,15 @@ def test_a_command_that_reads_the_database_loads_only_duckdb_of_the_heavy_module
     assert lines, "the command printed nothing"
     if args == ["tree"]:
         assert lines[2].startswith("炮二平五"), lines[:3]
+
+
+def test_the_blunders_report_loads_no_arrow(sample_db: str) -> None:
+    lines, loaded = _loaded_after(["blunders", "--db", sample_db, "--limit", "3"],
+                                  heavy=("pyarrow", "numpy"))
+    assert loaded == []
+    assert lines[0].split()[:3] == ["game_id", "ply", "side"]
+    rows = lines[2:]  # after the header and its rule: the judged moves, all of game 1
+    assert rows and all(row.split()[0] == "1" for row in rows), lines
 
 
 def test_every_command_outside_the_core_is_mapped_to_the_module_that_defines_it() -> None:

@@ -22,23 +22,23 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
 import duckdb
-import pyarrow as pa
 
 from ..analysis.games import EvalKey, Evaluation
 from ..engine.score import Cp, Mate, Wdl
 from ..rules.board import BLACK, RED, Move
 from .columns import EVAL_COLUMNS, arrow_type
 
+if TYPE_CHECKING:
+    import pyarrow as pa
+
 #: Values of ``evals.side`` by colour, and back.
 SIDE_NAMES = {RED: "red", BLACK: "black"}
 SIDES = {name: color for color, name in SIDE_NAMES.items()}
 
-#: The Arrow schema rows are written in, in table order.
-EVAL_SCHEMA = pa.schema([pa.field(c.name, arrow_type(c.arrow)) for c in EVAL_COLUMNS
-                         if c.arrow is not None])
 _NAMES = ", ".join(f'"{c.name}"' for c in EVAL_COLUMNS)
 # What identifies a row: a later row with the same identity replaces it (a retried
 # failure, a search run again). ``game_id`` and ``ply`` are NULL for shared rows.
@@ -85,12 +85,23 @@ class StoredEval:
         return values
 
 
+@cache
+def _eval_schema() -> pa.Schema:
+    """The Arrow schema rows are written in, in table order."""
+    import pyarrow as pa
+
+    return pa.schema([pa.field(c.name, arrow_type(c.arrow)) for c in EVAL_COLUMNS
+                      if c.arrow is not None])
+
+
 def write_evals(con: duckdb.DuckDBPyConnection, rows: Iterable[StoredEval]) -> int:
     """Store ``rows`` in one transaction, each replacing any row stored before for the same
     position, engine, limit (and game); returns how many were written."""
+    import pyarrow as pa  # here: the reports read this module and never write
+
     # Within one batch too, the last row for an identity wins.
     unique = {(r.key, r.game_id, r.ply): r.row() for r in rows}
-    table = pa.Table.from_pylist(list(unique.values()), schema=EVAL_SCHEMA)
+    table = pa.Table.from_pylist(list(unique.values()), schema=_eval_schema())
     if not table.num_rows:
         return 0
     con.register("new_evals", table)
@@ -173,6 +184,8 @@ def planned(con: duckdb.DuckDBPyConnection, keys: Iterable[int], game_ids: Itera
             ) -> Iterator[None]:
     """While open, the views ``planned_keys`` (``key``) and ``planned_games``
     (``game_id``) hold ``keys`` and ``game_ids``, for a query that reads only their rows."""
+    import pyarrow as pa
+
     con.register("planned_keys", pa.table({"key": pa.array(sorted(set(keys)), pa.uint64())}))
     con.register("planned_games",
                  pa.table({"game_id": pa.array(sorted(set(game_ids)), pa.int64())}))
