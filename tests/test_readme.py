@@ -12,7 +12,8 @@ import click
 import pytest
 
 from xqdb import Position
-from xqdb.cli import cli
+
+from test_help import commands
 
 ROOT = Path(__file__).parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -48,9 +49,7 @@ def table_commands(text: str) -> set[str]:
 def all_commands() -> dict[str, click.Command]:
     """Every command of ``xqdb`` by name, those whose module is loaded only when asked
     for included."""
-    context = click.Context(cli)
-    found = {name: cli.get_command(context, name) for name in cli.list_commands(context)}
-    return {name: command for name, command in found.items() if command is not None}
+    return {words[0]: command for words, command in commands() if len(words) == 1}
 
 
 @pytest.mark.parametrize("name", sorted(all_commands()))

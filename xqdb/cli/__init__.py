@@ -123,14 +123,11 @@ FAMILY_OF = {
     "serve": "serve",
 }
 
-_added: set[str] = set()
-
-
 def _add_family(family: str) -> None:
-    if family not in _added:
-        _added.add(family)
-        for command in importlib.import_module(f".{family}", __name__).COMMANDS:
-            cli.add_command(command)
+    # Adding a family again adds the same commands under the same names: Python loads a
+    # module once.
+    for command in importlib.import_module(f".{family}", __name__).COMMANDS:
+        cli.add_command(command)
 
 
 for _command in CORE_COMMANDS:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from operator import attrgetter
 from functools import cache
@@ -783,27 +783,34 @@ def arrow_type(name: str) -> pa.DataType:
     return factory()
 
 
+def arrow_schema(columns: Iterable[Column], key: tuple[tuple[str, str], ...] = (),
+                 *extra: tuple[str, str]) -> pa.Schema:
+    """The Arrow schema of those of ``columns`` that have an Arrow type, after the
+    (name, type) pairs ``key`` and before ``extra``.
+
+    >>> arrow_schema(EVAL_COLUMNS[:2], (("row", "int32"),)).names
+    ['row', 'key', 'side']
+    """
+    import pyarrow as pa
+
+    named = [*key, *((c.name, c.arrow) for c in columns if c.arrow is not None), *extra]
+    return pa.schema([pa.field(name, arrow_type(kind)) for name, kind in named])
+
+
 @cache
 def stage_schemas() -> dict[str, pa.Schema]:
     """The workers' staging schemas, by stage."""
-    import pyarrow as pa
-
-    def schema(key: tuple[tuple[str, str], ...], columns: tuple[Column, ...] | list[Column],
-               *extra: tuple[str, str]) -> pa.Schema:
-        named = [*key, *((c.name, c.arrow) for c in columns if c.arrow is not None), *extra]
-        return pa.schema([pa.field(name, arrow_type(kind)) for name, kind in named])
-
     return {
-        "sources": schema(_KEY, _SOURCES),
+        "sources": arrow_schema(_SOURCES, _KEY),
         # ``linked``: a repeat of an earlier record, staged without its game's columns and
         # moves (see xqdb.pipeline.repeats); the writer links it to that record's game.
-        "records": schema(_KEY, RECORD_COLUMNS, ("linked", "bool")),
-        "moves": schema(_ROW, MOVE_COLUMNS),
-        "variation_moves": schema(_ROW, VARIATION_COLUMNS),
-        "rule_events": schema(_ROW, EVENT_COLUMNS),
-        "positions": schema(_KEY, POSITION_COLUMNS),
+        "records": arrow_schema(RECORD_COLUMNS, _KEY, ("linked", "bool")),
+        "moves": arrow_schema(MOVE_COLUMNS, _ROW),
+        "variation_moves": arrow_schema(VARIATION_COLUMNS, _ROW),
+        "rule_events": arrow_schema(EVENT_COLUMNS, _ROW),
+        "positions": arrow_schema(POSITION_COLUMNS, _KEY),
         # Evaluations a record carries (its engine comments); the writer gives their game.
-        "evals": schema(_ROW, [c for c in EVAL_COLUMNS if c.name != "game_id"]),
+        "evals": arrow_schema([c for c in EVAL_COLUMNS if c.name != "game_id"], _ROW),
     }
 
 

@@ -30,7 +30,7 @@ import duckdb
 from ..analysis.games import EvalKey, Evaluation
 from ..engine.score import Cp, Mate, Wdl
 from ..rules.board import BLACK, RED, Move
-from .columns import EVAL_COLUMNS, arrow_type
+from .columns import EVAL_COLUMNS, arrow_schema
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -88,10 +88,7 @@ class StoredEval:
 @cache
 def _eval_schema() -> pa.Schema:
     """The Arrow schema rows are written in, in table order."""
-    import pyarrow as pa
-
-    return pa.schema([pa.field(c.name, arrow_type(c.arrow)) for c in EVAL_COLUMNS
-                      if c.arrow is not None])
+    return arrow_schema(EVAL_COLUMNS)
 
 
 def write_evals(con: duckdb.DuckDBPyConnection, rows: Iterable[StoredEval]) -> int:

@@ -48,7 +48,8 @@ def classify_database(con: duckdb.DuckDBPyConnection) -> int:
     values = [(game_id, *stored_values(_opening(fen, codes))) for game_id, fen, codes in rows]
     columns = list(zip(*values)) or [()] * len(_STORED)
     con.register("computed", pa.Table.from_arrays(
-        [pa.array(list(column), type=arrow_type(kind)) for column, kind in zip(columns, _STORED.values())],
+        [pa.array(list(column), type=arrow_type(kind))
+         for column, kind in zip(columns, _STORED.values())],
         names=list(_STORED)))
     try:
         # Games absent from ``computed`` (invalid ones) get NULL; only changed rows are
