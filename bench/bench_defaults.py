@@ -4,7 +4,8 @@ single pass (the reference), with Fairy-Stockfish on real games of ``../shared/d
 
 Run: ``python bench/bench_defaults.py [--out DIR] [--pgn FILE] [--reference 1000000]
 [--fast 50000] [--single 20000 ...] [--jobs 2] [--report-only] [--other DB ...]
-[--pool DIR ...]``. Prints figures; asserts nothing. ``--other`` scores another analysis of
+[--pool DIR ...] [--grid]``. Prints figures; asserts nothing. ``--fast`` and ``--single``
+take a node count or a limit such as ``depth=11``. ``--other`` scores another analysis of
 the same games (the built-in engine's default two passes, or ``xqdb analyze``'s own, say)
 by its own ``judgements`` view. ``--pgn bench/data/ccpd-heldout-8.pgn`` and
 ``--pgn bench/data/ccpd-heldout-b.pgn`` (each with its own ``--out``) score 8 other games
@@ -14,7 +15,10 @@ each; the defaults' thresholds are chosen on these 31 games (see the README).
 before) together with those of ``--out``, counts and nodes summed. ``--confirm NODES``
 searches the positions around each move the reference calls a mistake or worse again at
 NODES (kept in ``--out``'s ``confirm-NODES.jsonl``) and says how many of those the
-default finds, and of those it misses, hold up there.
+default finds, and of those it misses, hold up there. ``--grid`` also scores a grid of
+recheck thresholds (least loss, gain and shift) after the ``--fast`` pass, and prints the
+rules that no other beats on both cost and mistakes or worse found: the way to compare
+fast passes, each at its best thresholds.
 
 Each limit is one single pass over every position of the games (``pgn-chinese-15.pgn``)
 into its own database under ``--out``, so the passes share no cache; a run that was
@@ -67,20 +71,41 @@ GROUPS = {
 }
 
 
-def run_pass(out: Path, nodes: int, jobs: int, games: Path = GAMES) -> None:
-    """One single pass at ``nodes`` over ``games`` into ``out/nodes-N.duckdb`` (resumed if
+def pass_path(out: Path, limit: Limit) -> Path:
+    """Where the single pass at ``limit`` is kept: ``out/nodes-50000.duckdb``,
+    ``out/depth-11.duckdb``."""
+    return out / f"{limit.key().replace('=', '-').replace(',', '_')}.duckdb"
+
+
+def described(limit: Limit) -> str:
+    """``limit`` as the figures name it: ``50,000 nodes``, ``depth 11``."""
+    if limit.nodes is not None and limit.depth is None and limit.time is None:
+        return f"{limit.nodes:,} nodes"
+    if limit.depth is not None and limit.nodes is None and limit.time is None:
+        return f"depth {limit.depth}"
+    return limit.key()
+
+
+def limit_argument(text: str) -> Limit:
+    """A pass's limit on the command line: a node count (``50000``) or a limit's key
+    (``depth=11``)."""
+    return Limit(nodes=int(text)) if text.isdigit() else Limit.parse(text)
+
+
+def run_pass(out: Path, limit: Limit, jobs: int, games: Path = GAMES) -> None:
+    """One single pass at ``limit`` over ``games`` into :func:`pass_path` (resumed if
     stopped)."""
     from xqdb.pipeline.analyze import analyse_database
     from xqdb.pipeline.importer import import_paths
     base = out / "base.duckdb"
     if not base.exists():
         import_paths([str(games)], base, jobs=1)
-    db = out / f"nodes-{nodes}.duckdb"
+    db = pass_path(out, limit)
     if not db.exists():
         shutil.copy(base, db)
     began = time.perf_counter()
-    summary = analyse_database(db, EngineSpec((FAIRY,)), Limit(nodes=nodes), jobs=jobs)
-    record = {"nodes": nodes, "wall": time.perf_counter() - began,
+    summary = analyse_database(db, EngineSpec((FAIRY,)), limit, jobs=jobs)
+    record = {"limit": limit.key(), "wall": time.perf_counter() - began,
               "engine_seconds": summary.passes[0].engine_seconds,
               "searched": summary.searched, "failed": summary.failed}
     with open(out / "costs.jsonl", "a") as costs:
@@ -140,15 +165,20 @@ def rechecked(fast: dict[int, MoveJudgement], deep: dict[int, MoveJudgement], pl
 def score(name: str, predicted: dict, reference: dict) -> list[str]:
     lines = []
     for group, classes in GROUPS.items():
-        pred = {k for k, c in predicted.items() if c in classes}
-        ref = {k for k, c in reference.items() if c in classes}
-        hit = len(pred & ref)
-        precision = hit / len(pred) if pred else float("nan")
-        recall = hit / len(ref) if ref else float("nan")
-        lines.append(f"  {name[:44]:<44} {group:<26} predicted {len(pred):>4}  reference "
-                     f"{len(ref):>4}  agree {hit:>4}  precision {precision:5.2f}  "
+        hit, pred, ref = found(predicted, reference, classes)
+        precision = hit / pred if pred else float("nan")
+        recall = hit / ref if ref else float("nan")
+        lines.append(f"  {name[:44]:<44} {group:<26} predicted {pred:>4}  reference "
+                     f"{ref:>4}  agree {hit:>4}  precision {precision:5.2f}  "
                      f"recall {recall:5.2f}")
     return lines
+
+
+def found(predicted: dict, reference: dict, group: set[str]) -> tuple[int, int, int]:
+    """(agreed, predicted, in the reference) for the moves of one group of classes."""
+    pred = {k for k, c in predicted.items() if c in group}
+    ref = {k for k, c in reference.items() if c in group}
+    return len(pred & ref), len(pred), len(ref)
 
 
 #: Which moves of the fast pass the deep one searches again: (least loss, or None for
@@ -172,16 +202,17 @@ RECHECK_RULES = {"two passes (mistake+, +-1)": (None, 1, None, None),
                  "two passes (loss >= 0.1, shift >= 0.05)": (0.1, 0, 0.05, None)}
 
 
-def score_folder(out: Path, reference_nodes: int, fast_nodes: int, singles: tuple[int, ...],
-                 classes: dict[str, dict], nodes: Counter) -> dict[tuple[str, int], tuple]:
+def score_folder(out: Path, reference_nodes: int, fast_limit: Limit,
+                 singles: tuple[Limit, ...], classes: dict[str, dict], nodes: Counter,
+                 rules: dict[str, tuple] = RECHECK_RULES) -> dict[tuple[str, int], tuple]:
     """Add the judgements (by folder, game and ply) and nodes of the games of ``out``
     that the reference has reached to ``classes`` and ``nodes``; returns those games'
     start and moves, by folder and game."""
     scratch = out / "scratch"
-    ref = Analysed(open_copy(out / f"nodes-{reference_nodes}.duckdb", scratch))
-    fast = Analysed(open_copy(out / f"nodes-{fast_nodes}.duckdb", scratch))
-    alone = {f"one pass at {n:,} nodes": Analysed(open_copy(out / f"nodes-{n}.duckdb", scratch))
-             for n in singles if n != fast_nodes}
+    ref = Analysed(open_copy(pass_path(out, Limit(nodes=reference_nodes)), scratch))
+    fast = Analysed(open_copy(pass_path(out, fast_limit), scratch))
+    alone = {f"one pass at {described(n)}": Analysed(open_copy(pass_path(out, n), scratch))
+             for n in singles if n != fast_limit}
     games = ref.con.execute("SELECT g.game_id, g.start_fen, list(m.uci ORDER BY m.ply) "
                             "FROM games g JOIN moves m USING (game_id) GROUP BY ALL "
                             "ORDER BY 1").fetchall()
@@ -215,7 +246,7 @@ def score_folder(out: Path, reference_nodes: int, fast_nodes: int, singles: tupl
             nodes[name] += single.nodes(evaluations, positions)
             for key, j in judged(first, moves, evaluations, plies, repeats, single).items():
                 classes.setdefault(name, {})[str(out), game_id, key] = j.judgement
-        for name, (least, radius, shift, gain) in RECHECK_RULES.items():
+        for name, (least, radius, shift, gain) in rules.items():
             again = rechecked(fast_j, ref_j, len(moves), least, radius, shift, gain)
             searched = {p - d for p in again for d in (0, 1)}
             nodes[name] += fast.nodes(quick, positions) + ref.nodes(deep, searched)
@@ -226,17 +257,53 @@ def score_folder(out: Path, reference_nodes: int, fast_nodes: int, singles: tupl
     return scored
 
 
-def report(outs: tuple[Path, ...], reference_nodes: int, fast_nodes: int,
-           others: tuple[Path, ...] = (), singles: tuple[int, ...] = (),
-           confirm_nodes: int | None = None, jobs: int = 2) -> None:
+#: With ``--grid``: the recheck rules tried beside :data:`RECHECK_RULES` (least loss,
+#: least gain, least shift; radius 0), to choose thresholds for another fast pass.
+GRID_LOSS = (0.04, 0.05, 0.06, 0.07, 0.085, 0.10)
+GRID_GAIN = (None, 0.10, 0.13, 0.16)
+GRID_SHIFT = (None, 0.02, 0.03, 0.04, 0.055, 0.07)
+
+
+def grid_rules() -> dict[str, tuple]:
+    """The rules of the grid, named by their thresholds."""
+    return {f"grid loss {loss} gain {gain} shift {shift}": (loss, 0, shift, gain)
+            for loss in GRID_LOSS for gain in GRID_GAIN for shift in GRID_SHIFT}
+
+
+def print_frontier(classes: dict[str, dict], nodes: Counter, names: list[str]) -> None:
+    """The rules of ``names`` that no other finds more mistakes or worse for less cost:
+    cost, then serious errors and mistakes or worse found, with precision."""
+    rows = []
+    for name in names:
+        share = nodes[name] / nodes["reference"]
+        serious = found(classes[name], classes["reference"], GROUPS["serious (blunder or mate)"])
+        mistakes = found(classes[name], classes["reference"], GROUPS["mistake or worse"])
+        rows.append((share, -mistakes[0], name, serious, mistakes))
+    best = -1
+    print("the grid's frontier (cost, then serious errors and mistakes or worse: found of "
+          "the reference's, precision):")
+    for share, _, name, serious, mistakes in sorted(rows):
+        if mistakes[0] <= best:
+            continue
+        best = mistakes[0]
+        print(f"  {share:6.1%}  serious {serious[0]:>3}/{serious[2]:<3} P "
+              f"{serious[0] / max(serious[1], 1):.2f}  mistake+ {mistakes[0]:>3}/{mistakes[2]:<3}"
+              f" P {mistakes[0] / max(mistakes[1], 1):.2f}  {name}")
+
+
+def report(outs: tuple[Path, ...], reference_nodes: int, fast: Limit,
+           others: tuple[Path, ...] = (), singles: tuple[Limit, ...] = (),
+           confirm_nodes: int | None = None, jobs: int = 2, grid: bool = False) -> None:
     """Score the passes stored in each folder of ``outs``, their games pooled; with
     ``confirm_nodes``, check the reference's mistakes by a deeper search
-    (:func:`confirm`)."""
+    (:func:`confirm`); with ``grid``, also the rules of :func:`grid_rules`, of which the
+    frontier is printed."""
     classes: dict[str, dict] = {"reference": {}, "fast single pass": {}}
     nodes: Counter = Counter()
     scored: dict[tuple[str, int], tuple] = {}
+    rules = RECHECK_RULES | (grid_rules() if grid else {})
     for out in outs:
-        scored.update(score_folder(out, reference_nodes, fast_nodes, singles, classes, nodes))
+        scored.update(score_folder(out, reference_nodes, fast, singles, classes, nodes, rules))
     searched: dict[str, tuple[int, int | None]] = {}
     for other in others:
         # Another analysis of the same games (another engine, or xqdb analyze's own two
@@ -251,9 +318,10 @@ def report(outs: tuple[Path, ...], reference_nodes: int, fast_nodes: int,
         searched[name] = con.execute("SELECT count(*), sum(nodes) FROM evals").fetchone()
     print(f"scored {len(scored)} games ({', '.join(f'{Path(o).name}:{g}' for o, g in scored)}); "
           f"{len(classes['reference']):,} judged moves; reference nodes={reference_nodes:,}, "
-          f"fast nodes={fast_nodes:,}, deep pass at the reference's limit")
-    for name, found in classes.items():
-        if name == "reference":
+          f"fast pass at {described(fast)}, deep pass at the reference's limit")
+    gridded = [name for name in classes if name.startswith("grid ")]
+    for name, judgements in classes.items():
+        if name == "reference" or name in gridded:
             continue
         if name in searched:  # perhaps another engine, whose nodes do not compare
             count, total = searched[name]
@@ -261,8 +329,10 @@ def report(outs: tuple[Path, ...], reference_nodes: int, fast_nodes: int,
         else:
             share = nodes[name] / nodes["reference"] if nodes["reference"] else float("nan")
             print(f"{name}: {nodes[name]:,} nodes, {share:.1%} of the reference's")
-        for line in score(name, found, classes["reference"]):
+        for line in score(name, judgements, classes["reference"]):
             print(line)
+    if gridded:
+        print_frontier(classes, nodes, gridded)
     if confirm_nodes is not None:
         confirm(scored, classes, confirm_nodes, jobs, outs[0] / f"confirm-{confirm_nodes}.jsonl")
     for out in outs:
@@ -334,10 +404,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "defaults-data")
     parser.add_argument("--reference", type=int, default=1_000_000)
-    parser.add_argument("--fast", type=int, default=DEFAULT_FAST.nodes,
-                        help="the fast pass of the two (default: the default's)")
-    parser.add_argument("--single", type=int, action="append", default=None,
-                        help="also score one pass at this many nodes (default: 20000)")
+    parser.add_argument("--fast", type=limit_argument, default=DEFAULT_FAST,
+                        help="the fast pass of the two: nodes, or a limit such as depth=11 "
+                             "(default: the default's)")
+    parser.add_argument("--single", type=limit_argument, action="append", default=None,
+                        help="also score one pass at this many nodes, or at a limit such as "
+                             "depth=11 (default: 20000)")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--pgn", type=Path, default=GAMES,
                         help="the games (default: pgn-chinese-15.pgn); give another --out for "
@@ -349,19 +421,21 @@ def main() -> None:
     parser.add_argument("--confirm", type=int, default=None, metavar="NODES",
                         help="search the positions around each of the reference's mistakes "
                              "or worse again at NODES, and say how many hold up")
+    parser.add_argument("--grid", action="store_true",
+                        help="also score a grid of recheck thresholds and print its frontier")
     parser.add_argument("--pool", type=Path, action="append", default=[],
                         help="with --report-only: also score the games of this --out folder, "
                              "pooled with those of --out")
     args = parser.parse_args()
     if args.pool and (args.other or not args.report_only):
         parser.error("--pool scores folders already run: give --report-only, without --other")
-    singles = args.single if args.single is not None else [20_000]
+    singles = args.single if args.single is not None else [Limit(nodes=20_000)]
     args.out.mkdir(parents=True, exist_ok=True)
     if not args.report_only:
-        for nodes in (args.fast, *singles, args.reference):
-            run_pass(args.out, nodes, args.jobs, args.pgn)
+        for limit in (args.fast, *singles, Limit(nodes=args.reference)):
+            run_pass(args.out, limit, args.jobs, args.pgn)
     report((args.out, *args.pool), args.reference, args.fast, tuple(args.other),
-           tuple(singles), args.confirm, args.jobs)
+           tuple(singles), args.confirm, args.jobs, args.grid)
 
 
 if __name__ == "__main__":
