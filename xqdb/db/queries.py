@@ -11,8 +11,9 @@ is told what to run instead of showing an empty table. The SQL reads a parameter
 bound, never pasted into the text. ``_shared.sql`` is no report: it defines the table
 and scalar macros the reports share, created (as temporary macros, so that a read-only
 database takes them) before each report runs. A report that reads ``picked_games()``
-takes the game filters of :mod:`xqdb.db.selection` as parameters too (``player``,
-``side``, ``from``, ``to``, ...): they fill the table that macro reads.
+(or ``picked_rows()``, the same games without their players' names) takes the game
+filters of :mod:`xqdb.db.selection` as parameters too (``player``, ``side``, ``from``,
+``to``, ...): they fill the table that macro reads.
 
 >>> query = load_query("tree")
 >>> [p.name for p in query.params][:5]
@@ -23,6 +24,7 @@ takes the game filters of :mod:`xqdb.db.selection` as parameters too (``player``
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from importlib import resources
@@ -40,7 +42,7 @@ from .selection import (FILTER_PARAMS, GameFilter, create_selection, filter_from
 
 _PARAM = re.compile(r"--\s*@param\s+(\w+)(?:=(\S*))?\s*(.*)")
 _NEEDS = re.compile(r"--\s*@needs\s+(\w+)")
-#: The game filters every report over ``picked_games()`` takes (see
+#: The game filters every report over ``picked_games()`` or ``picked_rows()`` takes (see
 #: :mod:`xqdb.db.selection`), with what each means.
 FILTERS = {
     "player": "only the games of this player (any script or spelling, see `xqdb players`)",
@@ -57,7 +59,7 @@ FILTERS = {
 _FILTER_DEFAULTS = {"side": "either"}
 #: Older names of the year filters, still taken.
 _ALIASES = ("from_year", "to_year")
-_USES_FILTERS = re.compile(r"\bpicked_games\s*\(|\bselected_games\b")
+_USES_FILTERS = re.compile(r"\bpicked_(?:games|rows)\s*\(|\bselected_games\b")
 _BOUND = re.compile(r"\$(\w+)")
 _INTEGER = re.compile(r"-?\d+")
 #: What fills each table a report may need, for the message when it is empty.
@@ -190,13 +192,21 @@ def create_macros(con: duckdb.DuckDBPyConnection, *names: str) -> None:
     >>> con.execute("SELECT pct(1, 3)").fetchone()
     (33.3,)
     """
-    text = _files()["_shared"].read_text(encoding="utf-8")
     for name in names:
-        found = re.search(rf"^CREATE OR REPLACE TEMP MACRO {name}\(.*?;$", text,
-                          re.MULTILINE | re.DOTALL)
-        if found is None:
-            raise QueryError(f"_shared.sql defines no macro {name}")
-        con.execute(found.group(0))
+        con.execute(_macro_sql(name))
+
+
+@functools.cache
+def _macro_sql(name: str) -> str:
+    """The statement of ``_shared.sql`` that creates the macro ``name``: read once, as the
+    tree asks for its macros at every position it shows (a report's tree of main lines
+    shows 28)."""
+    text = _files()["_shared"].read_text(encoding="utf-8")
+    found = re.search(rf"^CREATE OR REPLACE TEMP MACRO {name}\(.*?;$", text,
+                      re.MULTILINE | re.DOTALL)
+    if found is None:
+        raise QueryError(f"_shared.sql defines no macro {name}")
+    return found.group(0)
 
 
 def list_queries() -> list[Query]:

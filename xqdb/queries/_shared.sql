@@ -4,6 +4,8 @@
 -- picked_games(): the games the filters selected (the temporary table selected_games,
 -- filled by xqdb.db.selection from --player, --side, --opponent, --from, --to, --event,
 -- --result, --eco, --where and --game), with their players' canonical names.
+-- picked_rows(): the same games without the names, for a report that shows none: joining
+-- the names costs as much as counting every game.
 -- pct(part, whole): part in percent of whole, one decimal (NULL for a whole of 0).
 -- score_pct(wins, draws, losses): the score of the first side in percent (a win 1, a
 -- draw 1/2) over the games with a result.
@@ -30,6 +32,9 @@ CREATE OR REPLACE TEMP MACRO with_names(p_rows) AS TABLE
 
 CREATE OR REPLACE TEMP MACRO named_games() AS TABLE
     SELECT * FROM with_names('games');
+
+CREATE OR REPLACE TEMP MACRO picked_rows() AS TABLE
+    SELECT * FROM selected_rows;
 
 CREATE OR REPLACE TEMP MACRO picked_games(p_player := NULL, p_side := 'either',
                                            p_from_year := NULL, p_to_year := NULL,

@@ -15,6 +15,6 @@ SELECT coalesce(termination, 'none') AS termination, count(*) AS games,
        count(*) FILTER (result IN ('1-0', '0-1', '1/2-1/2') AND result <> rules_result)
            AS recorded_differs,
        min(game_id) AS first_game
-FROM picked_games()
+FROM picked_rows()
 GROUP BY ALL
 ORDER BY games DESC, termination

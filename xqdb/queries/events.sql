@@ -6,7 +6,7 @@
 -- @param min_games=1     leave out events with fewer games
 -- @param limit=100       at most this many events, most games first
 WITH picked AS (
-    SELECT * FROM picked_games()
+    SELECT * FROM picked_rows()
     WHERE event IS NOT NULL
 ),
 tally AS (

@@ -4,7 +4,7 @@
 -- year's classified games, in percent. Only valid, dated games with an ECCO code count.
 SELECT year, left(ecco, 1) AS family, count(*) AS games,
        pct(count(*), sum(count(*)) OVER (PARTITION BY year)) AS share
-FROM picked_games()
+FROM picked_rows()
 WHERE ecco IS NOT NULL AND year IS NOT NULL
 GROUP BY year, family
 ORDER BY year, family

@@ -6,7 +6,7 @@
 -- @param plies=6         how many moves make a line
 -- @param limit=20        at most this many lines
 WITH picked AS (
-    SELECT game_id, result FROM picked_games()
+    SELECT game_id, result FROM picked_rows()
     WHERE standard_start(start_fen)
       AND plies >= CAST($plies AS INTEGER)
 ),
@@ -15,13 +15,15 @@ line AS (  -- a line is its move codes: grouped so, then written out for the few
     FROM opening_lines(CAST($plies AS INTEGER)) o JOIN picked p USING (game_id)
 ),
 tally AS (  -- every line as many games play as the last one listed, ties included
-    SELECT moves, count(*) AS games, min(game_id) AS example,
+    -- (grouped by a hash of the codes, which costs less than the list: two lines would
+    -- have to share all 64 bits to be counted as one)
+    SELECT hash(moves) AS moves, count(*) AS games, min(game_id) AS example,
            count(*) FILTER (result = '1-0') AS red_wins,
            count(*) FILTER (result = '1/2-1/2') AS draws,
            count(*) FILTER (result = '0-1') AS black_wins,
            sum(count(*)) OVER () AS counted
     FROM line
-    GROUP BY moves
+    GROUP BY hash(moves)
     QUALIFY rank() OVER (ORDER BY count(*) DESC) <= CAST($limit AS INTEGER)
 ),
 written AS (

@@ -14,13 +14,16 @@
 -- @param sort=games      games (most played first) or score (best for Red first)
 -- @param top=3           players listed per opening
 WITH picked AS (
-    SELECT * FROM picked_games()
+    SELECT * FROM picked_rows()
 ),
 counted AS (  -- a game under each opening it counts for, once. Working that out costs
     -- more than counting (by name, about seven openings a game): what is counted of it is
     -- counted in two passes, one by player and one by the names filed under.
-    SELECT * FROM (SELECT unnest(opening_keys($by, ecco, opening_names)) AS key, *
-                   FROM picked)
+    -- By code or family a game has one key, which no unnesting needs to find.
+    SELECT * FROM (SELECT CASE $by WHEN 'code' THEN ecco ELSE left(ecco, 1) END AS key, *
+                   FROM picked WHERE $by <> 'name'
+                   UNION ALL
+                   SELECT unnest(opening_names) AS key, * FROM picked WHERE $by = 'name')
     WHERE key IS NOT NULL
 ),
 by_player AS (  -- counted by id first: far fewer rows to give names to
