@@ -12,6 +12,8 @@
 -- family_name(letter): what an ECCO family A-E covers.
 -- opening_keys(by, ecco, names): the openings a game counts under: its ECCO code (by =
 -- 'code'), its family letter ('family') or its traditional names ('name'), each once.
+-- opening_key(by, ecco): the one opening a game counts under by code or by family (NULL
+-- by name: by_name(by)), for a report that takes it without unnesting a list.
 -- judged_moves(engine): the analysis's judgement of each move (the `judgements` view), one
 -- per move: that of the engine whose name starts with `engine`, or with no engine given,
 -- that of the first engine by name (created from xqdb.db.judgements.JUDGED_MOVES, beside
@@ -65,9 +67,13 @@ CREATE OR REPLACE TEMP MACRO standard_start(p_fen) AS
 -- A game's names are stored once each (xqdb.openings.names.opening_names gives a set), so
 -- they are taken as they are: making them distinct again took twenty times as long as
 -- unnesting them.
+CREATE OR REPLACE TEMP MACRO by_name(p_by) AS p_by NOT IN ('code', 'family');
+
+CREATE OR REPLACE TEMP MACRO opening_key(p_by, p_ecco) AS
+    CASE p_by WHEN 'code' THEN p_ecco WHEN 'family' THEN left(p_ecco, 1) END;
+
 CREATE OR REPLACE TEMP MACRO opening_keys(p_by, p_ecco, p_names) AS
-    CASE p_by WHEN 'code' THEN [p_ecco] WHEN 'family' THEN [left(p_ecco, 1)]
-              ELSE p_names END;
+    CASE WHEN by_name(p_by) THEN p_names ELSE [opening_key(p_by, p_ecco)] END;
 
 
 -- disagreement_kind(result, rules_result, termination): how a recorded result contradicts

@@ -17,16 +17,15 @@
 -- @param event=          only games whose event contains this text
 -- @param limit=1000      at most this many games
 WITH found AS (  -- the games first, from the few columns that decide, then the rest of theirs
-    SELECT game_id, disagreement_kind(result, rules_result, termination) AS kind
+    SELECT game_id, disagreement_kind(result, rules_result, termination) AS found_kind
     FROM picked_games($player, 'either', $from_year, $to_year, $event)
-    WHERE disagreement_kind(result, rules_result, termination) IS NOT NULL
-      AND ($kind IS NULL OR disagreement_kind(result, rules_result, termination) = $kind)
+    WHERE found_kind IS NOT NULL AND ($kind IS NULL OR found_kind = $kind)
       AND ($termination IS NULL OR termination = $termination)
     ORDER BY game_id
     LIMIT CAST($limit AS INTEGER)
 )
 SELECT game_id, red_name AS red, black_name AS black, event, year, result AS recorded,
-       rules_result AS rules, f.kind, termination, verdict_ply, end_ply, plies,
+       rules_result AS rules, f.found_kind AS kind, termination, verdict_ply, end_ply, plies,
        termination_reason AS reason
 FROM found f JOIN picked_games($player, 'either', $from_year, $to_year, $event) USING (game_id)
 ORDER BY game_id

@@ -17,7 +17,7 @@ line AS (  -- a line is its move codes: grouped so, then written out for the few
 tally AS (  -- every line as many games play as the last one listed, ties included
     -- (grouped by a hash of the codes, which costs less than the list: two lines would
     -- have to share all 64 bits to be counted as one)
-    SELECT hash(moves) AS moves, count(*) AS games, min(game_id) AS example,
+    SELECT hash(moves) AS line_hash, count(*) AS games, min(game_id) AS example,
            count(*) FILTER (result = '1-0') AS red_wins,
            count(*) FILTER (result = '1/2-1/2') AS draws,
            count(*) FILTER (result = '0-1') AS black_wins,
@@ -27,13 +27,13 @@ tally AS (  -- every line as many games play as the last one listed, ties includ
     QUALIFY rank() OVER (ORDER BY count(*) DESC) <= CAST($limit AS INTEGER)
 ),
 written AS (
-    SELECT t.moves, string_agg(m.chinese, ' ' ORDER BY m.ply) AS line
+    SELECT t.line_hash, string_agg(m.chinese, ' ' ORDER BY m.ply) AS line
     FROM tally t JOIN moves m ON m.game_id = t.example AND m.ply <= CAST($plies AS INTEGER)
-    GROUP BY t.moves
+    GROUP BY t.line_hash
 )
 SELECT w.line, t.games,
        pct(t.games, t.counted) AS share,
        score_pct(t.red_wins, t.draws, t.black_wins) AS red_score
-FROM tally t JOIN written w USING (moves)
+FROM tally t JOIN written w USING (line_hash)
 ORDER BY t.games DESC, w.line
 LIMIT CAST($limit AS INTEGER)

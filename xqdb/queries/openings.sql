@@ -20,11 +20,9 @@ counted AS (  -- a game under each opening it counts for, once. Working that out
     -- more than counting (by name, about seven openings a game): what is counted of it is
     -- counted in two passes, one by player and one by the names filed under.
     -- By code or family a game has one key, which no unnesting needs to find.
-    SELECT * FROM (SELECT CASE $by WHEN 'code' THEN ecco ELSE left(ecco, 1) END AS key, *
-                   FROM picked WHERE $by IN ('code', 'family')
+    SELECT * FROM (SELECT opening_key($by, ecco) AS key, * FROM picked WHERE NOT by_name($by)
                    UNION ALL
-                   SELECT unnest(opening_names) AS key, * FROM picked
-                   WHERE $by NOT IN ('code', 'family'))
+                   SELECT unnest(opening_names) AS key, * FROM picked WHERE by_name($by))
     WHERE key IS NOT NULL
 ),
 by_player AS (  -- counted by id first: far fewer rows to give names to
