@@ -301,7 +301,8 @@ def report(outs: tuple[Path, ...], reference_nodes: int, fast: Limit,
     classes: dict[str, dict] = {"reference": {}, "fast single pass": {}}
     nodes: Counter = Counter()
     scored: dict[tuple[str, int], tuple] = {}
-    rules = RECHECK_RULES | (grid_rules() if grid else {})
+    gridded = grid_rules() if grid else {}
+    rules = RECHECK_RULES | gridded
     for out in outs:
         scored.update(score_folder(out, reference_nodes, fast, singles, classes, nodes, rules))
     searched: dict[str, tuple[int, int | None]] = {}
@@ -319,7 +320,6 @@ def report(outs: tuple[Path, ...], reference_nodes: int, fast: Limit,
     print(f"scored {len(scored)} games ({', '.join(f'{Path(o).name}:{g}' for o, g in scored)}); "
           f"{len(classes['reference']):,} judged moves; reference nodes={reference_nodes:,}, "
           f"fast pass at {described(fast)}, deep pass at the reference's limit")
-    gridded = [name for name in classes if name.startswith("grid ")]
     for name, judgements in classes.items():
         if name == "reference" or name in gridded:
             continue
@@ -332,7 +332,7 @@ def report(outs: tuple[Path, ...], reference_nodes: int, fast: Limit,
         for line in score(name, judgements, classes["reference"]):
             print(line)
     if gridded:
-        print_frontier(classes, nodes, gridded)
+        print_frontier(classes, nodes, list(gridded))
     if confirm_nodes is not None:
         confirm(scored, classes, confirm_nodes, jobs, outs[0] / f"confirm-{confirm_nodes}.jsonl")
     for out in outs:
