@@ -5,6 +5,7 @@ Every report figure is checked against SQL written here by hand over the same da
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import shutil
@@ -375,6 +376,33 @@ def test_openings_by_name_give_the_first_of_the_codes_filed_under_as_often(
     assert all(answer == answers[0] for answer in answers)
     (row,) = answers[0]
     assert (row["opening"], row["games"], row["name"]) == ("两头蛇", 6, min(codes))
+
+
+def test_a_repertoire_by_name_gives_the_first_of_the_codes_filed_under_as_often(
+        db: Path, tmp_path: Path) -> None:
+    copy = tmp_path / "tied.duckdb"
+    shutil.copy(db, copy)
+    con = duckdb.connect(str(copy))
+    # One name for three of 胡荣华's games as Red under each of two codes, for pairs of
+    # codes: the order the games come in decides nothing.
+    red = "(SELECT player_id FROM players WHERE name = '胡荣华')"
+    codes = [code for code, in con.execute(
+        "SELECT ecco FROM games WHERE status = 'valid' AND ecco IS NOT NULL"
+        f" AND red_player_id = {red} GROUP BY ecco HAVING count(*) >= 3 ORDER BY ecco"
+        " LIMIT 6").fetchall()]
+    named = {}
+    for pair in itertools.combinations(codes, 2):
+        con.execute("UPDATE games SET opening_names = NULL")
+        for code in pair:
+            con.execute("UPDATE games SET opening_names = ['两头蛇'] WHERE game_id IN ("
+                        " SELECT game_id FROM games WHERE status = 'valid' AND ecco = ?"
+                        f" AND red_player_id = {red} ORDER BY game_id LIMIT 3)", [code])
+        named[pair] = [[(row["side"], row["opening"], row["games"], row["name"])
+                        for row in run_query(con, "repertoire", player="胡荣华",
+                                             by="name").records()] for _ in range(2)]
+    con.close()
+    assert len(named) == 15
+    assert named == {pair: [[("red", "两头蛇", 6, pair[0])]] * 2 for pair in named}
 
 
 def test_upgrade_keeps_the_corrections_made_to_player_names(tmp_path: Path) -> None:

@@ -61,6 +61,12 @@ CREATE OR REPLACE TEMP MACRO family_name(p_letter) AS
                   WHEN 'C' THEN '中炮对屏风马' WHEN 'D' THEN '顺炮局和列炮局'
                   WHEN 'E' THEN '仙人指路局' END;
 
+-- most_common(x): an aggregate, the most frequent value of x (NULLs aside), the first in
+-- order among values as frequent: mode() breaks such ties differently from run to run.
+CREATE OR REPLACE TEMP MACRO most_common(p_x) AS
+    list_sort(list_transform(map_entries(histogram(p_x)),
+                             lambda e: {'n': -CAST(e.value AS BIGINT), 'value': e.key}))[1].value;
+
 CREATE OR REPLACE TEMP MACRO standard_start(p_fen) AS
     p_fen LIKE 'rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w%';
 

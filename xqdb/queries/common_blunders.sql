@@ -23,7 +23,7 @@ WITH judged AS (
 )
 SELECT key_before AS position, side, min(chinese) AS move, min(move) AS uci,
        count(*) AS times, count(DISTINCT game_id) AS games,
-       round(avg(loss), 3) AS avg_loss, mode(best_move) AS best_move,
+       round(avg(loss), 3) AS avg_loss, most_common(best_move) AS best_move,
        arg_min(game_id, game_id * 10000 + ply) AS first_game,
        arg_min(ply, game_id * 10000 + ply) AS first_ply
 FROM judged

@@ -27,9 +27,9 @@ keyed AS (  -- a game under each opening it counts for, once
 ),
 tally AS (
     SELECT m.side, k.key,
-           CASE $by WHEN 'code' THEN mode(m.opening) WHEN 'family' THEN family_name(k.key)
-                    ELSE mode(m.ecco) END AS name,
-           CASE WHEN $by = 'code' THEN mode(m.variation) END AS variation,
+           CASE $by WHEN 'code' THEN most_common(m.opening) WHEN 'family' THEN family_name(k.key)
+                    ELSE most_common(m.ecco) END AS name,
+           CASE WHEN $by = 'code' THEN most_common(m.variation) END AS variation,
            count(*) AS games,
            count(*) FILTER (outcome = 'win') AS wins,
            count(*) FILTER (outcome = 'draw') AS draws,
