@@ -6,7 +6,9 @@ search (plain and ``--mirror``), material search, openings, ``query lines``, the
 the analysis's planning step at each size: CPU seconds of the process (DuckDB's threads
 included) and wall seconds, the median of ``--repeat`` runs. It prints how each grows
 from one size to the next, the database's size per game and per move, and the peak
-memory of the process that ran the queries, with the DuckDB memory limit it was given.
+memory of the process that ran the queries, with the DuckDB memory limit it was given,
+the most DuckDB held by its own count (sampled) and what the process held before the
+first query (the interpreter, its libraries and the open database).
 
 What a replica keeps and what it changes, so that the figures are those of a real large
 collection and not of one game repeated:
@@ -46,6 +48,7 @@ import resource
 import statistics
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any, Callable
@@ -195,6 +198,35 @@ def upgrade_to_this(target: Path) -> str | None:
     return f"{str(summary).splitlines()[0]} in {cpu:.1f} s CPU, {wall:.1f} s wall"
 
 
+class MemoryWatch:
+    """The most memory DuckDB held by its own count (``duckdb_memory()``), sampled every
+    ``interval`` seconds from a second cursor while the queries run.
+
+    The process holds more than that: the interpreter and its libraries, the results in
+    Python, and what DuckDB allocates outside its buffer manager. Beside the process's
+    peak, this tells how much of it the DuckDB memory limit governs."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection, interval: float = 0.01) -> None:
+        self._cursor = con.cursor()
+        self._interval = interval
+        self._done = threading.Event()
+        self.peak_mib = 0.0
+        self._thread = threading.Thread(target=self._watch, daemon=True)
+        self._thread.start()
+
+    def _watch(self) -> None:
+        while not self._done.wait(self._interval):
+            used = self._cursor.execute(
+                "SELECT sum(memory_usage_bytes) FROM duckdb_memory()").fetchone()[0]
+            self.peak_mib = max(self.peak_mib, (used or 0) / 2**20)
+
+    def stop(self) -> float:
+        self._done.set()
+        self._thread.join()
+        self._cursor.close()
+        return self.peak_mib
+
+
 def timed(call: Callable[[], object], repeat: int) -> tuple[float, float]:
     """Median CPU and wall seconds of ``call`` over ``repeat`` runs."""
     cpu, wall = [], []
@@ -229,6 +261,8 @@ def run_queries(path: Path, memory: str, threads: int, repeat: int) -> dict[str,
     con.execute(f"SET memory_limit = '{memory}'")
     con.execute(f"SET threads = {threads}")
     db = Database(con)
+    before_mib = peak_mib()
+    watch = MemoryWatch(con)
     fen, deep = deep_line(con)
     low, high = con.execute("SELECT min(game_id), max(game_id) FROM games").fetchone()
     middle = (low + high) // 2
@@ -279,8 +313,10 @@ def run_queries(path: Path, memory: str, threads: int, repeat: int) -> dict[str,
               "search deep": db.search(deep, fen).total,
               "material": db.search_material("R1 r1 N0 n0 C0 c0").total,
               "to search": plan()}
+    duckdb_mib = watch.stop()
     con.close()
-    return {"figures": figures, "checks": checks, "peak_mib": peak_mib()}
+    return {"figures": figures, "checks": checks, "peak_mib": peak_mib(),
+            "before_mib": before_mib, "duckdb_peak_mib": duckdb_mib}
 
 
 def peak_mib() -> float:
@@ -382,7 +418,10 @@ def main() -> None:
         print(f"\n{games:,} games, {moves:,} moves: {size_bytes / 2**30:.2f} GiB, "
               f"{size_bytes / games:,.0f} B/game, {size_bytes / moves:,.1f} B/move; "
               f"peak memory {queried['peak_mib']:,.0f} MiB (DuckDB memory_limit "
-              f"{args.memory}, {args.threads} threads); checks {queried['checks']}")
+              f"{args.memory}, {args.threads} threads; DuckDB's own count at most "
+              f"{queried['duckdb_peak_mib']:,.0f} MiB, the process "
+              f"{queried['before_mib']:,.0f} MiB before the first query); "
+              f"checks {queried['checks']}")
         print(f"{'query':<40} {'cpu s':>8} {'wall s':>8}")
         for name, (cpu, wall) in queried["figures"].items():
             print(f"{name:<40} {cpu:>8.3f} {wall:>8.3f}")
