@@ -216,9 +216,9 @@ class MemoryWatch:
 
     def _watch(self) -> None:
         while not self._done.wait(self._interval):
-            used = self._cursor.execute(
-                "SELECT sum(memory_usage_bytes) FROM duckdb_memory()").fetchone()[0]
-            self.peak_mib = max(self.peak_mib, (used or 0) / 2**20)
+            (used,) = self._cursor.execute(
+                "SELECT coalesce(sum(memory_usage_bytes), 0) FROM duckdb_memory()").fetchall()[0]
+            self.peak_mib = max(self.peak_mib, used / 2**20)
 
     def stop(self) -> float:
         self._done.set()
