@@ -10,7 +10,8 @@ the same games (the built-in engine's default two passes, or ``xqdb analyze``'s 
 by its own ``judgements`` view. ``--pgn bench/data/ccpd-heldout-8.pgn`` and
 ``--pgn bench/data/ccpd-heldout-b.pgn`` (each with its own ``--out``) score 8 other games
 each; the defaults' thresholds are chosen on these 31 games (see the README).
-``--pgn bench/data/ccpd-heldout-c.pgn`` scores 8 games that chose nothing. With
+``--pgn bench/data/ccpd-heldout-c.pgn`` scores 8 games that chose nothing, and
+``--pgn bench/data/ccpd-heldout-d.pgn`` 16 more, drawn once the defaults were fixed. With
 ``--report-only``, ``--pool DIR`` scores the games of other ``--out`` folders (each run
 before) together with those of ``--out``, counts and nodes summed. ``--confirm NODES``
 searches the positions around each move the reference calls a mistake or worse again at
