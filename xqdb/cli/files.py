@@ -89,8 +89,9 @@ def _progress_bar(paths: tuple[str, ...], enabled: bool, follow_links: bool) -> 
 @click.option("--follow-links", is_flag=True,
               help="Follow links inside folders even where they lead out of the folder.")
 @click.option("--memory-limit", default=None, metavar="SIZE",
-              help="DuckDB's memory, as 2GB, 512MB or 10% of the RAM (default: 10%, "
-                   "at least 256MiB).")
+              help="DuckDB's memory, as 2GB, 512MB or 10% of the RAM (default: "
+                   "XQDB_MEMORY_LIMIT from the environment, which bounds every other "
+                   "command too, else 10%, at least 256MiB).")
 @click.option("--commit-every", type=click.IntRange(1), default=_commit_records,
               show_default=True, cls=_DefaultFromLibrary,
               help="Records per transaction (at least).")

@@ -18,6 +18,7 @@ from ..errors import DatabaseError
 from .judgements import create_defaults
 from .columns import ddl
 from .holder import explain_lock
+from .memory import memory_limit_from_environment
 
 #: Bumped whenever a table changes shape; stored in ``meta``.
 SCHEMA_VERSION = 12
@@ -116,7 +117,11 @@ def connect(path: str | os.PathLike[str], read_only: bool = False, *,
 
     Every way this can fail because of what the user pointed us at raises
     :class:`DatabaseError` with a one-line message naming the file.
+
+    DuckDB holds at most what ``XQDB_MEMORY_LIMIT`` says, when it is set
+    (:mod:`xqdb.db.memory`).
     """
+    memory = memory_limit_from_environment()
     where = Path(path)
     if read_only or not create:
         require_database(where)
@@ -134,6 +139,8 @@ def connect(path: str | os.PathLike[str], read_only: bool = False, *,
             raise DatabaseError(f"{where}: not a DuckDB database")
     try:
         con = duckdb.connect(str(where), read_only=read_only)
+        if memory is not None:
+            con.execute(f"SET memory_limit = '{memory}B'")
     except duckdb.IOException as exc:
         raise DatabaseError(f"{where}: {_explain(exc, where)}") from None
     except duckdb.Error as exc:

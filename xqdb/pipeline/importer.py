@@ -19,7 +19,6 @@ from __future__ import annotations
 import builtins
 import logging
 import os
-import re
 import shutil
 import time
 from collections import Counter
@@ -30,10 +29,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, cast
 
 
-from ..errors import BadArgumentError, CannotRunError, DatabaseError
+from ..errors import CannotRunError, DatabaseError
 from ..db.holder import WriterNote
 from ..db.rows import UnitBuilder, replay_record
 from ..errors import ErrorKind
+from ..db.memory import memory_bytes, memory_limit_from_environment, physical_memory
 from ..db.schema import connect
 from ..db.writer import Part, SourceKey, Staged, StoredSources, Writer, writing
 from ..formats.hashing import HashingReader, open_hashed, open_range
@@ -234,7 +234,8 @@ def import_paths(paths: Sequence[str], db: str | os.PathLike[str], *, jobs: int 
     per batch), for example after a wrong ``encoding``. ``follow_links`` follows links
     inside folders wherever they lead (see :func:`xqdb.formats.sources.walk`).
     ``memory_limit`` is the most DuckDB may use, as ``"2GB"`` or ``"10%"`` of the RAM
-    (default :func:`default_memory_limit`); it works in less while it can.
+    (default: ``XQDB_MEMORY_LIMIT``, else :func:`default_memory_limit`); it works in less
+    while it can.
     ``commit_records`` is how many records one transaction holds at least (a killed run
     loses at most the transaction in progress; the next run redoes it).
 
@@ -261,7 +262,8 @@ def import_paths(paths: Sequence[str], db: str | os.PathLike[str], *, jobs: int 
     from ..formats import checked_overrides  # loads the readers: only when importing
 
     format, encoding = checked_overrides(format, encoding)
-    memory = memory_bytes(memory_limit) if memory_limit is not None else default_memory_limit()
+    memory = (memory_bytes(memory_limit) if memory_limit is not None
+              else memory_limit_from_environment() or default_memory_limit())
     range_bytes = range_bytes or default_range_bytes()
     jobs = jobs or idle_cores()
     summary = ImportSummary()
@@ -378,38 +380,6 @@ def for_cluster(unit: WorkUnit, send_inputs: bool = False) -> WorkUnit:
                                source.member)
 
     return replace(unit, sources=tuple(sendable(s) for s in unit.sources))
-
-
-_SIZE = re.compile(r"\s*(\d+(?:\.\d+)?)\s*(%|[KMGT]i?B|B)?\s*", re.IGNORECASE)
-_UNITS = {"b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12,
-          "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40}
-
-
-def memory_bytes(text: str) -> int:
-    """Bytes of memory named like ``"2GB"``, ``"512MiB"``, ``"800000000"`` bytes or ``"10%"``
-    of the RAM; raises :class:`InputError` for anything else, or less than 16 MB.
-
-    >>> memory_bytes("512MB"), memory_bytes("1GiB")
-    (512000000, 1073741824)
-    """
-    match = _SIZE.fullmatch(text)
-    if match is None:
-        raise BadArgumentError(f"memory limit {text!r} is not a size",
-                               "give one like 2GB, 512MB or 10%")
-    number, unit = float(match.group(1)), (match.group(2) or "B").lower()
-    size = int(number * (physical_memory() / 100 if unit == "%" else _UNITS[unit]))
-    if size < 16 * 10**6:
-        raise BadArgumentError(f"memory limit {text!r} is too small",
-                               "DuckDB needs 16MB at least")
-    return size
-
-
-def physical_memory() -> int:
-    """The machine's RAM in bytes (4 GiB where the system does not say)."""
-    try:
-        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (ValueError, OSError, AttributeError):
-        return 4 << 30
 
 
 def default_memory_limit() -> int:
