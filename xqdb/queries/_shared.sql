@@ -14,6 +14,10 @@
 -- 'code'), its family letter ('family') or its traditional names ('name'), each once.
 -- opening_key(by, ecco): the one opening a game counts under by code or by family (NULL
 -- by name: by_name(by)), for a report that takes it without unnesting a list.
+-- by_name(by): whether openings are counted by their traditional names (any `by` other
+-- than code or family).
+-- most_common(x): an aggregate, the most frequent value of x, the first in order among
+-- values as frequent.
 -- judged_moves(engine): the analysis's judgement of each move (the `judgements` view), one
 -- per move: that of the engine whose name starts with `engine`, or with no engine given,
 -- that of the first engine by name (created from xqdb.db.judgements.JUDGED_MOVES, beside
