@@ -4,10 +4,10 @@ single pass (the reference), with Fairy-Stockfish on real games of ``../shared/d
 
 Run: ``python bench/bench_defaults.py [--out DIR] [--pgn FILE] [--reference 1000000]
 [--fast 50000] [--single 20000 ...] [--jobs 2] [--report-only] [--other DB ...]
-[--pool DIR ...] [--grid]``. Prints figures; asserts nothing. ``--fast`` and ``--single``
-take a node count or a limit such as ``depth=11``. ``--other`` scores another analysis of
-the same games (the built-in engine's default two passes, or ``xqdb analyze``'s own, say)
-by its own ``judgements`` view. ``--pgn bench/data/ccpd-heldout-8.pgn`` and
+[--pool DIR ...] [--grid] [--middle NODES]``. Prints figures; asserts nothing. ``--fast``
+and ``--single`` take a node count or a limit such as ``depth=11``. ``--other`` scores
+another analysis of the same games (the built-in engine's default two passes, or ``xqdb
+analyze``'s own, say) by its own ``judgements`` view. ``--pgn bench/data/ccpd-heldout-8.pgn`` and
 ``--pgn bench/data/ccpd-heldout-b.pgn`` (each with its own ``--out``) score 8 other games
 each; the defaults' thresholds are chosen on these 31 games (see the README).
 ``--pgn bench/data/ccpd-heldout-c.pgn`` scores 8 games that chose nothing, and
@@ -19,7 +19,10 @@ NODES (kept in ``--out``'s ``confirm-NODES.jsonl``) and says how many of those t
 default finds, and of those it misses, hold up there. ``--grid`` also scores a grid of
 recheck thresholds (least loss, gain and shift) after the ``--fast`` pass, and prints the
 rules that no other beats on both cost and mistakes or worse found: the way to compare
-fast passes, each at its best thresholds.
+fast passes, each at its best thresholds. ``--middle 200000`` also runs a single pass at
+that limit and scores three passes (:func:`three_passes`: the middle search settles the
+moves the fast pass half suspects, and only what it still suspects goes deep) over a grid
+of thresholds, printing their frontier beside the grid's.
 
 Each limit is one single pass over every position of the games (``pgn-chinese-15.pgn``)
 into its own database under ``--out``, so the passes share no cache; a run that was
@@ -130,9 +133,12 @@ class Analysed:
 
     def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
         self.con = con
-        self.engine, self.limit = con.execute(
+        found = con.execute(
             "SELECT engine, search_limit FROM evals GROUP BY ALL ORDER BY count(*) DESC"
         ).fetchone()
+        if found is None:
+            raise SystemExit("a pass's database holds no evaluation: run it first")
+        self.engine, self.limit = found
         self.curve = curve_for(self.engine)
 
     def evaluations(self, game_id: int) -> dict:
@@ -205,13 +211,17 @@ RECHECK_RULES = {"two passes (mistake+, +-1)": (None, 1, None, None),
 
 def score_folder(out: Path, reference_nodes: int, fast_limit: Limit,
                  singles: tuple[Limit, ...], classes: dict[str, dict], nodes: Counter,
-                 rules: dict[str, tuple] = RECHECK_RULES) -> dict[tuple[str, int], tuple]:
+                 rules: dict[str, tuple] = RECHECK_RULES, middle_limit: Limit | None = None,
+                 middle_rules: dict[str, tuple] | None = None) -> dict[tuple[str, int], tuple]:
     """Add the judgements (by folder, game and ply) and nodes of the games of ``out``
-    that the reference has reached to ``classes`` and ``nodes``; returns those games'
-    start and moves, by folder and game."""
+    that the reference has reached to ``classes`` and ``nodes``, under each of ``rules``
+    and, with a ``middle_limit``, each of ``middle_rules`` (:func:`three_passes`); returns
+    those games' start and moves, by folder and game."""
     scratch = out / "scratch"
     ref = Analysed(open_copy(pass_path(out, Limit(nodes=reference_nodes)), scratch))
     fast = Analysed(open_copy(pass_path(out, fast_limit), scratch))
+    middle = (Analysed(open_copy(pass_path(out, middle_limit), scratch))
+              if middle_limit is not None else None)
     alone = {f"one pass at {described(n)}": Analysed(open_copy(pass_path(out, n), scratch))
              for n in singles if n != fast_limit}
     games = ref.con.execute("SELECT g.game_id, g.start_fen, list(m.uci ORDER BY m.ply) "
@@ -255,7 +265,43 @@ def score_folder(out: Path, reference_nodes: int, fast_limit: Limit,
             merged.update({p: ref_j[p].judgement for p in again if p in ref_j})
             for key, c in merged.items():
                 classes.setdefault(name, {})[str(out), game_id, key] = c
+        if middle is None:
+            continue
+        between = middle.evaluations(game_id)
+        middle_j = judged(first, moves, between, plies, repeats, middle)
+        for name, rule in (middle_rules or {}).items():
+            again, looked = three_passes(fast_j, middle_j, ref_j, len(moves), *rule)
+            searched = {p - d for p in again for d in (0, 1)}
+            nodes[name] += (fast.nodes(quick, positions) + ref.nodes(deep, searched)
+                            + middle.nodes(between, {p - d for p in looked for d in (0, 1)}))
+            merged = {p: j.judgement for p, j in fast_j.items()}
+            merged.update({p: middle_j[p].judgement for p in looked if p in middle_j})
+            merged.update({p: ref_j[p].judgement for p in again if p in ref_j})
+            for key, c in merged.items():
+                classes.setdefault(name, {})[str(out), game_id, key] = c
     return scored
+
+
+def three_passes(fast: dict[int, MoveJudgement], middle: dict[int, MoveJudgement],
+                 deep: dict[int, MoveJudgement], plies: int, wide: float, middle_loss: float,
+                 least: float, shift: float | None, gain: float | None
+                 ) -> tuple[set[int], set[int]]:
+    """The plies judged deeply, and those searched at the middle limit, by three passes:
+    the fast pass everywhere; the middle one on the moves that lost ``wide`` or more in the
+    fast pass, short of what the deep pass takes at once (``least`` lost, ``gain`` gained);
+    the deep one on those and on the moves the middle pass finds losing ``middle_loss``,
+    then on the neighbours of positions it finds misjudged (``shift``), as in
+    :func:`rechecked`."""
+    todo = recheck_plies(fast.values(), plies, least_loss=least, radius=0, least_gain=gain)
+    looked = recheck_plies(fast.values(), plies, least_loss=wide, radius=0,
+                           least_gain=None) - todo
+    todo |= {p for p in looked if p in middle and middle[p].loss >= middle_loss}
+    tried: set[int] = set()
+    while todo:
+        tried |= todo
+        todo = shifted_plies(fast, {p: deep[p] for p in tried if p in deep}, plies,
+                             least_shift=shift) - tried
+    return tried, looked
 
 
 #: With ``--grid``: the recheck rules tried beside :data:`RECHECK_RULES` (least loss,
@@ -271,7 +317,25 @@ def grid_rules() -> dict[str, tuple]:
             for loss in GRID_LOSS for gain in GRID_GAIN for shift in GRID_SHIFT}
 
 
-def print_frontier(classes: dict[str, dict], nodes: Counter, names: list[str]) -> None:
+#: With ``--middle NODES``: the rules of :func:`three_passes` scored (least loss in the
+#: fast pass for a middle search, least loss there for a deep one; then the deep pass's
+#: own least loss, shift and gain, as in the grid).
+MIDDLE_WIDE = (0.02, 0.03, 0.04, 0.05)
+MIDDLE_LOSS = (0.05, 0.06, 0.07, 0.085)
+MIDDLE_DEEP_LOSS = (0.085, 0.10, 0.12, 0.15)
+MIDDLE_SHIFT = (0.04, 0.055, 0.07)
+
+
+def middle_rules() -> dict[str, tuple]:
+    """The three-pass rules scored, named by their thresholds."""
+    return {f"three passes: wide {wide} middle loss {middle} loss {least} shift {shift} "
+            f"gain {gain}": (wide, middle, least, shift, gain)
+            for wide in MIDDLE_WIDE for middle in MIDDLE_LOSS for least in MIDDLE_DEEP_LOSS
+            for shift in MIDDLE_SHIFT for gain in (None, RECHECK_GAIN)}
+
+
+def print_frontier(classes: dict[str, dict], nodes: Counter, names: list[str],
+                   title: str = "the grid's frontier") -> None:
     """The rules of ``names`` that no other finds more mistakes or worse for less cost:
     cost, then serious errors and mistakes or worse found, with precision."""
     rows = []
@@ -281,7 +345,7 @@ def print_frontier(classes: dict[str, dict], nodes: Counter, names: list[str]) -
         mistakes = found(classes[name], classes["reference"], GROUPS["mistake or worse"])
         rows.append((share, -mistakes[0], name, serious, mistakes))
     best = -1
-    print("the grid's frontier (cost, then serious errors and mistakes or worse: found of "
+    print(f"{title} (cost, then serious errors and mistakes or worse: found of "
           "the reference's, precision):")
     for share, _, name, serious, mistakes in sorted(rows):
         if mistakes[0] <= best:
@@ -294,18 +358,22 @@ def print_frontier(classes: dict[str, dict], nodes: Counter, names: list[str]) -
 
 def report(outs: tuple[Path, ...], reference_nodes: int, fast: Limit,
            others: tuple[Path, ...] = (), singles: tuple[Limit, ...] = (),
-           confirm_nodes: int | None = None, jobs: int = 2, grid: bool = False) -> None:
+           confirm_nodes: int | None = None, jobs: int = 2, grid: bool = False,
+           middle: Limit | None = None) -> None:
     """Score the passes stored in each folder of ``outs``, their games pooled; with
     ``confirm_nodes``, check the reference's mistakes by a deeper search
     (:func:`confirm`); with ``grid``, also the rules of :func:`grid_rules`, of which the
-    frontier is printed."""
+    frontier is printed; with ``middle``, the three-pass rules of :func:`middle_rules`
+    with a middle pass at that limit, and their frontier."""
     classes: dict[str, dict] = {"reference": {}, "fast single pass": {}}
     nodes: Counter = Counter()
     scored: dict[tuple[str, int], tuple] = {}
     gridded = grid_rules() if grid else {}
     rules = RECHECK_RULES | gridded
+    tripled = middle_rules() if middle is not None else {}
     for out in outs:
-        scored.update(score_folder(out, reference_nodes, fast, singles, classes, nodes, rules))
+        scored.update(score_folder(out, reference_nodes, fast, singles, classes, nodes, rules,
+                                   middle, tripled))
     searched: dict[str, tuple[int, int | None]] = {}
     for other in others:
         # Another analysis of the same games (another engine, or xqdb analyze's own two
@@ -317,12 +385,13 @@ def report(outs: tuple[Path, ...], reference_nodes: int, fast: Limit,
             "SELECT game_id, ply, class FROM judgements "
             "QUALIFY row_number() OVER (PARTITION BY game_id, ply ORDER BY nodes DESC) = 1"
         ).fetchall() if (str(folder), g) in scored}
-        searched[name] = con.execute("SELECT count(*), sum(nodes) FROM evals").fetchone()
+        count, total = con.execute("SELECT count(*), sum(nodes) FROM evals").fetchone() or (0, 0)
+        searched[name] = (count, total)
     print(f"scored {len(scored)} games ({', '.join(f'{Path(o).name}:{g}' for o, g in scored)}); "
           f"{len(classes['reference']):,} judged moves; reference nodes={reference_nodes:,}, "
           f"fast pass at {described(fast)}, deep pass at the reference's limit")
     for name, judgements in classes.items():
-        if name == "reference" or name in gridded:
+        if name == "reference" or name in gridded or name in tripled:
             continue
         if name in searched:  # perhaps another engine, whose nodes do not compare
             count, total = searched[name]
@@ -334,6 +403,9 @@ def report(outs: tuple[Path, ...], reference_nodes: int, fast: Limit,
             print(line)
     if gridded:
         print_frontier(classes, nodes, list(gridded))
+    if middle is not None:
+        print_frontier(classes, nodes, list(tripled),
+                       f"three passes, the middle one at {described(middle)}: the frontier")
     if confirm_nodes is not None:
         confirm(scored, classes, confirm_nodes, jobs, outs[0] / f"confirm-{confirm_nodes}.jsonl")
     for out in outs:
@@ -389,7 +461,7 @@ def confirm(scored: dict[tuple[str, int], tuple], classes: dict[str, dict], coun
                                      (r["wdl_win"], r["wdl_draw"], r["wdl_loss"]),
                                      r["best_move"], r["pv"], r["depth"], r["nodes"])
                   for fen, r in known.items()}
-    held = Counter()
+    held: Counter[tuple[bool, bool]] = Counter()
     for found, before, after, move in cases:
         judged_again = judge_moves(Position.from_fen(before).turn, [move],
                                    {0: evaluation[before], 1: evaluation[after]}, [1], (),
@@ -424,6 +496,9 @@ def main() -> None:
                              "or worse again at NODES, and say how many hold up")
     parser.add_argument("--grid", action="store_true",
                         help="also score a grid of recheck thresholds and print its frontier")
+    parser.add_argument("--middle", type=limit_argument, default=None,
+                        help="also run a single pass at this limit, and score three passes "
+                             "with a middle pass there (a grid of thresholds; its frontier)")
     parser.add_argument("--pool", type=Path, action="append", default=[],
                         help="with --report-only: also score the games of this --out folder, "
                              "pooled with those of --out")
@@ -433,10 +508,11 @@ def main() -> None:
     singles = args.single if args.single is not None else [Limit(nodes=20_000)]
     args.out.mkdir(parents=True, exist_ok=True)
     if not args.report_only:
-        for limit in (args.fast, *singles, Limit(nodes=args.reference)):
+        middle = [args.middle] if args.middle is not None else []
+        for limit in (args.fast, *singles, Limit(nodes=args.reference), *middle):
             run_pass(args.out, limit, args.jobs, args.pgn)
     report((args.out, *args.pool), args.reference, args.fast, tuple(args.other),
-           tuple(singles), args.confirm, args.jobs, args.grid)
+           tuple(singles), args.confirm, args.jobs, args.grid, args.middle)
 
 
 if __name__ == "__main__":
