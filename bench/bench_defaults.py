@@ -159,9 +159,16 @@ def rechecked(fast: dict[int, MoveJudgement], deep: dict[int, MoveJudgement], pl
               gain: float | None) -> set[int]:
     """The plies the two passes judge deeply under one rule, as ``analyse_two_pass`` picks
     them: the fast pass's flags, then the neighbours of positions the deep pass moved."""
+    return with_neighbours(recheck_plies(fast.values(), plies, least_loss=least,
+                                         radius=radius, least_gain=gain),
+                           fast, deep, plies, shift)
+
+
+def with_neighbours(todo: set[int], fast: dict[int, MoveJudgement],
+                    deep: dict[int, MoveJudgement], plies: int, shift: float | None) -> set[int]:
+    """The plies ``todo`` and, in rounds as ``analyse_two_pass`` adds them, the moves beside
+    the positions whose deep evaluation moved ``shift`` or more from the fast one."""
     tried: set[int] = set()
-    todo = recheck_plies(fast.values(), plies, least_loss=least, radius=radius,
-                         least_gain=gain)
     while todo:
         tried |= todo
         todo = shifted_plies(fast, {p: deep[p] for p in tried if p in deep}, plies,
@@ -261,10 +268,7 @@ def score_folder(out: Path, reference_nodes: int, fast_limit: Limit,
             again = rechecked(fast_j, ref_j, len(moves), least, radius, shift, gain)
             searched = {p - d for p in again for d in (0, 1)}
             nodes[name] += fast.nodes(quick, positions) + ref.nodes(deep, searched)
-            merged = {p: j.judgement for p, j in fast_j.items()}
-            merged.update({p: ref_j[p].judgement for p in again if p in ref_j})
-            for key, c in merged.items():
-                classes.setdefault(name, {})[str(out), game_id, key] = c
+            keep(classes.setdefault(name, {}), (str(out), game_id), fast_j, (ref_j, again))
         if middle is None:
             continue
         between = middle.evaluations(game_id)
@@ -274,12 +278,21 @@ def score_folder(out: Path, reference_nodes: int, fast_limit: Limit,
             searched = {p - d for p in again for d in (0, 1)}
             nodes[name] += (fast.nodes(quick, positions) + ref.nodes(deep, searched)
                             + middle.nodes(between, {p - d for p in looked for d in (0, 1)}))
-            merged = {p: j.judgement for p, j in fast_j.items()}
-            merged.update({p: middle_j[p].judgement for p in looked if p in middle_j})
-            merged.update({p: ref_j[p].judgement for p in again if p in ref_j})
-            for key, c in merged.items():
-                classes.setdefault(name, {})[str(out), game_id, key] = c
+            keep(classes.setdefault(name, {}), (str(out), game_id), fast_j,
+                 (middle_j, looked), (ref_j, again))
     return scored
+
+
+def keep(classes: dict, game: tuple[str, int], fast: dict[int, MoveJudgement],
+         *later: tuple[dict[int, MoveJudgement], set[int]]) -> None:
+    """Keep in ``classes`` (by folder, game and ply) the classes of one rule's passes over
+    ``game``: the ``fast`` pass's, and each ``later`` pass's over them on the plies it
+    judged."""
+    merged = {p: j.judgement for p, j in fast.items()}
+    for judgements, plies in later:
+        merged.update({p: judgements[p].judgement for p in plies if p in judgements})
+    for ply, judgement in merged.items():
+        classes[(*game, ply)] = judgement
 
 
 def three_passes(fast: dict[int, MoveJudgement], middle: dict[int, MoveJudgement],
@@ -296,12 +309,7 @@ def three_passes(fast: dict[int, MoveJudgement], middle: dict[int, MoveJudgement
     looked = recheck_plies(fast.values(), plies, least_loss=wide, radius=0,
                            least_gain=None) - todo
     todo |= {p for p in looked if p in middle and middle[p].loss >= middle_loss}
-    tried: set[int] = set()
-    while todo:
-        tried |= todo
-        todo = shifted_plies(fast, {p: deep[p] for p in tried if p in deep}, plies,
-                             least_shift=shift) - tried
-    return tried, looked
+    return with_neighbours(todo, fast, deep, plies, shift), looked
 
 
 #: With ``--grid``: the recheck rules tried beside :data:`RECHECK_RULES` (least loss,
