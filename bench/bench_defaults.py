@@ -4,7 +4,7 @@ single pass (the reference), with Fairy-Stockfish on real games of ``../shared/d
 
 Run: ``python bench/bench_defaults.py [--out DIR] [--pgn FILE] [--reference 1000000]
 [--fast 50000] [--single 20000 ...] [--jobs 2] [--report-only] [--other DB ...]
-[--pool DIR ...] [--grid] [--middle NODES]``. Prints figures; asserts nothing. ``--fast``
+[--pool DIR ...] [--grid] [--middle NODES] [--deep NODES]``. Prints figures; asserts nothing. ``--fast``
 and ``--single`` take a node count or a limit such as ``depth=11``. ``--other`` scores
 another analysis of the same games (the built-in engine's default two passes, or ``xqdb
 analyze``'s own, say) by its own ``judgements`` view. ``--pgn bench/data/ccpd-heldout-8.pgn`` and
@@ -22,7 +22,10 @@ rules that no other beats on both cost and mistakes or worse found: the way to c
 fast passes, each at its best thresholds. ``--middle 200000`` also runs a single pass at
 that limit and scores three passes (:func:`three_passes`: the middle search settles the
 moves the fast pass half suspects, and only what it still suspects goes deep) over a grid
-of thresholds, printing their frontier beside the grid's.
+of thresholds, printing their frontier beside the grid's. ``--deep 1000000`` with
+``--reference 2000000`` scores two passes whose deep pass is the single pass at 1,000,000
+nodes against the deeper reference (its nodes counted for the positions rechecked): how the
+default holds up against a search twice as deep as its own.
 
 Each limit is one single pass over every position of the games (``pgn-chinese-15.pgn``)
 into its own database under ``--out``, so the passes share no cache; a run that was
@@ -219,13 +222,17 @@ RECHECK_RULES = {"two passes (mistake+, +-1)": (None, 1, None, None),
 def score_folder(out: Path, reference_nodes: int, fast_limit: Limit,
                  singles: tuple[Limit, ...], classes: dict[str, dict], nodes: Counter,
                  rules: dict[str, tuple] = RECHECK_RULES, middle_limit: Limit | None = None,
-                 middle_rules: dict[str, tuple] | None = None) -> dict[tuple[str, int], tuple]:
+                 middle_rules: dict[str, tuple] | None = None,
+                 deep_nodes: int | None = None) -> dict[tuple[str, int], tuple]:
     """Add the judgements (by folder, game and ply) and nodes of the games of ``out``
     that the reference has reached to ``classes`` and ``nodes``, under each of ``rules``
     and, with a ``middle_limit``, each of ``middle_rules`` (:func:`three_passes`); returns
-    those games' start and moves, by folder and game."""
+    those games' start and moves, by folder and game. The deep pass of the rules is the
+    reference's, or the single pass at ``deep_nodes``."""
     scratch = out / "scratch"
     ref = Analysed(open_copy(pass_path(out, Limit(nodes=reference_nodes)), scratch))
+    deeper = (ref if deep_nodes in (None, reference_nodes)
+              else Analysed(open_copy(pass_path(out, Limit(nodes=deep_nodes)), scratch)))
     fast = Analysed(open_copy(pass_path(out, fast_limit), scratch))
     middle = (Analysed(open_copy(pass_path(out, middle_limit), scratch))
               if middle_limit is not None else None)
@@ -253,6 +260,9 @@ def score_folder(out: Path, reference_nodes: int, fast_limit: Limit,
         plies = set(range(1, len(moves) + 1))
         ref_j = judged(first, moves, deep, plies, repeats, ref)
         fast_j = judged(first, moves, quick, plies, repeats, fast)
+        deep_evaluations = deep if deeper is ref else deeper.evaluations(game_id)
+        deep_j = ref_j if deeper is ref else judged(first, moves, deep_evaluations, plies,
+                                                    repeats, deeper)
         nodes["reference"] += ref.nodes(deep, positions)
         nodes["fast single pass"] += fast.nodes(quick, positions)
         for key, j in ref_j.items():
@@ -265,21 +275,22 @@ def score_folder(out: Path, reference_nodes: int, fast_limit: Limit,
             for key, j in judged(first, moves, evaluations, plies, repeats, single).items():
                 classes.setdefault(name, {})[str(out), game_id, key] = j.judgement
         for name, (least, radius, shift, gain) in rules.items():
-            again = rechecked(fast_j, ref_j, len(moves), least, radius, shift, gain)
+            again = rechecked(fast_j, deep_j, len(moves), least, radius, shift, gain)
             searched = {p - d for p in again for d in (0, 1)}
-            nodes[name] += fast.nodes(quick, positions) + ref.nodes(deep, searched)
-            keep(classes.setdefault(name, {}), (str(out), game_id), fast_j, (ref_j, again))
+            nodes[name] += fast.nodes(quick, positions) + deeper.nodes(deep_evaluations,
+                                                                       searched)
+            keep(classes.setdefault(name, {}), (str(out), game_id), fast_j, (deep_j, again))
         if middle is None:
             continue
         between = middle.evaluations(game_id)
         middle_j = judged(first, moves, between, plies, repeats, middle)
         for name, rule in (middle_rules or {}).items():
-            again, looked = three_passes(fast_j, middle_j, ref_j, len(moves), *rule)
+            again, looked = three_passes(fast_j, middle_j, deep_j, len(moves), *rule)
             searched = {p - d for p in again for d in (0, 1)}
-            nodes[name] += (fast.nodes(quick, positions) + ref.nodes(deep, searched)
+            nodes[name] += (fast.nodes(quick, positions) + deeper.nodes(deep_evaluations, searched)
                             + middle.nodes(between, {p - d for p in looked for d in (0, 1)}))
             keep(classes.setdefault(name, {}), (str(out), game_id), fast_j,
-                 (middle_j, looked), (ref_j, again))
+                 (middle_j, looked), (deep_j, again))
     return scored
 
 
@@ -367,12 +378,13 @@ def print_frontier(classes: dict[str, dict], nodes: Counter, names: list[str],
 def report(outs: tuple[Path, ...], reference_nodes: int, fast: Limit,
            others: tuple[Path, ...] = (), singles: tuple[Limit, ...] = (),
            confirm_nodes: int | None = None, jobs: int = 2, grid: bool = False,
-           middle: Limit | None = None) -> None:
+           middle: Limit | None = None, deep: int | None = None) -> None:
     """Score the passes stored in each folder of ``outs``, their games pooled; with
     ``confirm_nodes``, check the reference's mistakes by a deeper search
     (:func:`confirm`); with ``grid``, also the rules of :func:`grid_rules`, of which the
     frontier is printed; with ``middle``, the three-pass rules of :func:`middle_rules`
-    with a middle pass at that limit, and their frontier."""
+    with a middle pass at that limit, and their frontier; with ``deep``, the deep pass of
+    the rules is the single pass at that many nodes instead of the reference's."""
     classes: dict[str, dict] = {"reference": {}, "fast single pass": {}}
     nodes: Counter = Counter()
     scored: dict[tuple[str, int], tuple] = {}
@@ -381,7 +393,7 @@ def report(outs: tuple[Path, ...], reference_nodes: int, fast: Limit,
     tripled = middle_rules() if middle is not None else {}
     for out in outs:
         scored.update(score_folder(out, reference_nodes, fast, singles, classes, nodes, rules,
-                                   middle, tripled))
+                                   middle, tripled, deep))
     searched: dict[str, tuple[int, int | None]] = {}
     for other in others:
         # Another analysis of the same games (another engine, or xqdb analyze's own two
@@ -395,9 +407,11 @@ def report(outs: tuple[Path, ...], reference_nodes: int, fast: Limit,
         ).fetchall() if (str(folder), g) in scored}
         count, total = con.execute("SELECT count(*), sum(nodes) FROM evals").fetchone() or (0, 0)
         searched[name] = (count, total)
+    deep_pass = ("the reference's limit" if deep in (None, reference_nodes)
+                 else f"{deep:,} nodes")
     print(f"scored {len(scored)} games ({', '.join(f'{Path(o).name}:{g}' for o, g in scored)}); "
           f"{len(classes['reference']):,} judged moves; reference nodes={reference_nodes:,}, "
-          f"fast pass at {described(fast)}, deep pass at the reference's limit")
+          f"fast pass at {described(fast)}, deep pass at {deep_pass}")
     for name, judgements in classes.items():
         if name == "reference" or name in gridded or name in tripled:
             continue
@@ -507,6 +521,10 @@ def main() -> None:
     parser.add_argument("--middle", type=limit_argument, default=None,
                         help="also run a single pass at this limit, and score three passes "
                              "with a middle pass there (a grid of thresholds; its frontier)")
+    parser.add_argument("--deep", type=int, default=None, metavar="NODES",
+                        help="the deep pass of the two at NODES instead of the reference's "
+                             "limit (a single pass run there too): the defaults against a "
+                             "deeper reference")
     parser.add_argument("--pool", type=Path, action="append", default=[],
                         help="with --report-only: also score the games of this --out folder, "
                              "pooled with those of --out")
@@ -517,10 +535,11 @@ def main() -> None:
     args.out.mkdir(parents=True, exist_ok=True)
     if not args.report_only:
         middle = [args.middle] if args.middle is not None else []
-        for limit in (args.fast, *singles, Limit(nodes=args.reference), *middle):
+        deep = [Limit(nodes=args.deep)] if args.deep is not None else []
+        for limit in (args.fast, *singles, Limit(nodes=args.reference), *middle, *deep):
             run_pass(args.out, limit, args.jobs, args.pgn)
     report((args.out, *args.pool), args.reference, args.fast, tuple(args.other),
-           tuple(singles), args.confirm, args.jobs, args.grid, args.middle)
+           tuple(singles), args.confirm, args.jobs, args.grid, args.middle, args.deep)
 
 
 if __name__ == "__main__":
