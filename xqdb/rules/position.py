@@ -230,7 +230,9 @@ class BasePosition:
 
     def copy(self) -> Self:
         """A copy with the same board and history."""
-        other = type(self).__new__(type(self))
+        # Made empty, not by __new__: compiled by mypyc, __new__ runs __init__, which would
+        # parse the starting FEN on every copy (a copy per replay and per adjudication).
+        other = type(self)(None)
         other.board = self.board[:]
         other.turn = self.turn
         other.halfmove_clock = self.halfmove_clock
