@@ -123,7 +123,9 @@ def timed_import(path: Path, db: Path, code: Path, jobs: int | None = None,
         leftover.unlink(missing_ok=True)
     command = ["/usr/bin/time", "-v", sys.executable, "-m", "xqdb", "import", str(path),
                "--db", str(db)] + (["--jobs", str(jobs)] if jobs else [])
-    done = subprocess.run(command, capture_output=True, text=True, env=env)
+    # Run in the tree: ``python -m`` puts the working directory ahead of PYTHONPATH, so run
+    # from another checkout it would import that checkout's package instead.
+    done = subprocess.run(command, capture_output=True, text=True, env=env, cwd=code)
     largest = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", done.stderr)[1])
     time_line = re.search(r"time: ([\d.]+) s, ([\d,]+) games/s", done.stdout)
     records = re.search(r"records: ([\d,]+) read", done.stdout)
