@@ -63,8 +63,9 @@ def run(tree: Path, script: list[str], pure: bool) -> tuple[str, str]:
     env["PYTHONPATH"] = str(tree)
     if pure:
         env["XQDB_PURE"] = "1"
+    # In the tree, as the benchmark runs: the working directory comes ahead of PYTHONPATH.
     build = subprocess.run([sys.executable, "-c", "import xqdb; print(xqdb.BUILD)"], env=env,
-                           capture_output=True, text=True, check=True).stdout.strip()
+                           capture_output=True, text=True, check=True, cwd=tree).stdout.strip()
     done = subprocess.run([sys.executable, str(tree / "bench" / script[0]), *script[1:]],
                           env=env, capture_output=True, text=True, cwd=tree)
     if done.returncode:
