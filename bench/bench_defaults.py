@@ -4,8 +4,8 @@ single pass (the reference), with Fairy-Stockfish on real games of ``../shared/d
 
 Run: ``python bench/bench_defaults.py [--out DIR] [--pgn FILE] [--reference 1000000]
 [--fast 50000] [--single 20000 ...] [--jobs 2] [--report-only] [--other DB ...]
-[--pool DIR ...] [--grid] [--middle NODES] [--deep NODES]``. Prints figures; asserts nothing. ``--fast``
-and ``--single`` take a node count or a limit such as ``depth=11``. ``--other`` scores
+[--pool DIR ...] [--grid] [--middle NODES] [--deep NODES]``. Prints figures; asserts
+nothing. ``--fast`` and ``--single`` take a node count or a limit such as ``depth=11``. ``--other`` scores
 another analysis of the same games (the built-in engine's default two passes, or ``xqdb
 analyze``'s own, say) by its own ``judgements`` view. ``--pgn bench/data/ccpd-heldout-8.pgn`` and
 ``--pgn bench/data/ccpd-heldout-b.pgn`` (each with its own ``--out``) score 8 other games
@@ -228,10 +228,10 @@ def score_folder(out: Path, reference_nodes: int, fast_limit: Limit,
     that the reference has reached to ``classes`` and ``nodes``, under each of ``rules``
     and, with a ``middle_limit``, each of ``middle_rules`` (:func:`three_passes`); returns
     those games' start and moves, by folder and game. The deep pass of the rules is the
-    reference's, or the single pass at ``deep_nodes``."""
+    single pass at ``deep_nodes``, or with ``None`` the reference's."""
     scratch = out / "scratch"
     ref = Analysed(open_copy(pass_path(out, Limit(nodes=reference_nodes)), scratch))
-    deeper = (ref if deep_nodes in (None, reference_nodes)
+    deeper = (ref if deep_nodes is None
               else Analysed(open_copy(pass_path(out, Limit(nodes=deep_nodes)), scratch)))
     fast = Analysed(open_copy(pass_path(out, fast_limit), scratch))
     middle = (Analysed(open_copy(pass_path(out, middle_limit), scratch))
@@ -391,6 +391,8 @@ def report(outs: tuple[Path, ...], reference_nodes: int, fast: Limit,
     gridded = grid_rules() if grid else {}
     rules = RECHECK_RULES | gridded
     tripled = middle_rules() if middle is not None else {}
+    if deep == reference_nodes:
+        deep = None  # the reference's own pass
     for out in outs:
         scored.update(score_folder(out, reference_nodes, fast, singles, classes, nodes, rules,
                                    middle, tripled, deep))
@@ -407,8 +409,7 @@ def report(outs: tuple[Path, ...], reference_nodes: int, fast: Limit,
         ).fetchall() if (str(folder), g) in scored}
         count, total = con.execute("SELECT count(*), sum(nodes) FROM evals").fetchone() or (0, 0)
         searched[name] = (count, total)
-    deep_pass = ("the reference's limit" if deep in (None, reference_nodes)
-                 else f"{deep:,} nodes")
+    deep_pass = "the reference's limit" if deep is None else f"{deep:,} nodes"
     print(f"scored {len(scored)} games ({', '.join(f'{Path(o).name}:{g}' for o, g in scored)}); "
           f"{len(classes['reference']):,} judged moves; reference nodes={reference_nodes:,}, "
           f"fast pass at {described(fast)}, deep pass at {deep_pass}")
