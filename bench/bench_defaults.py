@@ -78,10 +78,12 @@ GROUPS = {
 }
 
 
-def pass_path(out: Path, limit: Limit) -> Path:
+def pass_path(out: Path, limit: Limit, chained: bool = False) -> Path:
     """Where the single pass at ``limit`` is kept: ``out/nodes-50000.duckdb``,
-    ``out/depth-11.duckdb``."""
-    return out / f"{limit.key().replace('=', '-').replace(',', '_')}.duckdb"
+    ``out/depth-11.duckdb``; searched chained (each game from its end back, the hash kept
+    through it, as the default's fast pass), ``out/nodes-50000-chained.duckdb``."""
+    name = limit.key().replace('=', '-').replace(',', '_')
+    return out / f"{name}{'-chained' if chained else ''}.duckdb"
 
 
 def described(limit: Limit) -> str:
@@ -99,20 +101,22 @@ def limit_argument(text: str) -> Limit:
     return Limit(nodes=int(text)) if text.isdigit() else Limit.parse(text)
 
 
-def run_pass(out: Path, limit: Limit, jobs: int, games: Path = GAMES) -> None:
+def run_pass(out: Path, limit: Limit, jobs: int, games: Path = GAMES,
+             chained: bool = False) -> None:
     """One single pass at ``limit`` over ``games`` into :func:`pass_path` (resumed if
-    stopped)."""
+    stopped), ``chained`` as the default's fast pass."""
     from xqdb.pipeline.analyze import analyse_database
     from xqdb.pipeline.importer import import_paths
     base = out / "base.duckdb"
     if not base.exists():
         import_paths([str(games)], base, jobs=1)
-    db = pass_path(out, limit)
+    db = pass_path(out, limit, chained)
     if not db.exists():
         shutil.copy(base, db)
     began = time.perf_counter()
-    summary = analyse_database(db, EngineSpec((FAIRY,)), limit, jobs=jobs)
-    record = {"limit": limit.key(), "wall": time.perf_counter() - began,
+    summary = analyse_database(db, EngineSpec((FAIRY,)), limit, jobs=jobs, chained=chained)
+    record = {"limit": limit.key() + (" chained" if chained else ""),
+              "wall": time.perf_counter() - began,
               "engine_seconds": summary.passes[0].engine_seconds,
               "searched": summary.searched, "failed": summary.failed}
     with open(out / "costs.jsonl", "a") as costs:
@@ -205,39 +209,40 @@ RECHECK_RULES = {"two passes (mistake+, +-1)": (None, 1, None, None),
                  "two passes (loss >= 0.05)": (0.05, 0, None, None),
                  "two passes (loss >= 0.05, +-1)": (0.05, 1, None, None),
                  "two passes (loss >= 0.03, +-1)": (0.03, 1, None, None),
-                 "two passes (loss >= 0.02, +-2)": (0.02, 2, None, None),
-                 "two passes (loss >= 0.05, shift >= 0.05)": (0.05, 0, 0.05, None),
-                 "two passes (loss >= 0.08, shift >= 0.05)": (0.08, 0, 0.05, None),
-                 "two passes (loss >= 0.085, shift >= 0.05)": (0.085, 0, 0.05, None),
-                 "two passes (loss >= 0.085, gain >= 0.16, shift >= 0.055: the default)":
+                 "two passes (loss >= 0.05, shift >= 0.07)": (0.05, 0, 0.07, None),
+                 "two passes (loss >= 0.06, shift >= 0.055)": (0.06, 0, 0.055, None),
+                 "two passes (loss >= 0.085, gain >= 0.16, shift >= 0.055: the old rule)":
+                     (0.085, 0, 0.055, 0.16),
+                 f"two passes (loss >= {RECHECK_LOSS:g}, shift >= {RECHECK_SHIFT:g}: the default)":
                      (RECHECK_LOSS, 0, RECHECK_SHIFT, RECHECK_GAIN),
-                 "two passes (loss >= 0.085, gain >= 0.15, shift >= 0.055)":
-                     (0.085, 0, 0.055, 0.15),
-                 "two passes (loss >= 0.085, gain >= 0.15, shift >= 0.05)":
-                     (0.085, 0, 0.05, 0.15),
-                 "two passes (loss >= 0.1, shift >= 0.03)": (0.1, 0, 0.03, None),
+                 "two passes (loss >= 0.05, gain >= 0.16, shift >= 0.055)":
+                     (0.05, 0, 0.055, 0.16),
                  "two passes (loss >= 0.1, shift >= 0.05)": (0.1, 0, 0.05, None)}
+"""The rules scored beside the default: "the old rule" is the default's
+before its fast pass was chained."""
 
 
 def score_folder(out: Path, reference_nodes: int, fast_limit: Limit,
                  singles: tuple[Limit, ...], classes: dict[str, dict], nodes: Counter,
                  rules: dict[str, tuple] = RECHECK_RULES, middle_limit: Limit | None = None,
                  middle_rules: dict[str, tuple] | None = None,
-                 deep_nodes: int | None = None) -> dict[tuple[str, int], tuple]:
+                 deep_nodes: int | None = None,
+                 chained: bool = True) -> dict[tuple[str, int], tuple]:
     """Add the judgements (by folder, game and ply) and nodes of the games of ``out``
     that the reference has reached to ``classes`` and ``nodes``, under each of ``rules``
     and, with a ``middle_limit``, each of ``middle_rules`` (:func:`three_passes`); returns
     those games' start and moves, by folder and game. The deep pass of the rules is the
-    single pass at ``deep_nodes``, or with ``None`` the reference's."""
+    single pass at ``deep_nodes``, or with ``None`` the reference's. The fast pass is the
+    one searched ``chained``, as the default's, or the one searched afresh."""
     scratch = out / "scratch"
     ref = Analysed(open_copy(pass_path(out, Limit(nodes=reference_nodes)), scratch))
     deeper = (ref if deep_nodes is None
               else Analysed(open_copy(pass_path(out, Limit(nodes=deep_nodes)), scratch)))
-    fast = Analysed(open_copy(pass_path(out, fast_limit), scratch))
+    fast = Analysed(open_copy(pass_path(out, fast_limit, chained), scratch))
     middle = (Analysed(open_copy(pass_path(out, middle_limit), scratch))
               if middle_limit is not None else None)
     alone = {f"one pass at {described(n)}": Analysed(open_copy(pass_path(out, n), scratch))
-             for n in singles if n != fast_limit}
+             for n in singles if n != fast_limit or chained}
     games = ref.con.execute("SELECT g.game_id, g.start_fen, list(m.uci ORDER BY m.ply) "
                             "FROM games g JOIN moves m USING (game_id) GROUP BY ALL "
                             "ORDER BY 1").fetchall()
@@ -350,7 +355,7 @@ def middle_rules() -> dict[str, tuple]:
     return {f"three passes: wide {wide} middle loss {middle} loss {least} shift {shift} "
             f"gain {gain}": (wide, middle, least, shift, gain)
             for wide in MIDDLE_WIDE for middle in MIDDLE_LOSS for least in MIDDLE_DEEP_LOSS
-            for shift in MIDDLE_SHIFT for gain in (None, RECHECK_GAIN)}
+            for shift in MIDDLE_SHIFT for gain in (None, 0.16)}
 
 
 def print_frontier(classes: dict[str, dict], nodes: Counter, names: list[str],
@@ -378,13 +383,15 @@ def print_frontier(classes: dict[str, dict], nodes: Counter, names: list[str],
 def report(outs: tuple[Path, ...], reference_nodes: int, fast: Limit,
            others: tuple[Path, ...] = (), singles: tuple[Limit, ...] = (),
            confirm_nodes: int | None = None, jobs: int = 2, grid: bool = False,
-           middle: Limit | None = None, deep: int | None = None) -> None:
+           middle: Limit | None = None, deep: int | None = None,
+           chained: bool = True) -> None:
     """Score the passes stored in each folder of ``outs``, their games pooled; with
     ``confirm_nodes``, check the reference's mistakes by a deeper search
     (:func:`confirm`); with ``grid``, also the rules of :func:`grid_rules`, of which the
     frontier is printed; with ``middle``, the three-pass rules of :func:`middle_rules`
     with a middle pass at that limit, and their frontier; with ``deep``, the deep pass of
-    the rules is the single pass at that many nodes instead of the reference's."""
+    the rules is the single pass at that many nodes instead of the reference's; the fast
+    pass is searched ``chained``, as the default's, or afresh."""
     classes: dict[str, dict] = {"reference": {}, "fast single pass": {}}
     nodes: Counter = Counter()
     scored: dict[tuple[str, int], tuple] = {}
@@ -395,7 +402,7 @@ def report(outs: tuple[Path, ...], reference_nodes: int, fast: Limit,
         deep = None  # the reference's own pass
     for out in outs:
         scored.update(score_folder(out, reference_nodes, fast, singles, classes, nodes, rules,
-                                   middle, tripled, deep))
+                                   middle, tripled, deep, chained))
     searched: dict[str, tuple[int, int | None]] = {}
     for other in others:
         # Another analysis of the same games (another engine, or xqdb analyze's own two
@@ -412,7 +419,8 @@ def report(outs: tuple[Path, ...], reference_nodes: int, fast: Limit,
     deep_pass = "the reference's limit" if deep is None else f"{deep:,} nodes"
     print(f"scored {len(scored)} games ({', '.join(f'{Path(o).name}:{g}' for o, g in scored)}); "
           f"{len(classes['reference']):,} judged moves; reference nodes={reference_nodes:,}, "
-          f"fast pass at {described(fast)}, deep pass at {deep_pass}")
+          f"fast pass at {described(fast)} ({'chained' if chained else 'afresh'}), "
+          f"deep pass at {deep_pass}")
     for name, judgements in classes.items():
         if name == "reference" or name in gridded or name in tripled:
             continue
@@ -526,6 +534,10 @@ def main() -> None:
                         help="the deep pass of the two at NODES instead of the reference's "
                              "limit (a single pass run there too): the defaults against a "
                              "deeper reference")
+    parser.add_argument("--fresh-fast", action="store_true",
+                        help="the fast pass searched afresh position by position, instead of "
+                             "chained as the default's (each game from its end back, the "
+                             "hash kept through it)")
     parser.add_argument("--pool", type=Path, action="append", default=[],
                         help="with --report-only: also score the games of this --out folder, "
                              "pooled with those of --out")
@@ -537,10 +549,12 @@ def main() -> None:
     if not args.report_only:
         middle = [args.middle] if args.middle is not None else []
         deep = [Limit(nodes=args.deep)] if args.deep is not None else []
-        for limit in (args.fast, *singles, Limit(nodes=args.reference), *middle, *deep):
+        run_pass(args.out, args.fast, args.jobs, args.pgn, chained=not args.fresh_fast)
+        for limit in (*singles, Limit(nodes=args.reference), *middle, *deep):
             run_pass(args.out, limit, args.jobs, args.pgn)
     report((args.out, *args.pool), args.reference, args.fast, tuple(args.other),
-           tuple(singles), args.confirm, args.jobs, args.grid, args.middle, args.deep)
+           tuple(singles), args.confirm, args.jobs, args.grid, args.middle, args.deep,
+           not args.fresh_fast)
 
 
 if __name__ == "__main__":

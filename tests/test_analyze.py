@@ -18,7 +18,9 @@ import pytest
 from import_support import DATA, invoke_xqdb, rows as query, run_xqdb, xqdb_command
 from test_locked import refused, wait_for
 from xqdb.db.holder import note_path, read_note
-from xqdb.analysis.games import RECHECK_GAIN, RECHECK_SHIFT, curve_for, game_positions
+from xqdb.analysis.batch import SearchTask, close_engines, run_task
+from xqdb.analysis.games import RECHECK_LOSS, RECHECK_SHIFT, curve_for, game_positions
+from xqdb.engine import EngineSpec, Limit
 from xqdb.db.evals import game_evals
 from xqdb.pipeline.importer import import_paths
 from xqdb.position import Position
@@ -339,19 +341,50 @@ def test_recheck_searches_deeply_only_around_the_flagged_moves(db: Path) -> None
         ("depth=1", fast), ("depth=2", deep)]
 
 
-def test_the_deep_pass_judges_each_move_the_fast_pass_saw_gain(db: Path) -> None:
-    # No move does better than the best one, so a move that gains expected score in the
-    # fast pass marks a misjudged position before or after it, and is searched again.
+def test_the_deep_pass_judges_each_move_the_fast_pass_saw_lose(db: Path) -> None:
     analyze(db, "--engine", "builtin", "--recheck", "depth=1", "--depth", "2", "--game", "8")
     con = duckdb.connect(str(db), read_only=True)
     engine, = con.execute("SELECT DISTINCT engine FROM evals").fetchone()
     fast, deep = (game_evals(con, 8, engine, limit) for limit in ("depth=1", "depth=2"))
     curve = curve_for(engine)
-    gained = [ply for ply in range(1, len(fast)) if RECHECK_GAIN is not None
-              and (1 - fast[ply].expectation(curve, ply))
-              - fast[ply - 1].expectation(curve, ply - 1) >= RECHECK_GAIN]
-    assert gained, "the fast pass saw no move gain: the game tests nothing"
-    assert [ply for ply in gained if not {ply - 1, ply} <= set(deep)] == []
+    lost = [ply for ply in range(1, len(fast)) if fast[ply - 1].expectation(curve, ply - 1)
+            - (1 - fast[ply].expectation(curve, ply)) >= RECHECK_LOSS]
+    assert lost, "the fast pass saw no move lose: the game tests nothing"
+    assert [ply for ply in lost if not {ply - 1, ply} <= set(deep)] == []
+
+
+@needs_fairy
+def test_the_fast_pass_searches_each_game_back_from_its_end_keeping_the_hash(
+        imported: Path, tmp_path: Path) -> None:
+    # Searched from its end back, a position's search finds in the hash what the searches
+    # of the positions after it found: evaluations differ from searches afresh, and are
+    # the same on every run, with one worker or two.
+    one, two, afresh = (tmp_path / f"{name}.duckdb" for name in ("one", "two", "afresh"))
+    for copy in (one, two, afresh):
+        copy.write_bytes(imported.read_bytes())
+    fairy = ("--engine", FAIRY, "--protocol", "uci-variant")
+    for copy, jobs in ((one, "1"), (two, "2")):
+        analyze(copy, *fairy, "--recheck", "nodes=2000", "--nodes", "6000", "--jobs", jobs,
+                "--game", "4", "--game", "7")
+    analyze(afresh, *fairy, "--nodes", "2000", "--jobs", "1", "--game", "4", "--game", "7")
+    sql = ("SELECT key, side, game_id, score_cp, mate, best_move, pv, depth FROM evals"
+           " WHERE search_limit = ? ORDER BY ALL")
+    chained = query(one, sql, "nodes=2000")
+    assert len(chained) == len(query(afresh, sql, "nodes=2000")) > 100
+    assert chained == query(two, sql, "nodes=2000")
+    assert query(one, sql, "nodes=6000") == query(two, sql, "nodes=6000")
+    differ = set(chained) - set(query(afresh, sql, "nodes=2000"))
+    assert len(differ) > len(chained) // 4
+
+
+def test_a_chained_task_is_searched_from_its_last_position_back() -> None:
+    task = SearchTask(EngineSpec.builtin(), Limit(depth=1), game_id=1,
+                      start_fen="3k5/9/9/9/9/9/9/9/9/R3K4 w", moves=("a0a1", "d9d8", "a1a2"),
+                      targets=((0, False), (1, False), (3, False)), chained=True)
+    try:
+        assert [s.index for s in run_task(task).searched] == [3, 1, 0]
+    finally:
+        close_engines()
 
 
 @pytest.mark.slow

@@ -42,6 +42,10 @@ class SearchTask:
     """The game's moves (coordinates, ranks 0-9), at least up to the last target."""
     targets: tuple[tuple[int, bool], ...]
     """``(index, with_history)`` of each position to search, in increasing index."""
+    chained: bool = False
+    """Search the targets from the last back to the first, each search keeping what the
+    one before it left in the engine's hash (cleared before the first, unless the spec
+    keeps it): the search of a position then knows what its successors' searches found."""
 
 
 @dataclass(frozen=True)
@@ -99,6 +103,19 @@ def engine_identity(spec: EngineSpec) -> str:
     return engine_for(spec).identity
 
 
+def _target_positions(task: SearchTask) -> list[tuple[int, bool, Position]]:
+    """``(index, with_history, position)`` of each of the task's targets, in game order."""
+    wanted = dict(task.targets)
+    pos = Position.from_fen(task.start_fen)
+    found = []
+    for index in range(max(wanted) + 1):
+        if index:
+            pos.push(Move.from_uci(task.moves[index - 1]))
+        if index in wanted:
+            found.append((index, wanted[index], pos.copy()))
+    return found
+
+
 def close_engines() -> None:
     """Quit this thread's engines."""
     while _ENGINES.by_spec:
@@ -112,15 +129,11 @@ def run_task(task: SearchTask) -> TaskResult:
     engine = engine_for(task.spec)
     restarts = engine.restarts
     result = TaskResult(task.game_id)
-    wanted = dict(task.targets)
-    last = max(wanted)
-    pos = Position.from_fen(task.start_fen)
-    for index in range(last + 1):
-        if index:
-            pos.push(Move.from_uci(task.moves[index - 1]))
-        if index not in wanted:
-            continue
-        with_history = wanted[index]
+    targets = _target_positions(task)
+    if task.chained:
+        targets.reverse()
+    fresh: bool | None = None  # a chain's first search clears the hash as the spec says
+    for index, with_history, pos in targets:
         key = pos.zobrist()
         if not pos.has_legal_moves():
             result.searched.append(Searched(index, key, pos.turn, with_history, None,
@@ -130,7 +143,7 @@ def run_task(task: SearchTask) -> TaskResult:
         searched = pos if with_history else Position.from_fen(pos.fen())
         started = time.perf_counter()
         try:
-            info = engine.analyse(searched, task.limit)
+            info = engine.analyse(searched, task.limit, fresh=fresh)
         except EngineGaveUpError:
             raise  # the run stops: every position left would fail the same way
         except EngineProtocolError:
@@ -145,5 +158,7 @@ def run_task(task: SearchTask) -> TaskResult:
             result.searched.append(Searched(index, key, pos.turn, with_history,
                                             Evaluation.from_info(info)))
         result.engine_seconds += time.perf_counter() - started
+        if task.chained:
+            fresh = False
     result.restarts = engine.restarts - restarts
     return result

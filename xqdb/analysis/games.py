@@ -236,9 +236,10 @@ def _judge(ply: int, side: int, move: Move, before: Evaluation, after: Evaluatio
 #: 15 real master games, against one pass at 1,000,000 nodes): one pass at 50,000 nodes
 #: classes mostly the wrong moves (serious errors: precision 0.38, recall 0.71), but as a
 #: fast pass it flags the moves worth searching again at half the cost of 100,000 nodes,
-#: and its wider net finds more mistakes (with :data:`RECHECK_LOSS`, 48 of 52 mistakes or
-#: worse against 38 of 52 after a fast pass at 100,000 nodes, at the same cost: a third
-#: of the reference's nodes).
+#: and its wider net finds more mistakes. The fast pass searches each game from its end
+#: back, keeping the engine's hash through the game (``SearchTask.chained``): a position's
+#: search then knows what the searches after it found, so it misjudges fewer positions,
+#: flags fewer good moves, and the net can be wider (:data:`RECHECK_LOSS`) for the cost.
 DEFAULT_FAST = Limit(nodes=50_000)
 DEFAULT_DEEP = Limit(nodes=1_000_000)
 #: The same for the built-in engine, which searches about a sixth as many nodes a second
@@ -268,17 +269,17 @@ def too_shallow(limit: Limit) -> str | None:
 RECHECKED = ("allowed_mate", "missed_mate", "blunder", "mistake")
 #: Which moves of the fast pass the deep pass checks again, by default: those that lost at
 #: least this much of the expected score, and the moves within this many plies of them.
-RECHECK_LOSS = 0.085
+#: Chosen with bench/bench_defaults.py (Fairy-Stockfish, a fast pass at 50,000 nodes
+#: searched from each game's end back, 40 real games of bench/data, against one pass at
+#: 1,000,000 nodes); see the README for the figures.
+RECHECK_LOSS = 0.05
 RECHECK_RADIUS = 0
-#: And the moves that gained at least this much: no move can do better than the best one,
-#: so a gain says the fast pass misjudged the position before the move or the one after,
-#: and the deep searches of the two find which (then :data:`RECHECK_SHIFT` takes over).
-#: Chosen with bench/bench_defaults.py on 31 real games (a fast pass at 50,000 nodes,
-#: against one pass at 1,000,000): with it, 72 of the 82 mistakes or worse are found
-#: instead of 69, and 25 of the 26 serious errors as before, at 31.0 % of the reference's
-#: nodes against 30.3 %. On the 8 of those games it was first tried on, before its
-#: threshold was chosen (bench/data/ccpd-heldout-b.pgn), it found nothing more.
-RECHECK_GAIN: float | None = 0.16
+#: And the moves that gained at least this much (``None``: none by their gain). No move can
+#: do better than the best one, so a gain says the fast pass misjudged the position before
+#: the move or the one after. It paid when the fast pass searched every position afresh
+#: (0.16 found 72 of 82 mistakes or worse instead of 69 over 31 games); since the fast pass
+#: keeps its hash through a game, it adds cost and finds nothing more.
+RECHECK_GAIN: float | None = None
 #: Then, as long as a deep search moves a position's expected score this far from the fast
 #: pass's, the two moves beside that position are checked again too (:func:`shifted_plies`).
 #: Chosen with the same benchmark, from a grid of fast limits (20,000, 50,000, 100,000
@@ -301,8 +302,8 @@ def recheck_plies(judged: Iterable[MoveJudgement], plies: int, *,
     >>> fast = judge_moves(1, [Move.from_uci("h2e2")] * 4, {0: Evaluation(Cp(0)),
     ...     1: Evaluation(Cp(0)), 2: Evaluation(Cp(900)), 3: Evaluation(Cp(-900)),
     ...     4: Evaluation(Cp(-300))}, [1, 2, 3, 4], (), WinCurve(), Thresholds())
-    >>> sorted(recheck_plies(fast, 4)), sorted(recheck_plies(fast, 4, least_gain=None))
-    ([2, 4], [2])
+    >>> sorted(recheck_plies(fast, 4)), sorted(recheck_plies(fast, 4, least_gain=0.16))
+    ([2], [2, 4])
     >>> sorted(recheck_plies(fast, 4, least_loss=None, radius=1, least_gain=None))
     [1, 2, 3]
     """

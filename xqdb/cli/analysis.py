@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from ..db.selection import GameFilter
 
 from ..analysis.games import (
-    BUILTIN_DEEP, BUILTIN_FAST, DEFAULT_DEEP, DEFAULT_FAST, RECHECK_GAIN, RECHECK_LOSS,
+    BUILTIN_DEEP, BUILTIN_FAST, DEFAULT_DEEP, DEFAULT_FAST, RECHECK_LOSS,
     too_shallow,
 )
 from ..analysis.calibration import MIN_GAMES, MIN_POSITIONS
@@ -114,11 +114,11 @@ class _Bar:
 @scheduler_option("Search, one engine per worker thread,")
 @game_filters
 @click.option("--recheck", default=None, metavar="LIMIT",
-              help="Two passes: every position at LIMIT (nodes=2000, depth=6), then at the "
+              help="Two passes: every position at LIMIT (nodes=2000, depth=6), each game's "
+                   "from its end back with the hash kept through the game, then at the "
                    "main limit (given, or the default deep one) only the moves that lost "
-                   f"{RECHECK_LOSS:g} of the expected score or more in that pass (or gained "
-                   f"{RECHECK_GAIN:g}), and in rounds the moves beside the positions the deep "
-                   "searches find misjudged.")
+                   f"{RECHECK_LOSS:g} of the expected score or more in that pass, and in "
+                   "rounds the moves beside the positions the deep searches find misjudged.")
 @click.option("--keep-hash", is_flag=True,
               help="Let the engine's hash table carry from one search to the next: a few "
                    "percent faster, but an evaluation then depends on the searches before "

@@ -186,21 +186,27 @@ class SupervisedEngine:
         return self.engine
 
     @overload
-    def analyse(self, position: Position, limit: Limit, *, multipv: None = None) -> Info: ...
+    def analyse(self, position: Position, limit: Limit, *, multipv: None = None,
+                fresh: bool | None = None) -> Info: ...
 
     @overload
-    def analyse(self, position: Position, limit: Limit, *, multipv: int) -> list[Info]: ...
+    def analyse(self, position: Position, limit: Limit, *, multipv: int,
+                fresh: bool | None = None) -> list[Info]: ...
 
-    def analyse(self, position: Position, limit: Limit, *,
-                multipv: int | None = None) -> Info | list[Info]:
+    def analyse(self, position: Position, limit: Limit, *, multipv: int | None = None,
+                fresh: bool | None = None) -> Info | list[Info]:
         """Like :meth:`Engine.analyse`; raises :class:`PositionFailedError` after two failures,
         and :class:`EngineGaveUpError` when :data:`GIVE_UP_POSITIONS` positions in a row
-        failed the same way (an engine that hangs on every ``go``)."""
+        failed the same way (an engine that hangs on every ``go``).
+
+        ``fresh``: whether the search starts from an empty hash table; ``None``, as the
+        spec says. ``False`` lets a search build on the one before it (a chain of searches
+        along a game, see :func:`xqdb.analysis.batch.run_task`)."""
         failure: EngineError | None = None
         for attempt in (1, 2):
             try:
                 engine = self._running()
-                if self.spec.fresh:
+                if self.spec.fresh if fresh is None else fresh:
                     engine.forget()
                 if multipv is None:
                     found: Info | list[Info] = engine.analyse(position, limit,

@@ -13,8 +13,11 @@ failed and the run goes on; the next run tries it again. Given a Dask scheduler,
 workers are those of that cluster (see :mod:`xqdb.pipeline.executors`): each keeps one engine
 alive, and only the positions missing from ``evals`` travel to them.
 
-With a recheck limit the run has two passes: every position at that (low) limit, then,
-at the run's own limit, only the positions of the moves the first pass flags
+With a recheck limit the run has two passes: every position at that (low) limit, each
+game's from its end back by one engine that keeps its hash through the game (a position
+is then judged knowing what the searches of the positions after it found, and far fewer
+moves are flagged wrongly), then, at the run's own limit, only the positions of the moves
+the first pass flags
 (:func:`xqdb.analysis.games.recheck_plies`), in rounds while the deep searches find
 positions the first pass misjudged (:func:`xqdb.analysis.games.shifted_plies`)::
 
@@ -169,13 +172,17 @@ def analyse_database(path: str | os.PathLike[str], spec: EngineSpec, limit: Limi
                      progress: Progress | None = None,
                      started: Progress | None = None,
                      commit_positions: int = COMMIT_POSITIONS,
-                     dry_run: bool = False, scheduler: str | None = None) -> AnalysisSummary:
+                     dry_run: bool = False, scheduler: str | None = None,
+                     chained: bool | None = None) -> AnalysisSummary:
     """Evaluate the positions of the games of the database at ``path`` (those ``where``
     selects, or ``game_ids``; all by default) with the engine ``spec`` at ``limit`` into
     its ``evals`` table.
 
     ``recheck``: first every position at this limit, then at ``limit`` only the moves it
-    flags (by ``thresholds``) and their neighbours. ``started`` is called as each pass
+    flags (by ``thresholds``) and their neighbours. ``chained``: the first pass searches
+    each game's positions from its end back, one engine keeping its hash through the game
+    (``None``: only the fast pass of two; its flags are then far fewer false alarms, see
+    :class:`~xqdb.analysis.batch.SearchTask`). ``started`` is called as each pass
     begins, ``progress`` after each batch of searches. ``dry_run``: count what the
     (first) pass would search, and search nothing.
 
@@ -204,10 +211,12 @@ def analyse_database(path: str | os.PathLike[str], spec: EngineSpec, limit: Limi
             summary = AnalysisSummary(str(path), identity, len(games))
             runner = _PassRunner(con, note, executor, spec, identity, commit_positions,
                                  progress, started, dry_run)
+            first_chained = recheck is not None if chained is None else chained
             if recheck is None or dry_run:
-                summary.passes.append(runner.run(recheck or limit, games, None))
+                summary.passes.append(runner.run(recheck or limit, games, None,
+                                                 chained=first_chained))
             else:
-                summary.passes.append(runner.run(recheck, games, None))
+                summary.passes.append(runner.run(recheck, games, None, chained=first_chained))
                 summary.passes.append(runner.recheck(limit, recheck, games,
                                                      thresholds or Thresholds()))
             if not executor.is_local:
@@ -242,14 +251,15 @@ class _PassRunner:
 
     def run(self, limit: Limit, games: list[_Game],
             wanted: dict[int, tuple[set[int], set[int]]] | None,
-            summary: PassSummary | None = None) -> PassSummary:
+            summary: PassSummary | None = None, *, chained: bool = False) -> PassSummary:
         """One pass at ``limit``: every position, or by game id only the positions
         ``wanted[game][1]``; counted into ``summary`` when given. A pass over every
-        position marks its games analysed at ``limit``."""
+        position marks its games analysed at ``limit``. ``chained``: each game's positions
+        are one task, searched from the last back by one engine keeping its hash."""
         began = time.perf_counter()
         summary = summary or PassSummary(limit.key(), dry_run=self.dry_run)
         spent = summary.seconds
-        tasks = list(self._plan(limit, games, wanted, summary))
+        tasks = list(self._plan(limit, games, wanted, summary, chained))
         summary.to_search += sum(len(t.targets) for t in tasks)
         if self.dry_run:
             return summary
@@ -336,7 +346,7 @@ class _PassRunner:
 
     def _plan(self, limit: Limit, games: list[_Game],
               wanted: dict[int, tuple[set[int], set[int]]] | None,
-              summary: PassSummary) -> Iterator[SearchTask]:
+              summary: PassSummary, chained: bool = False) -> Iterator[SearchTask]:
         done_shared, done_own = evaluated(self.con, self.identity, limit.key(),
                                           (key for game in games for key in game.keys),
                                           (game.game_id for game in games))
@@ -362,10 +372,11 @@ class _PassRunner:
                 else:
                     done_shared.add(position)  # the first game to reach it searches it
                     targets.append((index, False))
-            for at in range(0, len(targets), TASK_POSITIONS):
-                chunk = tuple(targets[at:at + TASK_POSITIONS])
+            size = max(len(targets), 1) if chained else TASK_POSITIONS
+            for at in range(0, len(targets), size):
+                chunk = tuple(targets[at:at + size])
                 yield SearchTask(self.spec, limit, game.game_id, game.start_fen,
-                                 game.moves[:chunk[-1][0]], chunk)
+                                 game.moves[:chunk[-1][0]], chunk, chained)
 
     def _rows(self, result: TaskResult, limit: Limit, summary: PassSummary
               ) -> list[StoredEval]:
