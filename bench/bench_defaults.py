@@ -4,7 +4,7 @@ single pass (the reference), with Fairy-Stockfish on real games of ``../shared/d
 
 Run: ``python bench/bench_defaults.py [--out DIR] [--pgn FILE] [--reference 1000000]
 [--fast 50000] [--single 20000 ...] [--jobs 2] [--report-only] [--other DB ...]
-[--pool DIR ...] [--grid] [--middle NODES] [--deep NODES]``. Prints figures; asserts
+[--pool DIR ...] [--grid] [--middle NODES] [--deep NODES] [--fresh-fast]``. Prints figures; asserts
 nothing. ``--fast`` and ``--single`` take a node count or a limit such as ``depth=11``. ``--other`` scores
 another analysis of the same games (the built-in engine's default two passes, or ``xqdb
 analyze``'s own, say) by its own ``judgements`` view. ``--pgn bench/data/ccpd-heldout-8.pgn`` and
@@ -30,9 +30,12 @@ default holds up against a search twice as deep as its own.
 Each limit is one single pass over every position of the games (``pgn-chinese-15.pgn``)
 into its own database under ``--out``, so the passes share no cache; a run that was
 stopped resumes where it was. The two-pass figures are then those of ``xqdb analyze``'s
-default: the fast pass everywhere, and the deep limit (the reference's: searches start
-from an empty hash table with one thread, so a search at a limit gives the same answer
-whenever it runs) on the moves the fast pass flags and their neighbours. Its cost is the
+default: the fast pass everywhere, searched as the default's (each game from its end back,
+one engine keeping its hash through the game: ``nodes-50000-chained.duckdb``;
+``--fresh-fast`` scores the pass searched afresh instead), and the deep limit (the
+reference's: searches start from an empty hash table with one thread, so a search at a
+limit gives the same answer whenever it runs) on the moves the fast pass flags and their
+neighbours. Its cost is the
 fast pass's nodes and the deep nodes of the positions rechecked, against the reference's
 nodes; the engine seconds of each single pass are printed beside.
 
