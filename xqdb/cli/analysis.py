@@ -122,7 +122,8 @@ class _Bar:
 @click.option("--keep-hash", is_flag=True,
               help="Let the engine's hash table carry from one search to the next: a few "
                    "percent faster, but an evaluation then depends on the searches before "
-                   "it (by default each search starts afresh, reproducibly).")
+                   "it (by default each search starts afresh, reproducibly; the fast pass "
+                   "of two clears it as each game starts).")
 @click.option("--commit-every", type=click.IntRange(1), default=COMMIT_POSITIONS,
               show_default=True, help="Positions per transaction (at most "
               f"{COMMIT_SECONDS:g} s apart): what an interrupted run can lose.")
