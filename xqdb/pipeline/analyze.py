@@ -17,9 +17,8 @@ With a recheck limit the run has two passes: every position at that (low) limit,
 game's from its end back by one engine that keeps its hash through the game (a position
 is then judged knowing what the searches of the positions after it found, and far fewer
 moves are flagged wrongly), then, at the run's own limit, only the positions of the moves
-the first pass flags
-(:func:`xqdb.analysis.games.recheck_plies`), in rounds while the deep searches find
-positions the first pass misjudged (:func:`xqdb.analysis.games.shifted_plies`)::
+the first pass flags (:func:`xqdb.analysis.games.recheck_plies`), in rounds while the deep
+searches find positions the first pass misjudged (:func:`xqdb.analysis.games.shifted_plies`)::
 
     summary = analyse_database("games.duckdb", EngineSpec(("/usr/games/fairy-stockfish",)),
                                Limit(nodes=20_000), jobs=2, where="year >= 2000")
@@ -181,8 +180,8 @@ def analyse_database(path: str | os.PathLike[str], spec: EngineSpec, limit: Limi
     ``recheck``: first every position at this limit, then at ``limit`` only the moves it
     flags (by ``thresholds``) and their neighbours. ``chained``: the first pass searches
     each game's positions from its end back, one engine keeping its hash through the game
-    (``None``: only the fast pass of two; its flags are then far fewer false alarms, see
-    :class:`~xqdb.analysis.batch.SearchTask`). ``started`` is called as each pass
+    (``None``: when it is the fast pass of two, whose false alarms that makes far fewer;
+    see :class:`~xqdb.analysis.batch.SearchTask`). ``started`` is called as each pass
     begins, ``progress`` after each batch of searches. ``dry_run``: count what the
     (first) pass would search, and search nothing.
 
