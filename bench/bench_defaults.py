@@ -4,8 +4,8 @@ single pass (the reference), with Fairy-Stockfish on real games of ``../shared/d
 
 Run: ``python bench/bench_defaults.py [--out DIR] [--pgn FILE] [--reference 1000000]
 [--fast 50000] [--single 20000 ...] [--jobs 2] [--report-only] [--other DB ...]
-[--pool DIR ...] [--grid] [--middle NODES] [--deep NODES] [--fresh-fast]``. Prints figures; asserts
-nothing. ``--fast`` and ``--single`` take a node count or a limit such as ``depth=11``. ``--other`` scores
+[--pool DIR ...] [--grid] [--middle NODES] [--deep NODES] [--fresh-fast]``. Prints
+figures; asserts nothing. ``--fast`` and ``--single`` take a node count or a limit such as ``depth=11``. ``--other`` scores
 another analysis of the same games (the built-in engine's default two passes, or ``xqdb
 analyze``'s own, say) by its own ``judgements`` view. ``--pgn bench/data/ccpd-heldout-8.pgn`` and
 ``--pgn bench/data/ccpd-heldout-b.pgn`` (each with its own ``--out``) score 8 other games
@@ -35,9 +35,9 @@ one engine keeping its hash through the game: ``nodes-50000-chained.duckdb``;
 ``--fresh-fast`` scores the pass searched afresh instead), and the deep limit (the
 reference's: searches start from an empty hash table with one thread, so a search at a
 limit gives the same answer whenever it runs) on the moves the fast pass flags and their
-neighbours. Its cost is the
-fast pass's nodes and the deep nodes of the positions rechecked, against the reference's
-nodes; the engine seconds of each single pass are printed beside.
+neighbours. Its cost is the fast pass's nodes and the deep nodes of the positions
+rechecked, against the reference's nodes; the engine seconds of each single pass are
+printed beside.
 
 Only the games whose every position has a reference evaluation are scored (a reference
 run that could not finish scores fewer games, and says so).
@@ -221,8 +221,8 @@ RECHECK_RULES = {"two passes (mistake+, +-1)": (None, 1, None, None),
                  "two passes (loss >= 0.05, gain >= 0.16, shift >= 0.055)":
                      (0.05, 0, 0.055, 0.16),
                  "two passes (loss >= 0.1, shift >= 0.05)": (0.1, 0, 0.05, None)}
-"""The rules scored beside the default: "the old rule" is the default's
-before its fast pass was chained."""
+"""The rules scored beside the default: "the old rule" is the default's before its fast
+pass was chained."""
 
 
 def score_folder(out: Path, reference_nodes: int, fast_limit: Limit,
