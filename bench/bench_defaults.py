@@ -5,13 +5,12 @@ single pass (the reference), with Fairy-Stockfish on real games of ``../shared/d
 Run: ``python bench/bench_defaults.py [--out DIR] [--pgn FILE] [--reference 1000000]
 [--fast 50000] [--single 20000 ...] [--jobs 2] [--report-only] [--other DB ...]
 [--pool DIR ...] [--grid] [--middle NODES] [--deep NODES] [--fresh-fast]``. Prints
-figures; asserts nothing. ``--fast`` and ``--single`` take a node count or a limit such as ``depth=11``. ``--other`` scores
-another analysis of the same games (the built-in engine's default two passes, or ``xqdb
-analyze``'s own, say) by its own ``judgements`` view. ``--pgn bench/data/ccpd-heldout-8.pgn`` and
-``--pgn bench/data/ccpd-heldout-b.pgn`` (each with its own ``--out``) score 8 other games
-each; the defaults' thresholds are chosen on these 31 games (see the README).
-``--pgn bench/data/ccpd-heldout-c.pgn`` scores 8 games that chose nothing, and
-``--pgn bench/data/ccpd-heldout-d.pgn`` 16 more, drawn once the defaults were fixed. With
+figures; asserts nothing. ``--fast`` and ``--single`` take a node count or a limit such
+as ``depth=11``. ``--other`` scores another analysis of the same games (the built-in
+engine's default two passes, or ``xqdb analyze``'s own, say) by its own ``judgements``
+view. ``--pgn bench/data/ccpd-heldout-8.pgn``, ``-b``, ``-c`` (8 games each) and ``-d``
+(16), each with its own ``--out``, score other games: the default's thresholds are chosen
+on these 40, and the 15 games of ``pgn-chinese-15.pgn`` check them (see the README). With
 ``--report-only``, ``--pool DIR`` scores the games of other ``--out`` folders (each run
 before) together with those of ``--out``, counts and nodes summed. ``--confirm NODES``
 searches the positions around each move the reference calls a mistake or worse again at
