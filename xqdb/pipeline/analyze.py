@@ -211,11 +211,9 @@ def analyse_database(path: str | os.PathLike[str], spec: EngineSpec, limit: Limi
             runner = _PassRunner(con, note, executor, spec, identity, commit_positions,
                                  progress, started, dry_run)
             first_chained = recheck is not None if chained is None else chained
-            if recheck is None or dry_run:
-                summary.passes.append(runner.run(recheck or limit, games, None,
-                                                 chained=first_chained))
-            else:
-                summary.passes.append(runner.run(recheck, games, None, chained=first_chained))
+            summary.passes.append(runner.run(recheck or limit, games, None,
+                                             chained=first_chained))
+            if recheck is not None and not dry_run:
                 summary.passes.append(runner.recheck(limit, recheck, games,
                                                      thresholds or Thresholds()))
             if not executor.is_local:
