@@ -2,7 +2,7 @@
 of the default two passes and of single passes (50,000 and 20,000 nodes), against a deep
 single pass (the reference), with Fairy-Stockfish on real games of ``../shared/data``.
 
-Run: ``python bench/bench_defaults.py [--out DIR] [--pgn FILE] [--reference 1000000]
+Run: ``python bench/bench_defaults.py [--out DIR] [--pgn FILE] [--reference 2000000]
 [--fast 50000] [--single 20000 ...] [--jobs 2] [--report-only] [--other DB ...]
 [--pool DIR ...] [--grid] [--middle NODES] [--deep NODES] [--fresh-fast]``. Prints
 figures; asserts nothing. ``--fast`` and ``--single`` take a node count or a limit such
@@ -10,7 +10,9 @@ as ``depth=11``. ``--other`` scores another analysis of the same games (the buil
 engine's default two passes, or ``xqdb analyze``'s own, say) by its own ``judgements``
 view. ``--pgn bench/data/ccpd-heldout-8.pgn``, ``-b``, ``-c`` (8 games each) and ``-d``
 (16), each with its own ``--out``, score other games: the default's thresholds are chosen
-on these 40, and the 15 games of ``pgn-chinese-15.pgn`` check them (see the README). With
+on these 40 (against a reference of 1,000,000 nodes), the 15 games of ``pgn-chinese-15.pgn``
+check them, and ``-e`` (16) checks them with the deep pass and the reference at the
+default's 2,000,000 nodes (see the README). With
 ``--report-only``, ``--pool DIR`` scores the games of other ``--out`` folders (each run
 before) together with those of ``--out``, counts and nodes summed. ``--confirm NODES``
 searches the positions around each move the reference calls a mistake or worse again at
@@ -23,8 +25,9 @@ that limit and scores three passes (:func:`three_passes`: the middle search sett
 moves the fast pass half suspects, and only what it still suspects goes deep) over a grid
 of thresholds, printing their frontier beside the grid's. ``--deep 1000000`` with
 ``--reference 2000000`` scores two passes whose deep pass is the single pass at 1,000,000
-nodes against the deeper reference (its nodes counted for the positions rechecked): how the
-default holds up against a search twice as deep as its own.
+nodes against the deeper reference (its nodes counted for the positions rechecked): how a
+deep pass half as deep as the reference holds up against it (the default's was 1,000,000
+nodes before it was raised to the reference's 2,000,000).
 
 Each limit is one single pass over every position of the games (``pgn-chinese-15.pgn``)
 into its own database under ``--out``, so the passes share no cache; a run that was
@@ -55,7 +58,7 @@ from pathlib import Path
 import duckdb
 
 from xqdb.analysis.games import (
-    DEFAULT_FAST, RECHECK_GAIN, RECHECK_LOSS, RECHECK_SHIFT, Evaluation, MoveJudgement,
+    DEFAULT_DEEP, DEFAULT_FAST, RECHECK_GAIN, RECHECK_LOSS, RECHECK_SHIFT, Evaluation, MoveJudgement,
     Thresholds, curve_for, game_positions, judge_moves, recheck_plies, shifted_plies,
 )
 from xqdb.analysis.batch import engine_for
@@ -509,7 +512,9 @@ def confirm(scored: dict[tuple[str, int], tuple], classes: dict[str, dict], coun
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "defaults-data")
-    parser.add_argument("--reference", type=int, default=1_000_000)
+    parser.add_argument("--reference", type=int, default=DEFAULT_DEEP.nodes,
+                        help="the reference: one pass at this many nodes, and the deep pass "
+                             "of the two (default: the default's deep limit)")
     parser.add_argument("--fast", type=limit_argument, default=DEFAULT_FAST,
                         help="the fast pass of the two: nodes, or a limit such as depth=11 "
                              "(default: the default's)")

@@ -327,6 +327,18 @@ def test_a_killed_run_run_again_searches_only_what_is_missing(db: Path) -> None:
 
 # --- two passes ---------------------------------------------------------------------------------
 
+@pytest.mark.parametrize("nodes", ["20000", "1000000"])
+def test_one_pass_shallower_than_the_default_deep_one_is_warned(db: Path, nodes: str) -> None:
+    shallow = analyze(db, "--engine", "builtin", "--nodes", nodes, "--game", "1", "--dry-run")
+    assert (f"warning: one pass at nodes={nodes} is too shallow to judge moves: of the moves"
+            " it classes blunders, 59 in 66 are not blunders for a search of 2,000,000 nodes"
+            in shallow.stderr)
+    # As deep as the default's deep pass, or a fast pass before a deep one: no warning.
+    for passes in (["--nodes", "2000000"], ["--nodes", nodes, "--recheck", "nodes=2000"], []):
+        trusted = analyze(db, "--engine", "builtin", *passes, "--game", "1", "--dry-run")
+        assert "warning" not in trusted.stderr and "a dry run over 1 game" in trusted.stdout
+
+
 def test_recheck_searches_deeply_only_around_the_flagged_moves(db: Path) -> None:
     done = analyze(db, "--engine", "builtin", "--recheck", "depth=1", "--depth", "2",
                    "--game", "14")

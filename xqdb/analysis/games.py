@@ -233,15 +233,18 @@ def _judge(ply: int, side: int, move: Move, before: Evaluation, after: Evaluatio
 #: The default analysis is two passes: every position at :data:`DEFAULT_FAST`, then at
 #: :data:`DEFAULT_DEEP` the moves the fast pass flags and those beside the positions the
 #: deep searches find misjudged. Chosen with ``bench/bench_defaults.py`` (Fairy-Stockfish,
-#: 15 real master games, against one pass at 1,000,000 nodes): one pass at 50,000 nodes
-#: classes mostly the wrong moves (serious errors: precision 0.38, recall 0.71), but as a
-#: fast pass it flags the moves worth searching again at half the cost of 100,000 nodes,
-#: and its wider net finds more mistakes. The fast pass searches each game from its end
+#: real master games, against one pass as deep as the deep one): one pass at 50,000 nodes
+#: classes mostly the wrong moves, but as a fast pass it flags the moves worth searching
+#: again at half the cost of 100,000 nodes. The fast pass searches each game from its end
 #: back, keeping the engine's hash through the game (``SearchTask.chained``): a position's
 #: search then knows what the searches after it found, so it misjudges fewer positions,
 #: flags fewer good moves, and the net can be wider (:data:`RECHECK_LOSS`) for the cost.
+#: The deep limit is the reference's, because the two passes agree with a reference only
+#: where their deep searches are its own: against one pass at 2,000,000 nodes over 24 games
+#: (49 mistakes or worse), a deep pass of 1,000,000 finds 39 with precision 0.76, one of
+#: 2,000,000 finds 46 with no move classed wrong.
 DEFAULT_FAST = Limit(nodes=50_000)
-DEFAULT_DEEP = Limit(nodes=1_000_000)
+DEFAULT_DEEP = Limit(nodes=2_000_000)
 #: The same for the built-in engine, which searches about a sixth as many nodes a second
 #: and is weak at any limit.
 BUILTIN_FAST = Limit(depth=3)
@@ -252,17 +255,17 @@ def too_shallow(limit: Limit) -> str | None:
     """Why a single pass at ``limit`` cannot be trusted to judge moves, or ``None``.
 
     >>> print(too_shallow(Limit(nodes=20_000)))
-    one pass at nodes=20000 is too shallow to judge moves: at 20,000 nodes most of the moves it classes blunders are fine moves for a search of 1,000,000 nodes, at 50,000 nodes 20 in 32 and at 100,000 nodes 7 in 18 (bench/bench_defaults.py); leave out the limit for the default two passes, or give --recheck
+    one pass at nodes=20000 is too shallow to judge moves: of the moves it classes blunders, 59 in 66 are not blunders for a search of 2,000,000 nodes (at 50,000 nodes 28 in 37, at 200,000 nodes 7 in 15, at 1,000,000 nodes 4 in 16: bench/bench_defaults.py); leave out the limit for the default two passes, or give --recheck
     >>> too_shallow(DEFAULT_DEEP) is None
     True
     """
     if limit.nodes is None or DEFAULT_DEEP.nodes is None or limit.nodes >= DEFAULT_DEEP.nodes:
         return None
-    return (f"one pass at {limit.key()} is too shallow to judge moves: at 20,000 nodes most "
-            f"of the moves it classes blunders are fine moves for a search of "
-            f"{DEFAULT_DEEP.nodes:,} nodes, at 50,000 nodes 20 in 32 and at 100,000 nodes "
-            "7 in 18 (bench/bench_defaults.py); leave out the limit for the default two "
-            "passes, or give --recheck")
+    return (f"one pass at {limit.key()} is too shallow to judge moves: of the moves it "
+            "classes blunders, 59 in 66 are not blunders for a search of 2,000,000 nodes "
+            "(at 50,000 nodes 28 in 37, at 200,000 nodes 7 in 15, at 1,000,000 nodes 4 in "
+            "16: bench/bench_defaults.py); leave out the limit for the default two passes, "
+            "or give --recheck")
 
 
 #: The classes that ``recheck_plies(least_loss=None)`` checks again.
@@ -270,8 +273,9 @@ RECHECKED = ("allowed_mate", "missed_mate", "blunder", "mistake")
 #: Which moves of the fast pass the deep pass checks again, by default: those that lost at
 #: least this much of the expected score, and the moves within this many plies of them.
 #: Chosen with bench/bench_defaults.py (Fairy-Stockfish, a fast pass at 50,000 nodes
-#: searched from each game's end back, 40 real games of bench/data, against one pass at
-#: 1,000,000 nodes); see the README for the figures.
+#: searched from each game's end back, 40 real games of bench/data, a deep pass and a
+#: reference of 1,000,000 nodes), and kept when the deep pass became 2,000,000 nodes
+#: (checked on 16 other games against one pass at 2,000,000); see the README.
 RECHECK_LOSS = 0.05
 RECHECK_RADIUS = 0
 #: And the moves that gained at least this much (``None``: none by their gain). No move can
