@@ -275,7 +275,7 @@ RECHECKED = ("allowed_mate", "missed_mate", "blunder", "mistake")
 #: Chosen with bench/bench_defaults.py (Fairy-Stockfish, a fast pass at 50,000 nodes
 #: searched from each game's end back, 40 real games of bench/data, a deep pass and a
 #: reference of 1,000,000 nodes), and kept when the deep pass became 2,000,000 nodes
-#: (checked on 16 other games against one pass at 2,000,000); see the README.
+#: (checked on 24 other games against one pass at 2,000,000); see the README.
 RECHECK_LOSS = 0.05
 RECHECK_RADIUS = 0
 #: And the moves that gained at least this much (``None``: none by their gain). No move can
