@@ -58,8 +58,9 @@ from pathlib import Path
 import duckdb
 
 from xqdb.analysis.games import (
-    DEFAULT_DEEP, DEFAULT_FAST, RECHECK_GAIN, RECHECK_LOSS, RECHECK_SHIFT, Evaluation, MoveJudgement,
-    Thresholds, curve_for, game_positions, judge_moves, recheck_plies, shifted_plies,
+    DEFAULT_DEEP, DEFAULT_FAST, RECHECK_GAIN, RECHECK_LOSS, RECHECK_SHIFT, Evaluation,
+    MoveJudgement, Thresholds, curve_for, game_positions, judge_moves, recheck_plies,
+    shifted_plies,
 )
 from xqdb.analysis.batch import engine_for
 from xqdb.analysis.judgement import SERIOUS
