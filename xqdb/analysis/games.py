@@ -255,17 +255,17 @@ def too_shallow(limit: Limit) -> str | None:
     """Why a single pass at ``limit`` cannot be trusted to judge moves, or ``None``.
 
     >>> print(too_shallow(Limit(nodes=20_000)))
-    one pass at nodes=20000 is too shallow to judge moves: of the moves it classes blunders, 59 in 66 are not blunders for a search of 2,000,000 nodes (at 50,000 nodes 28 in 37, at 200,000 nodes 7 in 15, at 1,000,000 nodes 4 in 16: bench/bench_defaults.py); leave out the limit for the default two passes, or give --recheck
+    one pass at nodes=20000 is too shallow to judge moves: of the moves one pass at 20,000 nodes classes blunders, 59 in 66 are not blunders for a search of 2,000,000 nodes (at 50,000 nodes 28 in 37, at 200,000 nodes 7 in 15, at 1,000,000 nodes 4 in 16: bench/bench_defaults.py); leave out the limit for the default two passes, or give --recheck
     >>> too_shallow(DEFAULT_DEEP) is None
     True
     """
     if limit.nodes is None or DEFAULT_DEEP.nodes is None or limit.nodes >= DEFAULT_DEEP.nodes:
         return None
-    return (f"one pass at {limit.key()} is too shallow to judge moves: of the moves it "
-            "classes blunders, 59 in 66 are not blunders for a search of 2,000,000 nodes "
-            "(at 50,000 nodes 28 in 37, at 200,000 nodes 7 in 15, at 1,000,000 nodes 4 in "
-            "16: bench/bench_defaults.py); leave out the limit for the default two passes, "
-            "or give --recheck")
+    return (f"one pass at {limit.key()} is too shallow to judge moves: of the moves one "
+            "pass at 20,000 nodes classes blunders, 59 in 66 are not blunders for a search "
+            "of 2,000,000 nodes (at 50,000 nodes 28 in 37, at 200,000 nodes 7 in 15, at "
+            "1,000,000 nodes 4 in 16: bench/bench_defaults.py); leave out the limit for the "
+            "default two passes, or give --recheck")
 
 
 #: The classes that ``recheck_plies(least_loss=None)`` checks again.
