@@ -53,7 +53,7 @@ def test_a_curve_is_fitted_per_engine_from_games_with_results(shared_data: Path,
     assert done.returncode == 0, done.stderr
     print(done.stdout)
     fitted = {name: row for name, row in curves(db).items() if row[2] is not None}
-    assert re.search(r"on \d+ games it did not see", done.stdout)
+    assert re.search(r"on \d+ games it did not see, each predicted by a fit on the others", done.stdout)
     assert len(fitted) == 1
     (name, (offset, scale, positions, log_loss, fitted_on, late_scale)), = fitted.items()
     assert name.startswith("Fairy-Stockfish") and positions >= 200

@@ -93,6 +93,11 @@ def test_a_fit_is_stored_only_if_it_beats_the_curve_in_use_on_unseen_games(
     seen, shipped = (float(v) for v in re.search(
         r"log loss (\d+\.\d+), the curve in use (\d+\.\d+)", first.stdout).groups())
     assert seen < shipped and f"{name}: offset {offset:+.0f} cp" in first.stdout
+    # Every game is judged, each by a fit that did not see it: no quarter decides alone.
+    fitted = re.search(r"fitted on (\d+) games: .* from ([\d,]+) positions", first.stdout)
+    unseen = re.search(r"on (\d+) games it did not see, each predicted by a fit on the others "
+                       r"\(4 folds, ([\d,]+) positions\)", first.stdout)
+    assert fitted and unseen and fitted.groups() == unseen.groups()
     table = re.findall(r"(\d\.\d)-(\d\.\d): (0\.\d+|1\.000) / (0\.\d+|1\.000) \(", first.stdout)
     assert len(table) >= 5
     # Fitted again on the same games, the fit is the curve in use: no better, not stored.

@@ -417,9 +417,9 @@ class Database:
                   min_positions: int = MIN_POSITIONS, min_games: int = MIN_GAMES,
                   **given: float | None) -> CalibrationReport:
         """Fit each analysed engine's win curve (those whose identity starts with
-        ``engine``) on games with known results, holding one game in four out; store it
-        (with any thresholds given) only if it predicts those unseen games better than the
-        curve in use."""
+        ``engine``) on games with known results; store it (with any thresholds given) only
+        if fitting predicts games it did not see better than the curve in use: each game
+        predicted by a curve fitted on the others."""
         report = CalibrationReport()
         with self._open(write=True) as con:
             report.thresholds = _thresholds(con, **given)
@@ -444,9 +444,9 @@ class Database:
                 report.checks[name] = check
                 if not check.better:
                     report.engines[name] = (
-                        f"{check.fit}: predicts the {check.held_out_games} games it did not "
-                        f"see no better than the curve in use (log loss "
-                        f"{check.held_out_log_loss:.4f} against {check.current_log_loss:.4f})")
+                        f"{check.fit}: fitted without them, predicts the {check.games} games "
+                        f"no better than the curve in use (log loss "
+                        f"{check.unseen_log_loss:.4f} against {check.current_log_loss:.4f})")
                     continue
                 fit = check.fit
                 store_curves(con, [StoredCurve(name, fit.curve, fit.positions, fit.log_loss,

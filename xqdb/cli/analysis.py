@@ -268,10 +268,11 @@ def calibrate_command(db: str, engine: str | None, min_ply: int, min_positions: 
                       blunder: float | None) -> None:
     """Fit each engine's win curve from its analysis of games with known results.
 
-    One game in four is held out: the curve is stored (with the thresholds given) for
-    xqdb blunders and the database's views only if it predicts those unseen games better
-    than the curve in use. The report gives 90 % intervals for the offset and scale, the
-    reliability table on the unseen games and the scale of each phase.
+    The curve is fitted on all the games, and stored (with the thresholds given) for
+    xqdb blunders and the database's views only if fitting predicts games it did not see
+    better than the curve in use: each game in turn predicted by a curve fitted on the
+    others (four folds). The report gives 90 % intervals for the offset and scale, the
+    reliability table of those predictions and the scale of each phase.
 
     \b
     xqdb calibrate --db games.duckdb --engine Fairy-Stockfish
