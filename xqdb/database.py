@@ -444,8 +444,8 @@ class Database:
                 report.checks[name] = check
                 if not check.better:
                     report.engines[name] = (
-                        f"{check.fit}: fitted without them, predicts the {check.games} games "
-                        f"no better than the curve in use (log loss "
+                        f"{check.fit}: a fit without each of the {check.games} games "
+                        f"predicts it no better than the curve in use (log loss "
                         f"{check.unseen_log_loss:.4f} against {check.current_log_loss:.4f})")
                     continue
                 fit = check.fit
