@@ -283,7 +283,8 @@ def checked_fit(samples: Sequence[GameSample], current: WinCurve, *,
     for cp, y, g, ply in samples:
         by_game.setdefault(g, []).append((cp, y, ply - 1))
     ordered = sorted(by_game)
-    fit = fit_win_curve([sample for g in ordered for sample in by_game[g]])
+    every = [sample for g in ordered for sample in by_game[g]]
+    fit = fit_win_curve(every)
     offsets, scales, lates = _bootstrap(by_game, fit.curve, draws)
     # Every game is judged once, by a fit that did not see it: one held-out quarter alone
     # can favour either curve by chance (on 134 games of ccpd-dev.zip at 50,000 nodes one
@@ -297,7 +298,6 @@ def checked_fit(samples: Sequence[GameSample], current: WinCurve, *,
                                for sample in by_game[g]]).curve
         unseen += [(curve.expectation(Cp(int(cp)), ply), y)
                    for g in held for cp, y, ply in by_game[g]]
-    every = [sample for g in ordered for sample in by_game[g]]
     phases = []
     for low, high in PHASES:
         part = [sample for sample in every if low <= sample[2] + 1 < high]
