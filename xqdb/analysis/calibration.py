@@ -187,9 +187,9 @@ class CheckedFit:
     scale_interval: tuple[float, float]
     late_scale_interval: tuple[float, float] | None
     """90 % intervals, from refits on games drawn again with replacement (bootstrap)."""
-    unseen_positions: int
     unseen_log_loss: float
-    """Of each position as predicted by the curve fitted without its game."""
+    """Of each position the fit was fitted on, as predicted by the curve fitted without its
+    game."""
     current_log_loss: float
     """The curve in use, on the same positions."""
     reliability: list[Bucket]
@@ -212,7 +212,7 @@ class CheckedFit:
                                   f"{self.late_scale_interval[1]:.0f} cp"
                                   if self.late_scale_interval else ""),
                f"  on {self.games:,} games it did not see, each predicted by a fit on the "
-               f"others ({FOLDS} folds, {self.unseen_positions:,} positions): log loss "
+               f"others ({FOLDS} folds, {self.fit.positions:,} positions): log loss "
                f"{self.unseen_log_loss:.4f}, the curve in use {self.current_log_loss:.4f}",
                "  reliability on those games (predicted / actual score, positions):"]
         out += [f"    {b.low:.1f}-{b.high:.1f}: {b.predicted:.3f} / {b.actual:.3f} "
@@ -308,6 +308,5 @@ def checked_fit(samples: Sequence[GameSample], current: WinCurve, *,
                 continue
             name = f"{low}-{high}" if high < 10_000 else f"{low}+"
             phases.append((name, len(part), scale))
-    return CheckedFit(fit, len(ordered), offsets, scales, lates, len(unseen),
-                      _mean_log_loss(unseen), log_loss(every, current), reliability(unseen),
-                      phases)
+    return CheckedFit(fit, len(ordered), offsets, scales, lates, _mean_log_loss(unseen),
+                      log_loss(every, current), reliability(unseen), phases)

@@ -354,9 +354,8 @@ def curve_sql(cp: str, ply: str, offset: str = "cp_offset", scale: str = "cp_sca
 #: 50,000 nodes (every position of the 134 games with results of ``game_id % 60 = 7`` of
 #: another import, the held-out sets of ``bench/data`` left out): offset +32 cp (29..39),
 #: scale 137 cp (110..182), 245 cp from ply 100 on (152..322); each game predicted by a fit
-#: on the others scores 0.5781 against this curve's 0.5755, so this curve stays.
-#: The built-in engine's curve is not
-#: fitted: its scale is set so that a pawn is worth about 60 %.
+#: on the others scores 0.5781 against this curve's 0.5755, so this curve stays. The
+#: built-in engine's curve is not fitted: its scale is set so that a pawn is worth about 60 %.
 DEFAULT_CURVES: dict[str, WinCurve] = {
     "Fairy-Stockfish": WinCurve(scale=173.0, offset=45.0, late_scale=194.0),
     "xqdb built-in": WinCurve(scale=250.0),
