@@ -273,10 +273,14 @@ RECHECKED = ("allowed_mate", "missed_mate", "blunder", "mistake")
 #: Which moves of the fast pass the deep pass checks again, by default: those that lost at
 #: least this much of the expected score, and the moves within this many plies of them.
 #: Chosen with bench/bench_defaults.py (Fairy-Stockfish, a fast pass at 50,000 nodes
-#: searched from each game's end back, 40 real games of bench/data, a deep pass and a
-#: reference of 1,000,000 nodes), and kept when the deep pass became 2,000,000 nodes
-#: (checked on 24 other games against one pass at 2,000,000); see the README.
-RECHECK_LOSS = 0.05
+#: searched from each game's end back, a deep pass and a reference of 2,000,000 nodes) on
+#: the 80 real games of bench/data's ``ccpd-heldout-c`` to ``-h``, with
+#: :data:`RECHECK_SHIFT`: the pair that finds the most mistakes or worse for no more
+#: than the pair before (0.05 and 0.055, chosen on 40 other games at 1,000,000 nodes):
+#: 139 of 153 at 30.7 % of the reference's nodes, against 137 at 31.1 %. A wider net
+#: (0.04) searches the moves the fast pass half suspects; a higher shift stops the rounds
+#: of neighbours, which seldom paid. Checked on games it was not chosen on: see the README.
+RECHECK_LOSS = 0.04
 RECHECK_RADIUS = 0
 #: And the moves that gained at least this much (``None``: none by their gain). No move can
 #: do better than the best one, so a gain says the fast pass misjudged the position before
@@ -286,9 +290,9 @@ RECHECK_RADIUS = 0
 RECHECK_GAIN: float | None = None
 #: Then, as long as a deep search moves a position's expected score this far from the fast
 #: pass's, the two moves beside that position are checked again too (:func:`shifted_plies`).
-#: Chosen with the same benchmark, from a grid of fast limits (20,000, 50,000, 100,000
-#: nodes) and thresholds; on games the defaults were not chosen on, see the README.
-RECHECK_SHIFT: float | None = 0.055
+#: Chosen with :data:`RECHECK_LOSS` (the fast limit from a grid of 20,000, 50,000 and
+#: 100,000 nodes, with the thresholds before).
+RECHECK_SHIFT: float | None = 0.08
 
 
 def recheck_plies(judged: Iterable[MoveJudgement], plies: int, *,
