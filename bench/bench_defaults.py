@@ -11,8 +11,9 @@ engine's default two passes, or ``xqdb analyze``'s own, say) by its own ``judgem
 view. ``--pgn bench/data/ccpd-heldout-8.pgn``, ``-b``, ``-c`` (8 games each) and ``-d``
 (16), each with its own ``--out``, score other games: the default's thresholds are chosen
 on these 40 (against a reference of 1,000,000 nodes), the 15 games of ``pgn-chinese-15.pgn``
-check them, and ``-e`` (16), ``-f`` (8), ``-g`` (16), ``-h`` (16) and ``-i`` (16) check them
-with the deep pass and the reference at the default's 2,000,000 nodes (see the README). With
+check them, and ``-e`` (16), ``-f`` (8), ``-g`` (16) and ``-h`` (16) check them with the
+deep pass and the reference at the default's 2,000,000 nodes (see the README); with ``-c``
+and ``-d`` they then chose the recheck thresholds, which ``-i`` and ``-j`` (16 each) check. With
 ``--report-only``, ``--pool DIR`` scores the games of other ``--out`` folders (each run
 before) together with those of ``--out``, counts and nodes summed. ``--confirm NODES``
 searches the positions around each move the reference calls a mistake or worse again at
