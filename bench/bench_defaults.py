@@ -9,7 +9,7 @@ figures; asserts nothing. ``--fast`` and ``--single`` take a node count or a lim
 as ``depth=11``. ``--other`` scores another analysis of the same games (the built-in
 engine's default two passes, or ``xqdb analyze``'s own, say) by its own ``judgements``
 view. ``--pgn bench/data/ccpd-heldout-8.pgn``, ``-b``, ``-c`` (8 games each) and ``-d``
-(16), each with its own ``--out``, score other games: the default's thresholds are chosen
+(16), each with its own ``--out``, score other games: the default's thresholds were first chosen
 on these 40 (against a reference of 1,000,000 nodes), the 15 games of ``pgn-chinese-15.pgn``
 check them, and ``-e`` (16), ``-f`` (8), ``-g`` (16) and ``-h`` (16) check them with the
 deep pass and the reference at the default's 2,000,000 nodes (see the README); with ``-c``
