@@ -276,8 +276,8 @@ RECHECKED = ("allowed_mate", "missed_mate", "blunder", "mistake")
 #: searched from each game's end back, a deep pass and a reference of 2,000,000 nodes) on
 #: the 80 real games of bench/data's ``ccpd-heldout-c`` to ``-h``, with
 #: :data:`RECHECK_SHIFT`: of the pairs finding the most mistakes or worse for no more
-#: nodes than the pair before (0.05 and 0.055, chosen on 40 other games at 1,000,000
-#: nodes), the cheapest: 139 of 153 at 30.7 % of the reference's nodes, against 137 at
+#: nodes than the pair before (0.05 and 0.055, chosen on 40 games, -c and -d among them,
+#: at 1,000,000 nodes), the cheapest: 139 of 153 at 30.7 % of the reference's nodes, against 137 at
 #: 31.1 %. A wider net (0.04) searches the moves the fast pass half suspects; a higher
 #: shift stops the rounds of neighbours, which seldom paid. Checked on games it was not
 #: chosen on: see the README.
