@@ -13,7 +13,8 @@ view. ``--pgn bench/data/ccpd-heldout-8.pgn``, ``-b``, ``-c`` (8 games each) and
 on these 40 (against a reference of 1,000,000 nodes), the 15 games of ``pgn-chinese-15.pgn``
 check them, and ``-e`` (16), ``-f`` (8), ``-g`` (16) and ``-h`` (16) check them with the
 deep pass and the reference at the default's 2,000,000 nodes (see the README); with ``-c``
-and ``-d`` they then chose the recheck thresholds, which ``-i`` and ``-j`` (16 each) check. With
+and ``-d`` they then chose the recheck thresholds, which ``-i`` and ``-j`` (16 each) check, and ``-k`` (16) the rule
+chosen after them. With
 ``--report-only``, ``--pool DIR`` scores the games of other ``--out`` folders (each run
 before) together with those of ``--out``, counts and nodes summed. ``--confirm NODES``
 searches the positions around each move the reference calls a mistake or worse again at
