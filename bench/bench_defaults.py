@@ -56,13 +56,14 @@ import time
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
+from typing import NamedTuple
 
 import duckdb
 
 from xqdb.analysis.games import (
-    DEFAULT_DEEP, DEFAULT_FAST, RECHECK_GAIN, RECHECK_LOSS, RECHECK_SHIFT, Evaluation,
-    MoveJudgement, Thresholds, curve_for, game_positions, judge_moves, recheck_plies,
-    shifted_plies,
+    DEFAULT_DEEP, DEFAULT_FAST, RECHECK_GAIN, RECHECK_LOSS, RECHECK_REVALUED, RECHECK_SHIFT,
+    Evaluation, MoveJudgement, Thresholds, curve_for, followup_plies, game_positions,
+    judge_moves, recheck_plies,
 )
 from xqdb.analysis.batch import engine_for
 from xqdb.analysis.judgement import SERIOUS
@@ -169,25 +170,40 @@ def judged(first: int, moves: list[Move], evaluations: dict, plies: set[int], re
                                           analysed.curve, Thresholds())}
 
 
+class Rule(NamedTuple):
+    """Which moves of the fast pass the deep one searches again: those that lost ``least``
+    or more (``None``: those the fast pass classes mistakes or worse), or gained ``gain``
+    or more, with ``radius`` plies either side; then in rounds the moves beside positions
+    the deep pass moved ``shift`` or more, and those it shows losing ``revalued``
+    (:func:`xqdb.analysis.games.followup_plies`; ``None``: not by that)."""
+
+    least: float | None
+    radius: int = 0
+    shift: float | None = None
+    gain: float | None = None
+    revalued: float | None = None
+
+
 def rechecked(fast: dict[int, MoveJudgement], deep: dict[int, MoveJudgement], plies: int,
-              least: float | None, radius: int, shift: float | None,
-              gain: float | None) -> set[int]:
-    """The plies the two passes judge deeply under one rule, as ``analyse_two_pass`` picks
-    them: the fast pass's flags, then the neighbours of positions the deep pass moved."""
-    return with_neighbours(recheck_plies(fast.values(), plies, least_loss=least,
-                                         radius=radius, least_gain=gain),
-                           fast, deep, plies, shift)
+              rule: Rule) -> set[int]:
+    """The plies the two passes judge deeply under ``rule``, as ``analyse_two_pass`` picks
+    them: the fast pass's flags, then the follow-ups of the deep pass's rounds."""
+    return with_neighbours(recheck_plies(fast.values(), plies, least_loss=rule.least,
+                                         radius=rule.radius, least_gain=rule.gain),
+                           fast, deep, plies, rule.shift, rule.revalued)
 
 
 def with_neighbours(todo: set[int], fast: dict[int, MoveJudgement],
-                    deep: dict[int, MoveJudgement], plies: int, shift: float | None) -> set[int]:
+                    deep: dict[int, MoveJudgement], plies: int, shift: float | None,
+                    revalued: float | None = None) -> set[int]:
     """The plies ``todo`` and, in rounds as ``analyse_two_pass`` adds them, the moves beside
-    the positions whose deep evaluation moved ``shift`` or more from the fast one."""
+    the positions whose deep evaluation moved ``shift`` or more from the fast one, and
+    those the deep evaluations show losing ``revalued`` or more."""
     tried: set[int] = set()
     while todo:
         tried |= todo
-        todo = shifted_plies(fast, {p: deep[p] for p in tried if p in deep}, plies,
-                             least_shift=shift) - tried
+        todo = followup_plies(fast, {p: deep[p] for p in tried if p in deep}, plies,
+                              least_shift=shift, least_loss=revalued) - tried
     return tried
 
 
@@ -210,32 +226,32 @@ def found(predicted: dict, reference: dict, group: set[str]) -> tuple[int, int, 
     return len(pred & ref), len(pred), len(ref)
 
 
-#: Which moves of the fast pass the deep one searches again: (least loss, or None for
-#: the classes mistake or worse; plies either side; least shift of a position's
-#: expected score that has its neighbours searched again, or None; least gain, or None).
-RECHECK_RULES = {"two passes (mistake+, +-1)": (None, 1, None, None),
-                 "two passes (loss >= 0.05)": (0.05, 0, None, None),
-                 "two passes (loss >= 0.05, +-1)": (0.05, 1, None, None),
-                 "two passes (loss >= 0.03, +-1)": (0.03, 1, None, None),
-                 "two passes (loss >= 0.05, shift >= 0.07)": (0.05, 0, 0.07, None),
-                 "two passes (loss >= 0.06, shift >= 0.055)": (0.06, 0, 0.055, None),
+#: The rules scored beside the default.
+RECHECK_RULES = {"two passes (mistake+, +-1)": Rule(None, 1),
+                 "two passes (loss >= 0.05)": Rule(0.05),
+                 "two passes (loss >= 0.05, +-1)": Rule(0.05, 1),
+                 "two passes (loss >= 0.03, +-1)": Rule(0.03, 1),
+                 "two passes (loss >= 0.05, shift >= 0.07)": Rule(0.05, shift=0.07),
                  "two passes (loss >= 0.085, gain >= 0.16, shift >= 0.055: the first default)":
-                     (0.085, 0, 0.055, 0.16),
-                 f"two passes (loss >= {RECHECK_LOSS:g}, shift >= {RECHECK_SHIFT:g}: the default)":
-                     (RECHECK_LOSS, 0, RECHECK_SHIFT, RECHECK_GAIN),
-                 "two passes (loss >= 0.05, shift >= 0.055: the default before)":
-                     (0.05, 0, 0.055, None),
-                 "two passes (loss >= 0.05, gain >= 0.16, shift >= 0.055)":
-                     (0.05, 0, 0.055, 0.16),
-                 "two passes (loss >= 0.1, shift >= 0.05)": (0.1, 0, 0.05, None)}
+                     Rule(0.085, shift=0.055, gain=0.16),
+                 f"two passes (loss >= {RECHECK_LOSS:g}, shift >= {RECHECK_SHIFT:g}, revalued "
+                 f"loss >= {RECHECK_REVALUED:g}: the default)":
+                     Rule(RECHECK_LOSS, shift=RECHECK_SHIFT, gain=RECHECK_GAIN,
+                          revalued=RECHECK_REVALUED),
+                 "two passes (loss >= 0.04, shift >= 0.08: the default before)":
+                     Rule(0.04, shift=0.08),
+                 "two passes (loss >= 0.05, shift >= 0.055: the default before that)":
+                     Rule(0.05, shift=0.055),
+                 "two passes (loss >= 0.1, shift >= 0.05)": Rule(0.1, shift=0.05)}
 """The rules scored beside the default: "the first default" is the rule before the fast
-pass was chained, "the default before" the rule before the thresholds were chosen again on
-80 games at 2,000,000 nodes."""
+pass was chained; "the default before that" the rule before the thresholds were chosen
+again on 80 games at 2,000,000 nodes, "the default before" the rule chosen then, before
+the deep pass's rounds also took the moves revalued."""
 
 
 def score_folder(out: Path, reference_nodes: int, fast_limit: Limit,
                  singles: tuple[Limit, ...], classes: dict[str, dict], nodes: Counter,
-                 rules: dict[str, tuple] = RECHECK_RULES, middle_limit: Limit | None = None,
+                 rules: dict[str, Rule] = RECHECK_RULES, middle_limit: Limit | None = None,
                  middle_rules: dict[str, tuple] | None = None,
                  deep_nodes: int | None = None,
                  chained: bool = True) -> dict[tuple[str, int], tuple]:
@@ -290,8 +306,8 @@ def score_folder(out: Path, reference_nodes: int, fast_limit: Limit,
             nodes[name] += single.nodes(evaluations, positions)
             for key, j in judged(first, moves, evaluations, plies, repeats, single).items():
                 classes.setdefault(name, {})[str(out), game_id, key] = j.judgement
-        for name, (least, radius, shift, gain) in rules.items():
-            again = rechecked(fast_j, deep_j, len(moves), least, radius, shift, gain)
+        for name, rule in rules.items():
+            again = rechecked(fast_j, deep_j, len(moves), rule)
             searched = {p - d for p in again for d in (0, 1)}
             nodes[name] += fast.nodes(quick, positions) + deeper.nodes(deep_evaluations,
                                                                        searched)
@@ -300,8 +316,8 @@ def score_folder(out: Path, reference_nodes: int, fast_limit: Limit,
             continue
         between = middle.evaluations(game_id)
         middle_j = judged(first, moves, between, plies, repeats, middle)
-        for name, rule in (middle_rules or {}).items():
-            again, looked = three_passes(fast_j, middle_j, deep_j, len(moves), *rule)
+        for name, tripled in (middle_rules or {}).items():
+            again, looked = three_passes(fast_j, middle_j, deep_j, len(moves), *tripled)
             searched = {p - d for p in again for d in (0, 1)}
             nodes[name] += (fast.nodes(quick, positions) + deeper.nodes(deep_evaluations, searched)
                             + middle.nodes(between, {p - d for p in looked for d in (0, 1)}))
@@ -340,16 +356,20 @@ def three_passes(fast: dict[int, MoveJudgement], middle: dict[int, MoveJudgement
 
 
 #: With ``--grid``: the recheck rules tried beside :data:`RECHECK_RULES` (least loss,
-#: least gain, least shift; radius 0), to choose thresholds for another fast pass.
+#: least gain, least shift, least revalued loss; radius 0), to choose thresholds for another
+#: fast pass.
 GRID_LOSS = (0.03, 0.035, 0.04, 0.045, 0.05, 0.06, 0.07, 0.085, 0.10)
-GRID_GAIN = (None, 0.13, 0.16)
-GRID_SHIFT = (None, 0.02, 0.03, 0.055, 0.07, 0.08, 0.09, 0.1, 0.12)
+GRID_GAIN = (None, 0.16)
+GRID_SHIFT = (None, 0.03, 0.055, 0.07, 0.08, 0.09, 0.1, 0.11, 0.12, 0.14)
+GRID_REVALUED = (None, 0.04, 0.05, 0.06, 0.07, 0.08)
 
 
-def grid_rules() -> dict[str, tuple]:
+def grid_rules() -> dict[str, Rule]:
     """The rules of the grid, named by their thresholds."""
-    return {f"grid loss {loss} gain {gain} shift {shift}": (loss, 0, shift, gain)
-            for loss in GRID_LOSS for gain in GRID_GAIN for shift in GRID_SHIFT}
+    return {f"grid loss {loss} gain {gain} shift {shift} revalued {revalued}":
+            Rule(loss, shift=shift, gain=gain, revalued=revalued)
+            for loss in GRID_LOSS for gain in GRID_GAIN for shift in GRID_SHIFT
+            for revalued in GRID_REVALUED}
 
 
 #: With ``--middle NODES``: the rules of :func:`three_passes` scored (least loss in the
@@ -476,7 +496,7 @@ def confirm(scored: dict[tuple[str, int], tuple], classes: dict[str, dict], coun
     default finds, and of those it misses, are mistakes or worse there too. The searches
     are kept in ``cache`` (a stopped run resumes)."""
     group = GROUPS["mistake or worse"]
-    default = next(name for name in RECHECK_RULES if "the default" in name)
+    default = next(name for name in RECHECK_RULES if name.endswith("the default)"))
     cases = []
     for (out, game_id, ply), judgement in sorted(classes["reference"].items()):
         if judgement not in group:

@@ -19,7 +19,9 @@ from import_support import DATA, invoke_xqdb, rows as query, run_xqdb, xqdb_comm
 from test_locked import refused, wait_for
 from xqdb.db.holder import note_path, read_note
 from xqdb.analysis.batch import SearchTask, close_engines, run_task
-from xqdb.analysis.games import RECHECK_LOSS, RECHECK_SHIFT, curve_for, game_positions
+from xqdb.analysis.games import (
+    RECHECK_LOSS, RECHECK_REVALUED, RECHECK_SHIFT, curve_for, game_positions,
+)
 from xqdb.engine import EngineSpec, Limit
 from xqdb.db.evals import game_evals
 from xqdb.pipeline.importer import import_paths
@@ -364,6 +366,27 @@ def test_the_deep_pass_judges_each_move_the_fast_pass_saw_lose(db: Path) -> None
             - (1 - fast[ply].expectation(curve, ply)) >= RECHECK_LOSS]
     assert lost, "the fast pass saw no move lose: the game tests nothing"
     assert [ply for ply in lost if not {ply - 1, ply} <= set(deep)] == []
+
+
+def test_the_deep_pass_judges_each_move_its_own_evaluations_show_losing(db: Path) -> None:
+    # A move beside a position the deep pass searched is judged again when, with the deep
+    # evaluation of that position and the fast one of the other, it loses RECHECK_REVALUED:
+    # so no move with one position searched deeply is left losing that much. (On this game
+    # the thresholds before, without the rule, left one.)
+    analyze(db, "--engine", "builtin", "--recheck", "depth=1", "--depth", "2", "--game", "8")
+    con = duckdb.connect(str(db), read_only=True)
+    engine, = con.execute("SELECT DISTINCT engine FROM evals").fetchone()
+    fast, deep = (game_evals(con, 8, engine, limit) for limit in ("depth=1", "depth=2"))
+    curve = curve_for(engine)
+    half = {}
+    for ply in range(1, len(fast)):
+        if ((ply - 1) in deep) == (ply in deep):
+            continue
+        before, after = (deep if i in deep else fast for i in (ply - 1, ply))
+        half[ply] = (before[ply - 1].expectation(curve, ply - 1)
+                     - (1 - after[ply].expectation(curve, ply)))
+    assert len(half) > 5, "few moves beside the deep searches: the game tests nothing"
+    assert {p: round(loss, 3) for p, loss in half.items() if loss >= RECHECK_REVALUED} == {}
 
 
 @needs_fairy

@@ -40,8 +40,9 @@ from .judgement import JUDGEMENTS, Thresholds, judge
 __all__ = ["JUDGEMENTS", "Thresholds", "DEFAULT_FAST", "DEFAULT_DEEP", "BUILTIN_FAST",
            "BUILTIN_DEEP", "too_shallow", "Evaluation", "EvalCache", "MoveJudgement",
            "GameAnalysis", "GameAnalyser", "judge_moves", "recheck_plies", "shifted_plies",
-           "analyse_two_pass", "game_positions", "Repetitions", "analyse_game", "Cp", "Mate", "WinCurve",
-           "curve_for", "RECHECK_LOSS", "RECHECK_GAIN", "RECHECK_SHIFT"]
+           "revalued_plies", "followup_plies", "analyse_two_pass", "game_positions",
+           "Repetitions", "analyse_game", "Cp", "Mate", "WinCurve", "curve_for", "RECHECK_LOSS",
+           "RECHECK_GAIN", "RECHECK_SHIFT", "RECHECK_REVALUED"]
 
 
 @dataclass(frozen=True)
@@ -275,13 +276,11 @@ RECHECKED = ("allowed_mate", "missed_mate", "blunder", "mistake")
 #: Chosen with bench/bench_defaults.py (Fairy-Stockfish, a fast pass at 50,000 nodes
 #: searched from each game's end back, a deep pass and a reference of 2,000,000 nodes) on
 #: the 80 real games of bench/data's ``ccpd-heldout-c`` to ``-h``, with
-#: :data:`RECHECK_SHIFT`: of the pairs finding the most mistakes or worse for no more
-#: nodes than the pair before (0.05 and 0.055, chosen on 40 games, -c and -d among them,
-#: at 1,000,000 nodes), the cheapest: 139 of 153 at 30.7 % of the reference's nodes, against 137 at
-#: 31.1 %. A wider net (0.04) searches the moves the fast pass half suspects; a higher
-#: shift stops the rounds of neighbours, which seldom paid. Checked on games it was not
-#: chosen on: see the README.
-RECHECK_LOSS = 0.04
+#: :data:`RECHECK_SHIFT` and :data:`RECHECK_REVALUED` (``--grid``): of the rules finding
+#: the most mistakes or worse for no more nodes than the rule before (0.04 and 0.08, without
+#: revaluing), the cheapest: 143 of 153 at 30.6 % of the reference's nodes, against 139 at
+#: 30.7 %. Checked on games it was not chosen on: see the README.
+RECHECK_LOSS = 0.035
 RECHECK_RADIUS = 0
 #: And the moves that gained at least this much (``None``: none by their gain). No move can
 #: do better than the best one, so a gain says the fast pass misjudged the position before
@@ -291,9 +290,14 @@ RECHECK_RADIUS = 0
 RECHECK_GAIN: float | None = None
 #: Then, as long as a deep search moves a position's expected score this far from the fast
 #: pass's, the two moves beside that position are checked again too (:func:`shifted_plies`).
-#: Chosen with :data:`RECHECK_LOSS` (the fast limit from a grid of 20,000, 50,000 and
-#: 100,000 nodes, with the thresholds before).
-RECHECK_SHIFT: float | None = 0.08
+RECHECK_SHIFT: float | None = 0.11
+#: And, in the same rounds, each move beside a position searched deeply that loses this much
+#: once its positions take the deep evaluations where there are some
+#: (:func:`revalued_plies`): the fast pass can misjudge both positions of a move a little,
+#: each too little to count as a shift. Over the 80 games,
+#: without it the cheapest rule finding 139 costs 30.7 % (0.04 and 0.08), and 143 costs
+#: 36.4 % (0.025 and 0.08).
+RECHECK_REVALUED: float | None = 0.06
 
 
 def recheck_plies(judged: Iterable[MoveJudgement], plies: int, *,
@@ -356,10 +360,55 @@ def shifted_plies(fast: Mapping[int, MoveJudgement], deep: Mapping[int, MoveJudg
     return (found - set(deep)) & set(range(1, plies + 1))
 
 
+def revalued_plies(fast: Mapping[int, MoveJudgement], deep: Mapping[int, MoveJudgement],
+                   plies: int, *, least_loss: float | None = RECHECK_REVALUED) -> set[int]:
+    """The moves, not yet judged deeply, beside a move that was (by ply, of a game of
+    ``plies`` moves), that lose at least ``least_loss`` of the expected score once each of
+    their two positions takes its deep evaluation where the deep pass has one.
+
+    A shallow search often misjudges both positions of a move a little, in opposite
+    directions: neither moves far enough to count as a shift (:func:`shifted_plies`), and the
+    fast pass sees no loss, but the deep evaluation of one of them, put beside the fast
+    evaluation of the other, shows the move losing.
+
+    >>> def move(ply, before, after):
+    ...     return MoveJudgement(ply, 1, Move.from_uci("h2e2"), None, before, after,
+    ...                          max(0.0, before - after), None)
+    >>> fast = {p: move(p, 0.5, 0.5) for p in (1, 2, 3)}
+    >>> sorted(revalued_plies(fast, {3: move(3, 0.56, 0.5)}, 3))  # after ply 2: 1 - 0.56
+    [2]
+    >>> sorted(revalued_plies(fast, {3: move(3, 0.53, 0.5)}, 3))
+    []
+    """
+    if least_loss is None:
+        return set()
+    found = set()
+    for ply, quick in fast.items():
+        before_deep, after_deep = deep.get(ply - 1), deep.get(ply + 1)
+        if ply in deep or (before_deep is None and after_deep is None):
+            continue
+        # The position between two moves is the one after the first, seen by its mover,
+        # and the one before the second: the two sides' expected scores add up to 1.
+        before = quick.expected_before if before_deep is None else 1.0 - before_deep.expected_after
+        after = quick.expected_after if after_deep is None else 1.0 - after_deep.expected_before
+        if before - after >= least_loss:
+            found.add(ply)
+    return found & set(range(1, plies + 1))
+
+
+def followup_plies(fast: Mapping[int, MoveJudgement], deep: Mapping[int, MoveJudgement],
+                   plies: int, *, least_shift: float | None = RECHECK_SHIFT,
+                   least_loss: float | None = RECHECK_REVALUED) -> set[int]:
+    """The moves the deep pass searches in its next round, given what it has judged so far:
+    :func:`shifted_plies` and :func:`revalued_plies`."""
+    return (shifted_plies(fast, deep, plies, least_shift=least_shift)
+            | revalued_plies(fast, deep, plies, least_loss=least_loss))
+
+
 def analyse_two_pass(engine: SupervisedEngine, fast: Limit, deep: Limit, start_fen: str,
                      moves: Sequence[Move], *, cache: EvalCache | None = None) -> GameAnalysis:
     """Judge a game at the ``fast`` limit, then again at the ``deep`` limit only the moves
-    :func:`recheck_plies` picks from the fast pass, and those :func:`shifted_plies` adds
+    :func:`recheck_plies` picks from the fast pass, and those :func:`followup_plies` adds
     while the deep searches move evaluations.
 
     A cheap pass finds the swings; the deep search confirms or clears them, as puzzle
@@ -381,7 +430,7 @@ def analyse_two_pass(engine: SupervisedEngine, fast: Limit, deep: Limit, start_f
         deep_by_ply.update((m.ply, m) for m in found.moves)
         failed.update(found.failed_positions)
         searches += found.searches
-        todo = shifted_plies(fast_by_ply, deep_by_ply, len(moves)) - tried
+        todo = followup_plies(fast_by_ply, deep_by_ply, len(moves)) - tried
     by_ply = fast_by_ply | deep_by_ply
     return GameAnalysis([by_ply[p] for p in sorted(by_ply)], sorted(failed), searches)
 

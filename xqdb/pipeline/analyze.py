@@ -18,7 +18,7 @@ game's from its end back by one engine that keeps its hash through the game (a p
 is then judged knowing what the searches of the positions after it found, and far fewer
 moves are flagged wrongly), then, at the run's own limit, only the positions of the moves
 the first pass flags (:func:`xqdb.analysis.games.recheck_plies`), in rounds while the deep
-searches find positions the first pass misjudged (:func:`xqdb.analysis.games.shifted_plies`)::
+searches find positions the first pass misjudged (:func:`xqdb.analysis.games.followup_plies`)::
 
     summary = analyse_database("games.duckdb", EngineSpec(("/usr/games/fairy-stockfish",)),
                                Limit(nodes=20_000), jobs=2, where="year >= 2000")
@@ -41,8 +41,8 @@ from ..db.evals import SIDES, StoredEval, planned_evals, write_evals
 from ..db.holder import WriterNote
 from ..db.schema import Connection, connect, require_database
 from ..analysis.games import (
-    Evaluation, MoveJudgement, Repetitions, Thresholds, curve_for, judge_moves, recheck_plies,
-    shifted_plies,
+    Evaluation, MoveJudgement, Repetitions, Thresholds, curve_for, followup_plies, judge_moves,
+    recheck_plies,
 )
 from ..analysis.batch import SearchTask, TaskResult, close_engines, engine_identity, run_task
 from ..engine.runner import EngineSpec
@@ -303,7 +303,7 @@ class _PassRunner:
             todo = {}
             for game_id, moves in judged.items():
                 own = {p: m for p, m in moves.items() if p in tried[game_id]}
-                more = shifted_plies(quick[game_id], own, len(by_id[game_id].moves))
+                more = followup_plies(quick[game_id], own, len(by_id[game_id].moves))
                 if more := more - tried[game_id]:
                     tried[game_id] |= more
                     todo[game_id] = more
