@@ -356,14 +356,24 @@ def test_recheck_searches_deeply_only_around_the_flagged_moves(db: Path) -> None
         ("depth=1", fast), ("depth=2", deep)]
 
 
-def test_the_deep_pass_judges_each_move_the_fast_pass_saw_lose(db: Path) -> None:
+def two_passes_of_game_8(db: Path) -> tuple[dict, dict, Callable[[dict, dict, int], float]]:
+    """The fast and deep evaluations, by position, of the built-in engine's two passes over
+    game 8, and the loss of a move (by ply) judged with the evaluations before and after."""
     analyze(db, "--engine", "builtin", "--recheck", "depth=1", "--depth", "2", "--game", "8")
     con = duckdb.connect(str(db), read_only=True)
     engine, = con.execute("SELECT DISTINCT engine FROM evals").fetchone()
     fast, deep = (game_evals(con, 8, engine, limit) for limit in ("depth=1", "depth=2"))
     curve = curve_for(engine)
-    lost = [ply for ply in range(1, len(fast)) if fast[ply - 1].expectation(curve, ply - 1)
-            - (1 - fast[ply].expectation(curve, ply)) >= RECHECK_LOSS]
+
+    def loss(before: dict, after: dict, ply: int) -> float:
+        return (before[ply - 1].expectation(curve, ply - 1)
+                - (1 - after[ply].expectation(curve, ply)))
+    return fast, deep, loss
+
+
+def test_the_deep_pass_judges_each_move_the_fast_pass_saw_lose(db: Path) -> None:
+    fast, deep, loss = two_passes_of_game_8(db)
+    lost = [ply for ply in range(1, len(fast)) if loss(fast, fast, ply) >= RECHECK_LOSS]
     assert lost, "the fast pass saw no move lose: the game tests nothing"
     assert [ply for ply in lost if not {ply - 1, ply} <= set(deep)] == []
 
@@ -373,20 +383,12 @@ def test_the_deep_pass_judges_each_move_its_own_evaluations_show_losing(db: Path
     # evaluation of that position and the fast one of the other, it loses RECHECK_REVALUED:
     # so no move with one position searched deeply is left losing that much. (On this game
     # the thresholds before, without the rule, left one.)
-    analyze(db, "--engine", "builtin", "--recheck", "depth=1", "--depth", "2", "--game", "8")
-    con = duckdb.connect(str(db), read_only=True)
-    engine, = con.execute("SELECT DISTINCT engine FROM evals").fetchone()
-    fast, deep = (game_evals(con, 8, engine, limit) for limit in ("depth=1", "depth=2"))
-    curve = curve_for(engine)
-    half = {}
-    for ply in range(1, len(fast)):
-        if ((ply - 1) in deep) == (ply in deep):
-            continue
-        before, after = (deep if i in deep else fast for i in (ply - 1, ply))
-        half[ply] = (before[ply - 1].expectation(curve, ply - 1)
-                     - (1 - after[ply].expectation(curve, ply)))
+    assert RECHECK_REVALUED is not None
+    fast, deep, loss = two_passes_of_game_8(db)
+    half = {ply: loss(deep if ply - 1 in deep else fast, deep if ply in deep else fast, ply)
+            for ply in range(1, len(fast)) if (ply - 1 in deep) != (ply in deep)}
     assert len(half) > 5, "few moves beside the deep searches: the game tests nothing"
-    assert {p: round(loss, 3) for p, loss in half.items() if loss >= RECHECK_REVALUED} == {}
+    assert {p: round(v, 3) for p, v in half.items() if v >= RECHECK_REVALUED} == {}
 
 
 @needs_fairy
