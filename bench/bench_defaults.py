@@ -13,17 +13,17 @@ view. ``--pgn bench/data/ccpd-heldout-8.pgn``, ``-b``, ``-c`` (8 games each) and
 on these 40 (against a reference of 1,000,000 nodes), the 15 games of ``pgn-chinese-15.pgn``
 check them, and ``-e`` (16), ``-f`` (8), ``-g`` (16) and ``-h`` (16) check them with the
 deep pass and the reference at the default's 2,000,000 nodes (see the README); with ``-c``
-and ``-d`` they then chose the recheck thresholds, which ``-i`` and ``-j`` (16 each) check, and ``-k`` (16) the rule
-chosen after them. With
-``--report-only``, ``--pool DIR`` scores the games of other ``--out`` folders (each run
-before) together with those of ``--out``, counts and nodes summed. ``--confirm NODES``
-searches the positions around each move the reference calls a mistake or worse again at
-NODES (kept in ``--out``'s ``confirm-NODES.jsonl``) and says how many of those the
-default finds, and of those it misses, hold up there. ``--grid`` also scores a grid of
-recheck thresholds (least loss, gain and shift) after the ``--fast`` pass, and prints the
-rules that no other beats on both cost and mistakes or worse found: the way to compare
-fast passes, each at its best thresholds. ``--middle 200000`` also runs a single pass at
-that limit and scores three passes (:func:`three_passes`: the middle search settles the
+and ``-d`` they then chose the recheck thresholds, which ``-i`` and ``-j`` (16 each) check,
+and ``-k`` (16) the rule chosen after them. With ``--report-only``, ``--pool DIR`` scores
+the games of other ``--out`` folders (each run before) together with those of ``--out``,
+counts and nodes summed. ``--confirm NODES`` searches the positions around each move the
+reference calls a mistake or worse again at NODES (kept in ``--out``'s
+``confirm-NODES.jsonl``) and says how many of those the default finds, and of those it
+misses, hold up there. ``--grid`` also scores a grid of recheck thresholds (least loss,
+gain, shift and revalued loss) after the ``--fast`` pass, and prints the rules that no
+other beats on both cost and mistakes or worse found: the way to compare fast passes,
+each at its best thresholds. ``--middle 200000`` also runs a single pass at that limit and
+scores three passes (:func:`three_passes`: the middle search settles the
 moves the fast pass half suspects, and only what it still suspects goes deep) over a grid
 of thresholds, printing their frontier beside the grid's. ``--deep 1000000`` with
 ``--reference 2000000`` scores two passes whose deep pass is the single pass at 1,000,000

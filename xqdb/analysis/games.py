@@ -294,9 +294,8 @@ RECHECK_SHIFT: float | None = 0.11
 #: And, in the same rounds, each move beside a position searched deeply that loses this much
 #: once its positions take the deep evaluations where there are some
 #: (:func:`revalued_plies`): the fast pass can misjudge both positions of a move a little,
-#: each too little to count as a shift. Over the 80 games,
-#: without it the cheapest rule finding 139 costs 30.7 % (0.04 and 0.08), and 143 costs
-#: 36.4 % (0.025 and 0.08).
+#: each too little to count as a shift. Over the 80 games, without it the cheapest rule
+#: finding 139 costs 30.7 % (0.04 and 0.08), and 143 costs 36.4 % (0.025 and 0.08).
 RECHECK_REVALUED: float | None = 0.06
 
 
@@ -362,7 +361,7 @@ def shifted_plies(fast: Mapping[int, MoveJudgement], deep: Mapping[int, MoveJudg
 
 def revalued_plies(fast: Mapping[int, MoveJudgement], deep: Mapping[int, MoveJudgement],
                    plies: int, *, least_loss: float | None = RECHECK_REVALUED) -> set[int]:
-    """The moves, not yet judged deeply, beside a move that was (by ply, of a game of
+    """The moves, not yet judged deeply, next to a move that was (by ply, of a game of
     ``plies`` moves), that lose at least ``least_loss`` of the expected score once each of
     their two positions takes its deep evaluation where the deep pass has one.
 

@@ -288,8 +288,9 @@ class _PassRunner:
     def recheck(self, deep: Limit, fast: Limit, games: list[_Game],
                 thresholds: Thresholds) -> PassSummary:
         """The deep pass after a fast one: at ``deep``, the moves the ``fast`` pass flags,
-        then in rounds the moves beside the positions the deep searches found misjudged,
-        until a round finds none."""
+        then in rounds the moves :func:`~xqdb.analysis.games.followup_plies` adds (beside
+        the positions the deep searches found misjudged, or that those searches show
+        losing), until a round finds none."""
         by_id = {g.game_id: g for g in games}
         quick = self._judged(games, fast, thresholds)
         tried = {g: found for g, judged in quick.items()
