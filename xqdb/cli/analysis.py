@@ -16,7 +16,8 @@ if TYPE_CHECKING:
     from ..db.selection import GameFilter
 
 from ..analysis.games import (
-    BUILTIN_DEEP, BUILTIN_FAST, DEFAULT_DEEP, DEFAULT_FAST, RECHECK_LOSS,
+    BUILTIN_DEEP, BUILTIN_FAST, DEFAULT_DEEP, DEFAULT_FAST, RECHECK_LOSS, RECHECK_REVALUED,
+    RECHECK_SHIFT,
     too_shallow,
 )
 from ..analysis.calibration import MIN_GAMES, MIN_POSITIONS
@@ -117,8 +118,12 @@ class _Bar:
               help="Two passes: every position at LIMIT (nodes=2000, depth=6), each game's "
                    "from its end back with the hash kept through the game, then at the "
                    "main limit (given, or the default deep one) only the moves that lost "
-                   f"{RECHECK_LOSS:g} of the expected score or more in that pass, and in "
-                   "rounds the moves beside the positions the deep searches find misjudged.")
+                   f"{RECHECK_LOSS:g} of the expected score or more in that pass; then, in "
+                   "rounds, the moves beside a position whose deep evaluation moved "
+                   f"{RECHECK_SHIFT:g} or more from the fast one, and those beside a move "
+                   "judged deeply that lose "
+                   f"{RECHECK_REVALUED:g} or more once their positions take the deep "
+                   "evaluations.")
 @click.option("--keep-hash", is_flag=True,
               help="Let the engine's hash table carry from one search to the next: a few "
                    "percent faster, but an evaluation then depends on the searches before "
