@@ -62,6 +62,7 @@ import duckdb
 
 from xqdb.analysis.games import (
     DEFAULT_DEEP, DEFAULT_FAST, RECHECK_GAIN, RECHECK_LOSS, RECHECK_REVALUED, RECHECK_SHIFT,
+    RECHECK_UNSETTLED,
     Evaluation, MoveJudgement, Thresholds, curve_for, followup_plies, game_positions,
     judge_moves, recheck_plies,
 )
@@ -173,8 +174,9 @@ def judged(first: int, moves: list[Move], evaluations: dict, plies: set[int], re
 class Rule(NamedTuple):
     """Which moves of the fast pass the deep one searches again: those that lost ``least``
     or more (``None``: those the fast pass classes mistakes or worse), or gained ``gain``
-    or more, with ``radius`` plies either side; then in rounds the moves beside positions
-    the deep pass moved ``shift`` or more, and those it shows losing ``revalued``
+    or more, or beside a position the fast search left ``unsettled`` or more, with
+    ``radius`` plies either side; then in rounds the moves beside positions the deep pass
+    moved ``shift`` or more, and those it shows losing ``revalued``
     (:func:`xqdb.analysis.games.followup_plies`; ``None``: not by that)."""
 
     least: float | None
@@ -182,6 +184,7 @@ class Rule(NamedTuple):
     shift: float | None = None
     gain: float | None = None
     revalued: float | None = None
+    unsettled: float | None = None
 
 
 def rechecked(fast: dict[int, MoveJudgement], deep: dict[int, MoveJudgement], plies: int,
@@ -189,7 +192,8 @@ def rechecked(fast: dict[int, MoveJudgement], deep: dict[int, MoveJudgement], pl
     """The plies the two passes judge deeply under ``rule``, as ``analyse_two_pass`` picks
     them: the fast pass's flags, then the follow-ups of the deep pass's rounds."""
     return with_neighbours(recheck_plies(fast.values(), plies, least_loss=rule.least,
-                                         radius=rule.radius, least_gain=rule.gain),
+                                         radius=rule.radius, least_gain=rule.gain,
+                                         least_unsettled=rule.unsettled),
                            fast, deep, plies, rule.shift, rule.revalued)
 
 
@@ -235,18 +239,19 @@ RECHECK_RULES = {"two passes (mistake+, +-1)": Rule(None, 1),
                  "two passes (loss >= 0.085, gain >= 0.16, shift >= 0.055: the first default)":
                      Rule(0.085, shift=0.055, gain=0.16),
                  f"two passes (loss >= {RECHECK_LOSS:g}, shift >= {RECHECK_SHIFT:g}, revalued "
-                 f"loss >= {RECHECK_REVALUED:g}: the default)":
+                 f"loss >= {RECHECK_REVALUED:g}, unsettled >= {RECHECK_UNSETTLED}: the default)":
                      Rule(RECHECK_LOSS, shift=RECHECK_SHIFT, gain=RECHECK_GAIN,
-                          revalued=RECHECK_REVALUED),
-                 "two passes (loss >= 0.04, shift >= 0.08: the default before)":
+                          revalued=RECHECK_REVALUED, unsettled=RECHECK_UNSETTLED),
+                 "two passes (loss >= 0.035, shift >= 0.11, revalued loss >= 0.06: the "
+                 "default before)": Rule(0.035, shift=0.11, revalued=0.06),
+                 "two passes (loss >= 0.04, shift >= 0.08: the default before that)":
                      Rule(0.04, shift=0.08),
-                 "two passes (loss >= 0.05, shift >= 0.055: the default before that)":
-                     Rule(0.05, shift=0.055),
+                 "two passes (loss >= 0.05, shift >= 0.055)": Rule(0.05, shift=0.055),
                  "two passes (loss >= 0.1, shift >= 0.05)": Rule(0.1, shift=0.05)}
 """The rules scored beside the default: "the first default" is the rule before the fast
-pass was chained; "the default before that" the rule before the thresholds were chosen
-again on 80 games at 2,000,000 nodes, "the default before" the rule chosen then, before
-the deep pass's rounds also took the moves revalued."""
+pass was chained; "the default before that" the rule chosen on 80 games at 2,000,000 nodes
+before the deep pass's rounds also took the moves revalued, "the default before" the rule
+chosen then, before the fast pass's unsettled searches were searched again too."""
 
 
 def score_folder(out: Path, reference_nodes: int, fast_limit: Limit,
@@ -362,14 +367,16 @@ GRID_LOSS = (0.03, 0.035, 0.04, 0.045, 0.05, 0.06, 0.07, 0.085, 0.10)
 GRID_GAIN = (None, 0.16)
 GRID_SHIFT = (None, 0.03, 0.055, 0.07, 0.08, 0.09, 0.1, 0.11, 0.12, 0.14)
 GRID_REVALUED = (None, 0.04, 0.05, 0.06, 0.07, 0.08)
+GRID_UNSETTLED = (None, 0.08, 0.10, 0.12, 0.15)
 
 
 def grid_rules() -> dict[str, Rule]:
     """The rules of the grid, named by their thresholds."""
-    return {f"grid loss {loss} gain {gain} shift {shift} revalued {revalued}":
-            Rule(loss, shift=shift, gain=gain, revalued=revalued)
+    return {f"grid loss {loss} gain {gain} shift {shift} revalued {revalued} "
+            f"unsettled {unsettled}":
+            Rule(loss, shift=shift, gain=gain, revalued=revalued, unsettled=unsettled)
             for loss in GRID_LOSS for gain in GRID_GAIN for shift in GRID_SHIFT
-            for revalued in GRID_REVALUED}
+            for revalued in GRID_REVALUED for unsettled in GRID_UNSETTLED}
 
 
 #: With ``--middle NODES``: the rules of :func:`three_passes` scored (least loss in the

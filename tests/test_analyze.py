@@ -20,7 +20,7 @@ from test_locked import refused, wait_for
 from xqdb.db.holder import note_path, read_note
 from xqdb.analysis.batch import SearchTask, close_engines, run_task
 from xqdb.analysis.games import (
-    RECHECK_LOSS, RECHECK_REVALUED, RECHECK_SHIFT, curve_for, game_positions,
+    RECHECK_LOSS, RECHECK_REVALUED, RECHECK_SHIFT, RECHECK_UNSETTLED, curve_for, game_positions,
 )
 from xqdb.engine import EngineSpec, Limit
 from xqdb.db.evals import game_evals
@@ -389,6 +389,24 @@ def test_the_deep_pass_judges_each_move_its_own_evaluations_show_losing(db: Path
             for ply in range(1, len(fast)) if (ply - 1 in deep) != (ply in deep)}
     assert len(half) > 5, "few moves beside the deep searches: the game tests nothing"
     assert {p: round(v, 3) for p, v in half.items() if v >= RECHECK_REVALUED} == {}
+
+
+def test_the_deep_pass_judges_each_move_beside_an_unsettled_fast_search(db: Path) -> None:
+    # A fast search whose last depths' scores spread RECHECK_UNSETTLED of expected score or
+    # more is the one most likely wrong: both moves beside its position are judged deeply.
+    assert RECHECK_UNSETTLED is not None
+    analyze(db, "--engine", "builtin", "--recheck", "depth=3", "--depth", "4", "--game", "8")
+    con = duckdb.connect(str(db), read_only=True)
+    engine, = con.execute("SELECT DISTINCT engine FROM evals").fetchone()
+    assert con.execute("SELECT count(*) FROM evals WHERE search_limit = 'depth=3' AND "
+                       "spread_low_cp IS NULL").fetchone() == (0,), "a search without spread"
+    fast, deep = (game_evals(con, 8, engine, limit) for limit in ("depth=3", "depth=4"))
+    curve = curve_for(engine)
+    unsettled = [i for i, e in fast.items() if e.unsettled(curve, i) >= RECHECK_UNSETTLED]
+    assert 0 < len(unsettled) < len(fast) / 2, "the game tests nothing"
+    plies = len(fast) - 1
+    beside = {p for i in unsettled for p in (i, i + 1) if 1 <= p <= plies}
+    assert [ply for ply in sorted(beside) if not {ply - 1, ply} <= set(deep)] == []
 
 
 @needs_fairy

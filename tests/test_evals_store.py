@@ -40,14 +40,27 @@ def test_evaluations_come_back_as_they_were_stored(tmp_path: Path) -> None:
         (13, RED, "Pikafish (uci)", LIMIT): Evaluation(Cp(80), Wdl(310, 650, 40),
                                                        Move.from_uci("b2e2"), moves("b2e2"),
                                                        9, 20_001),
+        (14, RED, ENGINE, LIMIT): Evaluation(Cp(35), None, Move.from_uci("h2e2"),
+                                             moves("h2e2"), 12, 50_000, (Cp(-20), Cp(64))),
     }
-    assert write_evals(con, [StoredEval(k, e) for k, e in stored.items()]) == 3
+    assert write_evals(con, [StoredEval(k, e) for k, e in stored.items()]) == 4
     assert read_evals(con) == stored
     assert read_evals(con, ENGINE, LIMIT) == {k: e for k, e in stored.items() if k[2] == ENGINE}
     assert read_evals(con, ENGINE, "depth=9") == {}
     row = con.execute("SELECT side, score_cp, mate, pv, status, origin FROM evals"
                       " WHERE key = 12").fetchone()
     assert row == ("black", None, -3, "e9e8", "ok", "search")
+    assert con.execute("SELECT spread_low_cp, spread_high_cp FROM evals WHERE key IN (12, 14)"
+                       " ORDER BY key").fetchall() == [(None, None), (-20, 64)]
+
+
+def test_a_mate_in_the_spread_is_stored_beyond_any_score(tmp_path: Path) -> None:
+    con = connect(tmp_path / "e.duckdb")
+    key = (15, RED, ENGINE, LIMIT)
+    write_evals(con, [StoredEval(key, Evaluation(Mate(3), spread=(Cp(480), Mate(3))))])
+    assert con.execute("SELECT spread_low_cp, spread_high_cp FROM evals").fetchall() == [
+        (480, 99_997)]
+    assert read_evals(con)[key].spread == (Cp(480), Cp(99_997))
 
 
 def test_a_failed_position_is_stored_and_replaced_when_it_succeeds(tmp_path: Path) -> None:
@@ -103,3 +116,29 @@ def test_an_upgrade_keeps_the_evaluations(game_db: Path) -> None:
     assert con.execute("SELECT * FROM evals ORDER BY key").fetchall() == before
     assert con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchall() == [
         (str(SCHEMA_VERSION),)]
+
+
+def test_an_upgrade_from_version_12_adds_the_spread_and_keeps_the_evaluations(
+        game_db: Path) -> None:
+    con = duckdb.connect(str(game_db))
+    write_evals(con, [StoredEval((7, RED, ENGINE, LIMIT), Evaluation(
+        Cp(12), best_move=Move.from_uci("h2e2"), pv=moves("h2e2 h9g7"), depth=11,
+        nodes=20_000))])
+    before = con.execute("SELECT * EXCLUDE (spread_low_cp, spread_high_cp) FROM evals"
+                         ).fetchall()
+    for name in ("spread_low_cp", "spread_high_cp"):  # as version 12 wrote it
+        con.execute(f"ALTER TABLE evals DROP COLUMN {name}")
+    con.execute("UPDATE meta SET value = '12' WHERE key = 'schema_version'")
+    con.close()
+    done = run_xqdb("upgrade", "--db", str(game_db))
+    assert done.returncode == 0, done.stderr
+    assert "evals.spread_low_cp" in done.stdout
+    con = duckdb.connect(str(game_db))
+    assert con.execute("SELECT * EXCLUDE (spread_low_cp, spread_high_cp) FROM evals"
+                       ).fetchall() == before
+    assert con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchall() == [
+        ("13",)]
+    write_evals(con, [StoredEval((8, RED, ENGINE, LIMIT),
+                                 Evaluation(Cp(5), spread=(Cp(-30), Cp(40))))])
+    assert read_evals(con)[(8, RED, ENGINE, LIMIT)].spread == (Cp(-30), Cp(40))
+    con.close()

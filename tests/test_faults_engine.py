@@ -3,40 +3,13 @@ and an engine that hangs on every search is given up after a few positions."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 
+from engine_support import scripted_engine
 from xqdb import Position
 from xqdb.engine import Cp, EngineGaveUpError, EngineSpec, Limit, PositionFailedError, SupervisedEngine
-
-#: A UCI engine in a few lines: it answers the handshake, and to ``go`` prints LINES
-#: then ``bestmove``, or nothing at all when HANG is set.
-ENGINE = '''
-import sys
-LINES = {lines!r}
-HANG = {hang!r}
-for line in sys.stdin:
-    word = line.split()[0] if line.split() else ""
-    if word == "uci":
-        print("id name scripted"); print("uciok")
-    elif word == "isready":
-        print("readyok")
-    elif word == "go" and not HANG:
-        for out in LINES:
-            print(out)
-        print("bestmove h2e2")
-    elif word == "quit":
-        break
-    sys.stdout.flush()
-'''
-
-
-def _engine(tmp_path: Path, lines: list[str], hang: bool = False) -> EngineSpec:
-    script = tmp_path / "engine.py"
-    script.write_text(ENGINE.format(lines=lines, hang=hang))
-    return EngineSpec((sys.executable, str(script)), "uci")
 
 
 @pytest.mark.parametrize("bad", ["info depth abc score cp xyz",
@@ -44,7 +17,7 @@ def _engine(tmp_path: Path, lines: list[str], hang: bool = False) -> EngineSpec:
                                  "info depth 5 score cp 10 wdl 999999 -5 abc",
                                  f"info depth 5 nodes {2 ** 63} score cp 7"])
 def test_a_line_the_client_cannot_parse_is_ignored(tmp_path: Path, bad: str) -> None:
-    spec = _engine(tmp_path, ["info depth 4 score cp 31 pv h2e2", bad])
+    spec = scripted_engine(tmp_path, ["info depth 4 score cp 31 pv h2e2", bad])
     with SupervisedEngine(spec, timeout=10) as engine:
         info = engine.analyse(Position(), Limit(depth=5))
     assert info.score.relative == Cp(31) and info.depth == 4
@@ -52,7 +25,7 @@ def test_a_line_the_client_cannot_parse_is_ignored(tmp_path: Path, bad: str) -> 
 
 @pytest.mark.slow
 def test_an_engine_that_hangs_on_go_is_given_up_after_a_few_positions(tmp_path: Path) -> None:
-    spec = _engine(tmp_path, [], hang=True)
+    spec = scripted_engine(tmp_path, [], hang=True)
     failures = []
     with SupervisedEngine(spec, timeout=0.5) as engine:
         with pytest.raises(EngineGaveUpError, match="3 positions in a row") as gave_up:

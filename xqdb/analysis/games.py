@@ -55,11 +55,27 @@ class Evaluation:
     pv: tuple[Move, ...] = ()
     depth: int | None = None
     nodes: int | None = None
+    spread: tuple[Score, Score] | None = None
+    """The lowest and highest score of the search's last depths (:attr:`Info.spread`)."""
 
     @classmethod
     def from_info(cls, info: Info) -> "Evaluation":
+        spread = (info.spread[0].relative, info.spread[1].relative) if info.spread else None
         return cls(info.score.relative, info.wdl.relative if info.wdl else None,
-                   info.pv[0] if info.pv else None, tuple(info.pv), info.depth, info.nodes)
+                   info.pv[0] if info.pv else None, tuple(info.pv), info.depth, info.nodes,
+                   spread)
+
+    def unsettled(self, curve: WinCurve, ply: int = 0) -> float:
+        """How much expected score the search's last depths spanned (0 when unknown): a
+        search still moving when it stopped is the one most likely wrong.
+
+        >>> round(Evaluation(Cp(0), spread=(Cp(-40), Cp(60))).unsettled(WinCurve(scale=100)), 2)
+        0.24
+        """
+        if self.spread is None:
+            return 0.0
+        low, high = self.spread
+        return curve.expectation(high, ply) - curve.expectation(low, ply)
 
     def expectation(self, curve: WinCurve, ply: int = 0) -> float:
         """Expected score of the side to move after ``ply`` plies: the WDL's when there is
@@ -120,6 +136,8 @@ class MoveJudgement:
     loss: float
     judgement: str | None
     """One of :data:`JUDGEMENTS`, or ``None`` for a good move."""
+    unsettled: float = 0.0
+    """The larger :meth:`Evaluation.unsettled` of the move's two positions."""
 
 
 @dataclass
@@ -228,7 +246,8 @@ def _judge(ply: int, side: int, move: Move, before: Evaluation, after: Evaluatio
     judgement = judge(loss, before.score.mate(), after.score.mate(), repeats=repeats,
                       best=before.best_move == move, thresholds=thresholds)
     return MoveJudgement(ply, side, move, before.best_move, expected_before, expected_after,
-                         loss, judgement)
+                         loss, judgement,
+                         max(before.unsettled(curve, ply - 1), after.unsettled(curve, ply)))
 
 
 #: The default analysis is two passes: every position at :data:`DEFAULT_FAST`, then at
@@ -297,15 +316,22 @@ RECHECK_SHIFT: float | None = 0.11
 #: each too little to count as a shift. Over the 80 games, without it the cheapest rule
 #: finding 139 costs 30.7 % (0.04 and 0.08), and 143 costs 36.4 % (0.025 and 0.08).
 RECHECK_REVALUED: float | None = 0.06
+#: And from the start, the moves beside a position whose fast search had not settled: its
+#: last depths' scores span this much expected score or more (:meth:`Evaluation.unsettled`;
+#: ``None``: none by that). A move the fast pass sees lose nothing, though it is a mistake,
+#: is most often one where the fast search's score was still moving.
+RECHECK_UNSETTLED: float | None = 0.10
 
 
 def recheck_plies(judged: Iterable[MoveJudgement], plies: int, *,
                   least_loss: float | None = RECHECK_LOSS,
                   radius: int = RECHECK_RADIUS,
-                  least_gain: float | None = RECHECK_GAIN) -> set[int]:
+                  least_gain: float | None = RECHECK_GAIN,
+                  least_unsettled: float | None = RECHECK_UNSETTLED) -> set[int]:
     """The plies a deep pass searches again after a fast one: each move that lost at least
     ``least_loss`` (with ``None``: each move flagged a mistake or worse, :data:`RECHECKED`)
-    or gained at least ``least_gain``, and the moves within ``radius`` plies of it, in a
+    or gained at least ``least_gain``, or one of whose positions the fast search left
+    ``least_unsettled`` or more unsettled, and the moves within ``radius`` plies of it, in a
     game of ``plies`` moves.
 
     A wider ``radius`` catches a swing the fast pass put on the wrong move (a shallow
@@ -318,11 +344,17 @@ def recheck_plies(judged: Iterable[MoveJudgement], plies: int, *,
     ([2], [2, 4])
     >>> sorted(recheck_plies(fast, 4, least_loss=None, radius=1, least_gain=None))
     [1, 2, 3]
+    >>> unsettled = {0: Evaluation(Cp(0)), 1: Evaluation(Cp(0), spread=(Cp(-90), Cp(40))),
+    ...              2: Evaluation(Cp(0))}
+    >>> sorted(recheck_plies(judge_moves(1, [Move.from_uci("h2e2")] * 2, unsettled, [1, 2],
+    ...                                  (), WinCurve(), Thresholds()), 2))
+    [1, 2]
     """
     flagged = {m.ply for m in judged
                if (m.judgement in RECHECKED if least_loss is None else m.loss >= least_loss)
                or (least_gain is not None
-                   and m.expected_after - m.expected_before >= least_gain)}
+                   and m.expected_after - m.expected_before >= least_gain)
+               or (least_unsettled is not None and m.unsettled >= least_unsettled)}
     return {p + d for p in flagged for d in range(-radius, radius + 1)} & \
         set(range(1, plies + 1))
 

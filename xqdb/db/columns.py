@@ -559,6 +559,11 @@ EVAL_COLUMNS: tuple[Column, ...] = (
     Column("error", "VARCHAR", "why it failed", "string"),
     Column("origin", "VARCHAR", "`search` for a search by `xqdb analyze`, `comment` for an "
            "engine comment carried by the record", "string", not_null=True),
+    Column("spread_low_cp", "INTEGER", "the lowest score of the search's last three depths, "
+           "as `score_cp` (a mate as 100,000 less the moves to it, negative when mated): "
+           "with `spread_high_cp`, how far the search was from settling; NULL when the "
+           "engine did not say", "int32"),
+    Column("spread_high_cp", "INTEGER", "the highest, as `spread_low_cp`", "int32"),
 )
 
 _WIN_CURVES = (

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 import duckdb
 
 from ..analysis.games import EvalKey, Evaluation
-from ..engine.score import Cp, Mate, Wdl
+from ..engine.score import MATE_CP, Cp, Mate, Wdl
 from ..rules.board import BLACK, RED, Move
 from .columns import EVAL_COLUMNS, arrow_schema
 
@@ -82,6 +82,10 @@ class StoredEval:
                 "best_move": found.best_move.uci() if found.best_move else None,
                 "pv": " ".join(m.uci() for m in found.pv) or None,
                 "depth": found.depth, "nodes": found.nodes}
+            if found.spread is not None:
+                low, high = found.spread
+                values |= {"spread_low_cp": low.score(mate_score=MATE_CP),
+                           "spread_high_cp": high.score(mate_score=MATE_CP)}
         return values
 
 
@@ -118,27 +122,35 @@ def write_evals(con: duckdb.DuckDBPyConnection, rows: Iterable[StoredEval]) -> i
 
 def evaluation_of(score_cp: int | None, mate: int | None, wdl: tuple[int | None, ...],
                   best_move: str | None, pv: str | None, depth: int | None,
-                  nodes: int | None) -> Evaluation:
+                  nodes: int | None, spread: tuple[int | None, int | None] = (None, None)
+                  ) -> Evaluation:
     """The :class:`Evaluation` a row's values describe.
 
     >>> evaluation_of(None, -3, (None, None, None), "a0a1", "a0a1 e9e8", 9, 1200).score
     Mate(-3)
+    >>> evaluation_of(20, None, (None, None, None), None, None, 9, 1200, (-15, 40)).spread
+    (Cp(-15), Cp(40))
     """
     win, draw, loss = wdl
+    low, high = spread
     return Evaluation(
         Mate(mate) if mate is not None else Cp(score_cp or 0),
         Wdl(win, draw, loss) if win is not None and draw is not None and loss is not None
         else None,
         Move.from_uci(best_move) if best_move else None,
-        tuple(Move.from_uci(m) for m in pv.split()) if pv else (), depth, nodes)
+        tuple(Move.from_uci(m) for m in pv.split()) if pv else (), depth, nodes,
+        # A mate is stored as MATE_CP less the moves to it: as centipawns, it is as sure.
+        (Cp(low), Cp(high)) if low is not None and high is not None else None)
 
 
-_VALUES = "score_cp, mate, wdl_win, wdl_draw, wdl_loss, best_move, pv, depth, nodes"
+_VALUES = ("score_cp, mate, wdl_win, wdl_draw, wdl_loss, best_move, pv, depth, nodes, "
+           "spread_low_cp, spread_high_cp")
 
 
 def _evaluation(row: Sequence[Any]) -> Evaluation:
-    score_cp, mate, win, draw, loss, best_move, pv, depth, nodes = row
-    return evaluation_of(score_cp, mate, (win, draw, loss), best_move, pv, depth, nodes)
+    score_cp, mate, win, draw, loss, best_move, pv, depth, nodes, low, high = row
+    return evaluation_of(score_cp, mate, (win, draw, loss), best_move, pv, depth, nodes,
+                         (low, high))
 
 
 def read_evals(con: duckdb.DuckDBPyConnection, engine: str | None = None,

@@ -51,7 +51,9 @@ IN_PLACE = {7: "the lookup tables (position_keys, material_spans, material_signa
                f"{_NEIGHBOURS}",
             9: f"the games' first moves (opening_moves) and {_NEIGHBOURS}",
             10: _NEIGHBOURS,
-            11: "the views anew (judgements reads the moves of the games analysed only)"}
+            11: "the views anew (judgements reads the moves of the games analysed only)",
+            12: "the spread of the searches' last depths (evals.spread_low_cp, "
+                "spread_high_cp)"}
 
 
 @dataclass
@@ -185,13 +187,15 @@ def _open_to_write(where: Path, why: str) -> duckdb.DuckDBPyConnection:
 
 
 def _new_columns_and_views(con: duckdb.DuckDBPyConnection) -> None:
-    """Add the columns version 8 added to tables a version-7 database has, and drop its
-    views, which the schema then creates anew (their queries read the new columns)."""
+    """Add the columns versions 8 and 13 added to tables an older database has, and drop
+    its views, which the schema then creates anew (their queries read the new columns)."""
     views = [t.name for t in TABLES.values() if t.query is not None or t.view_of is not None]
     for name in reversed(views):  # those defined on others first
         con.execute(f"DROP VIEW IF EXISTS {name}")
     con.execute("ALTER TABLE win_curves ADD COLUMN IF NOT EXISTS cp_late_scale DOUBLE")
     con.execute("ALTER TABLE sources ADD COLUMN IF NOT EXISTS member_index INTEGER")
+    for name in ("spread_low_cp", "spread_high_cp"):  # version 13
+        con.execute(f"ALTER TABLE evals ADD COLUMN IF NOT EXISTS {name} INTEGER")
 
 
 def _fold_log(where: Path) -> None:

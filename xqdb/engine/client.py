@@ -36,7 +36,7 @@ from ..errors import CannotRunError
 from ..rules.board import Move
 from ..position import Position
 from .dialects import DIALECTS, Dialect, detect_dialect, mate_from_centipawns
-from .score import Cp, Limit, Mate, PovScore, PovWdl, Score, Wdl
+from .score import MATE_CP, Cp, Limit, Mate, PovScore, PovWdl, Score, Wdl
 
 log = logging.getLogger(__name__)
 
@@ -48,8 +48,10 @@ SEARCH_TIMEOUT = 120.0
 TIME_MARGIN = 5.0
 
 
+#: The depths (iterations) whose scores :attr:`Info.spread` spans.
+SPREAD_ITERATIONS = 3
+
 _MULTIPV = re.compile(r" multipv (\d+)")
-_BOUND = re.compile(r" score \S+ -?\d+ (?:lower|upper)bound")
 
 
 #: The widest number an engine may print: scores, nodes and times are stored as BIGINT.
@@ -120,6 +122,12 @@ def _numbers(tokens: list[str]) -> tuple[Score, str | None, Wdl | None, dict[str
     return score, bound, wdl, values, None
 
 
+def _ordered(score: Score) -> int:
+    """Where ``score`` stands among scores: a mate beyond any centipawns."""
+    value = score.score(mate_score=MATE_CP)
+    return 0 if value is None else value
+
+
 _COUNTS = frozenset(("depth", "seldepth", "multipv", "nodes", "nps", "hashfull", "time"))
 
 
@@ -166,6 +174,9 @@ class Info:
     wdl: PovWdl | None = None
     bound: str | None = None
     """``"lowerbound"`` or ``"upperbound"`` when the score is only a bound."""
+    spread: tuple[PovScore, PovScore] | None = None
+    """The lowest and highest exact score of the search's last :data:`SPREAD_ITERATIONS`
+    depths (the first line only): how far the search was from settling when it stopped."""
 
 
 @dataclass
@@ -397,18 +408,21 @@ class Engine:
         """
         exact: dict[int, str] = {}
         bounds: dict[int, str] = {}
+        by_depth: dict[int, Score] = {}  # the first line's exact scores
         while True:
             line = self._next_line(deadline, "finish its search")
             if line.startswith("info ") and " score " in line:
                 try:
-                    _numbers(line.split())
+                    score, bound, _, values, _ = _numbers(line.split())
                 except ValueError as exc:
                     # A line that makes no sense is not worth a failed search.
                     log.warning("engine %s: ignored the line %r: %s", self.name, line[:200], exc)
                     continue
                 match = _MULTIPV.search(line)
                 slot = int(match.group(1)) if match else 1
-                (bounds if _BOUND.search(line) else exact)[slot] = line
+                (bounds if bound else exact)[slot] = line
+                if slot == 1 and bound is None and "depth" in values:
+                    by_depth[values["depth"]] = score
             elif line.startswith("bestmove"):
                 break
             elif line.startswith(_REFUSALS):
@@ -422,7 +436,13 @@ class Engine:
         kept = {**bounds, **exact}
         if not kept:
             raise EngineError(f"engine {self.name} gave a best move but no score")
-        return [self._parse_info(kept[slot], position) for slot in sorted(kept)]
+        infos = [self._parse_info(kept[slot], position) for slot in sorted(kept)]
+        if by_depth:
+            last = sorted(by_depth)[-SPREAD_ITERATIONS:]
+            ordered = sorted((self._engine_score(by_depth[d]) for d in last), key=_ordered)
+            infos[0].spread = (PovScore(ordered[0], position.turn),
+                               PovScore(ordered[-1], position.turn))
+        return infos
 
     def _check_move(self, text: str, position: Position, what: str) -> Move:
         """The move ``text`` if it is legal in ``position``, else :class:`EngineProtocolError`."""
@@ -441,11 +461,7 @@ class Engine:
     def _parse_info(self, line: str, position: Position) -> Info:
         tokens = line.split()
         score, bound, wdl, values, pv_at = _numbers(tokens)
-        if isinstance(score, Cp):
-            # Engines that report a mate as centipawns (Sjaak II): the mate it stands for.
-            mate = mate_from_centipawns(self.name, score.cp)
-            score = Mate(mate) if mate is not None else score
-        info = Info(PovScore(score, position.turn))
+        info = Info(PovScore(self._engine_score(score), position.turn))
         info.bound = bound
         if wdl is not None:
             info.wdl = PovWdl(wdl, position.turn)
@@ -460,6 +476,14 @@ class Engine:
         if "time" in values:
             info.time = values["time"] / 1000
         return info
+
+    def _engine_score(self, score: Score) -> Score:
+        """``score`` as the engine means it: engines that report a mate as centipawns
+        (Sjaak II) get the mate it stands for."""
+        if isinstance(score, Cp):
+            mate = mate_from_centipawns(self.name, score.cp)
+            return Mate(mate) if mate is not None else score
+        return score
 
     def _parse_pv(self, texts: list[str], position: Position) -> list[Move]:
         """The moves of a PV, each checked legal (:class:`EngineProtocolError` if not)."""

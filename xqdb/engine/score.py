@@ -75,6 +75,11 @@ class Limit:
         return ",".join(parts)
 
 
+#: What a mate counts as where scores are put in order or stored as centipawns (less the
+#: moves to it): beyond any real evaluation.
+MATE_CP = 100_000
+
+
 class Score(ABC):
     """A score from one side's point of view: centipawns (:class:`Cp`) or a mate (:class:`Mate`)."""
 
