@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import logging
 import queue
-import re
 import subprocess
 import threading
 import time
@@ -50,8 +49,6 @@ TIME_MARGIN = 5.0
 
 #: The depths (iterations) whose scores :attr:`Info.spread` spans.
 SPREAD_ITERATIONS = 3
-
-_MULTIPV = re.compile(r" multipv (\d+)")
 
 
 #: The widest number an engine may print: scores, nodes and times are stored as BIGINT.
@@ -418,8 +415,7 @@ class Engine:
                     # A line that makes no sense is not worth a failed search.
                     log.warning("engine %s: ignored the line %r: %s", self.name, line[:200], exc)
                     continue
-                match = _MULTIPV.search(line)
-                slot = int(match.group(1)) if match else 1
+                slot = values.get("multipv", 1)
                 (bounds if bound else exact)[slot] = line
                 if slot == 1 and bound is None and "depth" in values:
                     by_depth[values["depth"]] = score
