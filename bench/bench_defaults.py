@@ -20,8 +20,8 @@ counts and nodes summed. ``--confirm NODES`` searches the positions around each 
 reference calls a mistake or worse again at NODES (kept in ``--out``'s
 ``confirm-NODES.jsonl``) and says how many of those the default finds, and of those it
 misses, hold up there. ``--grid`` also scores a grid of recheck thresholds (least loss,
-gain, shift, revalued loss and unsettled spread) after the ``--fast`` pass, and prints the rules that no
-other beats on both cost and mistakes or worse found: the way to compare fast passes,
+gain, shift, revalued loss and unsettled spread) after the ``--fast`` pass, and prints the
+rules that no other beats on both cost and mistakes or worse found: the way to compare fast passes,
 each at its best thresholds. ``--middle 200000`` also runs a single pass at that limit and
 scores three passes (:func:`three_passes`: the middle search settles the
 moves the fast pass half suspects, and only what it still suspects goes deep) over a grid
