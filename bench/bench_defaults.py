@@ -2,34 +2,34 @@
 of the default two passes and of single passes (50,000 and 20,000 nodes), against a deep
 single pass (the reference), with Fairy-Stockfish on real games of ``../shared/data``.
 
-Run: ``python bench/bench_defaults.py [--out DIR] [--pgn FILE] [--reference 2000000]
-[--fast 50000] [--single 20000 ...] [--jobs 2] [--report-only] [--other DB ...]
-[--pool DIR ...] [--grid] [--middle NODES] [--deep NODES] [--fresh-fast]``. Prints
-figures; asserts nothing. ``--fast`` and ``--single`` take a node count or a limit such
-as ``depth=11``. ``--other`` scores another analysis of the same games (the built-in
-engine's default two passes, or ``xqdb analyze``'s own, say) by its own ``judgements``
-view. ``--pgn bench/data/ccpd-heldout-8.pgn``, ``-b``, ``-c`` (8 games each) and ``-d``
-(16), each with its own ``--out``, score other games: the default's thresholds were first chosen
-on these 40 (against a reference of 1,000,000 nodes), the 15 games of ``pgn-chinese-15.pgn``
-check them, and ``-e`` (16), ``-f`` (8), ``-g`` (16) and ``-h`` (16) check them with the
-deep pass and the reference at the default's 2,000,000 nodes (see the README); with ``-c``
-and ``-d`` they then chose the recheck thresholds, which ``-i`` and ``-j`` (16 each) check,
-and ``-k`` (16) the rule chosen after them. With ``--report-only``, ``--pool DIR`` scores
-the games of other ``--out`` folders (each run before) together with those of ``--out``,
-counts and nodes summed. ``--confirm NODES`` searches the positions around each move the
-reference calls a mistake or worse again at NODES (kept in ``--out``'s
-``confirm-NODES.jsonl``) and says how many of those the default finds, and of those it
-misses, hold up there. ``--grid`` also scores a grid of recheck thresholds (least loss,
-gain, shift, revalued loss and unsettled spread) after the ``--fast`` pass, and prints the
-rules that no other beats on both cost and mistakes or worse found: the way to compare fast passes,
-each at its best thresholds. ``--middle 200000`` also runs a single pass at that limit and
-scores three passes (:func:`three_passes`: the middle search settles the
-moves the fast pass half suspects, and only what it still suspects goes deep) over a grid
-of thresholds, printing their frontier beside the grid's. ``--deep 1000000`` with
-``--reference 2000000`` scores two passes whose deep pass is the single pass at 1,000,000
-nodes against the deeper reference (its nodes counted for the positions rechecked): how a
-deep pass half as deep as the reference holds up against it (the default's was 1,000,000
-nodes before it was raised to the reference's 2,000,000).
+Run: ``python bench/bench_defaults.py [--out DIR] [--pgn FILE] [--reference 2000000] [--fast
+50000] [--single 20000 ...] [--jobs 2] [--report-only] [--other DB ...] [--pool DIR ...]
+[--grid] [--middle NODES] [--deep NODES] [--fresh-fast] [--keep-reference]``. Prints
+figures; asserts nothing. ``--fast`` and ``--single`` take a node count or a limit such as
+``depth=11``. ``--other`` scores another analysis of the same games (the built-in engine's
+default two passes, or ``xqdb analyze``'s own, say) by its own ``judgements`` view. ``--pgn
+bench/data/ccpd-heldout-8.pgn``, ``-b``, ``-c`` (8 games each) and ``-d`` (16), each with
+its own ``--out``, score other games: the default's thresholds were first chosen on these 40
+(against a reference of 1,000,000 nodes), the 15 games of ``pgn-chinese-15.pgn`` check them,
+and ``-e`` (16), ``-f`` (8), ``-g`` (16) and ``-h`` (16) check them with the deep pass and
+the reference at the default's 2,000,000 nodes (see the README); with ``-c`` and ``-d`` they
+then chose the recheck thresholds, which ``-i`` and ``-j`` (16 each) check, and ``-k`` (16)
+the rule chosen after them. With ``--report-only``, ``--pool DIR`` scores the games of other
+``--out`` folders (each run before) together with those of ``--out``, counts and nodes
+summed. ``--confirm NODES`` searches the positions around each move the reference calls a
+mistake or worse again at NODES (kept in ``--out``'s ``confirm-NODES.jsonl``) and says how
+many of those the default finds, and of those it misses, hold up there. ``--grid`` also
+scores a grid of recheck thresholds (least loss, gain, shift, revalued loss and unsettled
+spread) after the ``--fast`` pass, and prints the rules that no other beats on both cost and
+mistakes or worse found: the way to compare fast passes, each at its best thresholds.
+``--middle 200000`` also runs a single pass at that limit and scores three passes
+(:func:`three_passes`: the middle search settles the moves the fast pass half suspects, and
+only what it still suspects goes deep) over a grid of thresholds, printing their frontier
+beside the grid's. ``--deep 1000000`` with ``--reference 2000000`` scores two passes whose
+deep pass is the single pass at 1,000,000 nodes against the deeper reference (its nodes
+counted for the positions rechecked): how a deep pass half as deep as the reference holds up
+against it (the default's was 1,000,000 nodes before it was raised to the reference's
+2,000,000).
 
 Each limit is one single pass over every position of the games (``pgn-chinese-15.pgn``)
 into its own database under ``--out``, so the passes share no cache; a run that was
@@ -42,6 +42,13 @@ limit gives the same answer whenever it runs) on the moves the fast pass flags a
 neighbours. Its cost is the fast pass's nodes and the deep nodes of the positions
 rechecked, against the reference's nodes; the engine seconds of each single pass are
 printed beside.
+
+A reference pass takes about an hour of both cores per 16 games. ``--keep-reference``
+writes it to ``bench/data`` (``ccpd-heldout-k.nodes-2000000.parquet``: the name of
+``--pgn`` and the reference's nodes), and a later run over the same games begins its
+reference from that file when the Fairy-Stockfish installed is the one that searched it
+(another engine searches it again), so that scoring those games again costs only the
+fast passes: a few minutes.
 
 Only the games whose every position has a reference evaluation are scored (a reference
 run that could not finish scores fewer games, and says so).
@@ -111,11 +118,8 @@ def limit_argument(text: str) -> Limit:
     return Limit(nodes=int(text)) if text.isdigit() else Limit.parse(text)
 
 
-def run_pass(out: Path, limit: Limit, jobs: int, games: Path = GAMES,
-             chained: bool = False) -> None:
-    """One single pass at ``limit`` over ``games`` into :func:`pass_path` (resumed if
-    stopped), ``chained`` as the default's fast pass."""
-    from xqdb.pipeline.analyze import analyse_database
+def pass_database(out: Path, limit: Limit, games: Path, chained: bool = False) -> Path:
+    """:func:`pass_path`, made (the games of ``games`` imported, no evaluation) if new."""
     from xqdb.pipeline.importer import import_paths
     base = out / "base.duckdb"
     if not base.exists():
@@ -123,6 +127,15 @@ def run_pass(out: Path, limit: Limit, jobs: int, games: Path = GAMES,
     db = pass_path(out, limit, chained)
     if not db.exists():
         shutil.copy(base, db)
+    return db
+
+
+def run_pass(out: Path, limit: Limit, jobs: int, games: Path = GAMES,
+             chained: bool = False) -> None:
+    """One single pass at ``limit`` over ``games`` into :func:`pass_path` (resumed if
+    stopped), ``chained`` as the default's fast pass."""
+    from xqdb.pipeline.analyze import analyse_database
+    db = pass_database(out, limit, games, chained)
     began = time.perf_counter()
     summary = analyse_database(db, EngineSpec((FAIRY,)), limit, jobs=jobs, chained=chained)
     record = {"limit": limit.key() + (" chained" if chained else ""),
@@ -132,6 +145,43 @@ def run_pass(out: Path, limit: Limit, jobs: int, games: Path = GAMES,
     with open(out / "costs.jsonl", "a") as costs:
         costs.write(json.dumps(record) + "\n")
     print(json.dumps(record), flush=True)
+
+
+def kept_reference(games: Path, nodes: int) -> Path:
+    """Where the reference pass over ``games`` is kept in the repository:
+    ``bench/data/ccpd-heldout-k.nodes-2000000.parquet``, its ``evals`` rows."""
+    return ROOT / "bench" / "data" / f"{games.stem}.nodes-{nodes}.parquet"
+
+
+def keep_reference(out: Path, nodes: int, kept: Path) -> None:
+    """Write the reference pass of ``out`` to ``kept``: an hour of both cores per 16 games
+    that scoring them again then does without (:func:`seed_reference`)."""
+    con = open_copy(pass_path(out, Limit(nodes=nodes)), out / "scratch")
+    con.execute("COPY (SELECT * FROM evals WHERE search_limit = ? ORDER BY game_id NULLS FIRST, "
+                "ply, key, side) TO ? (FORMAT parquet, COMPRESSION zstd)",
+                [Limit(nodes=nodes).key(), str(kept)])
+    count, = con.execute("SELECT count(*) FROM read_parquet(?)", [str(kept)]).fetchall()[0]
+    print(f"the reference kept in {kept} ({count:,} evaluations, {kept.stat().st_size:,} bytes)",
+          flush=True)
+
+
+def seed_reference(out: Path, nodes: int, games: Path, kept: Path) -> None:
+    """Begin the reference pass of ``out`` with the evaluations ``kept``, if the engine
+    installed is the one that made them: the pass then searches only what they lack."""
+    with SupervisedEngine(EngineSpec((FAIRY,))) as engine:
+        identity = engine.identity
+    con = duckdb.connect(str(pass_database(out, Limit(nodes=nodes), games)))
+    try:
+        made_by = [e for e, in con.execute("SELECT DISTINCT engine FROM read_parquet(?)",
+                                           [str(kept)]).fetchall()]
+        if made_by != [identity]:
+            print(f"{kept} was searched by {', '.join(made_by)}, not {identity}: "
+                  f"the reference is searched again", flush=True)
+            return
+        con.execute("INSERT INTO evals BY NAME SELECT * FROM read_parquet(?)", [str(kept)])
+        print(f"the reference begins with the {kept.name}'s evaluations", flush=True)
+    finally:
+        con.close()
 
 
 def open_copy(db: Path, scratch: Path) -> duckdb.DuckDBPyConnection:
@@ -578,6 +628,10 @@ def main() -> None:
                         help="the fast pass searched afresh position by position, instead of "
                              "chained as the default's (each game from its end back, the "
                              "hash kept through it)")
+    parser.add_argument("--keep-reference", action="store_true",
+                        help="write the reference pass to bench/data (--pgn's name, "
+                             ".nodes-N.parquet); a later run over the same games then begins "
+                             "from it instead of searching it again")
     parser.add_argument("--pool", type=Path, action="append", default=[],
                         help="with --report-only: also score the games of this --out folder, "
                              "pooled with those of --out")
@@ -589,9 +643,16 @@ def main() -> None:
     if not args.report_only:
         middle = [args.middle] if args.middle is not None else []
         deep = [Limit(nodes=args.deep)] if args.deep is not None else []
+        kept = kept_reference(args.pgn, args.reference)
+        if kept.exists() and not pass_path(args.out, Limit(nodes=args.reference)).exists():
+            seed_reference(args.out, args.reference, args.pgn, kept)
         run_pass(args.out, args.fast, args.jobs, args.pgn, chained=not args.fresh_fast)
         for limit in (*singles, Limit(nodes=args.reference), *middle, *deep):
             run_pass(args.out, limit, args.jobs, args.pgn)
+    if args.keep_reference:
+        if args.pool:
+            parser.error("--keep-reference keeps the reference of --out's games: give no --pool")
+        keep_reference(args.out, args.reference, kept_reference(args.pgn, args.reference))
     report((args.out, *args.pool), args.reference, args.fast, tuple(args.other),
            tuple(singles), args.confirm, args.jobs, args.grid, args.middle, args.deep,
            not args.fresh_fast)
