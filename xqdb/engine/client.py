@@ -35,7 +35,7 @@ from ..errors import CannotRunError
 from ..rules.board import Move
 from ..position import Position
 from .dialects import DIALECTS, Dialect, detect_dialect, mate_from_centipawns
-from .score import MATE_CP, Cp, Limit, Mate, PovScore, PovWdl, Score, Wdl
+from .score import Cp, Limit, Mate, PovScore, PovWdl, Score, Wdl
 
 log = logging.getLogger(__name__)
 
@@ -117,12 +117,6 @@ def _numbers(tokens: list[str]) -> tuple[Score, str | None, Wdl | None, dict[str
         else:
             i += 1
     return score, bound, wdl, values, None
-
-
-def _ordered(score: Score) -> int:
-    """Where ``score`` stands among scores: a mate beyond any centipawns."""
-    value = score.score(mate_score=MATE_CP)
-    return 0 if value is None else value
 
 
 _COUNTS = frozenset(("depth", "seldepth", "multipv", "nodes", "nps", "hashfull", "time"))
@@ -435,7 +429,7 @@ class Engine:
         infos = [self._parse_info(kept[slot], position) for slot in sorted(kept)]
         if by_depth:
             last = sorted(by_depth)[-SPREAD_ITERATIONS:]
-            ordered = sorted((self._engine_score(by_depth[d]) for d in last), key=_ordered)
+            ordered = sorted(self._engine_score(by_depth[d]) for d in last)
             infos[0].spread = (PovScore(ordered[0], position.turn),
                                PovScore(ordered[-1], position.turn))
         return infos
