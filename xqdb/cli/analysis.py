@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 from ..analysis.games import (
     BUILTIN_DEEP, BUILTIN_FAST, DEFAULT_DEEP, DEFAULT_FAST, RECHECK_LOSS, RECHECK_REVALUED,
-    RECHECK_SHIFT,
+    RECHECK_SHIFT, RECHECK_UNSETTLED,
     too_shallow,
 )
 from ..analysis.calibration import MIN_GAMES, MIN_POSITIONS
@@ -118,7 +118,9 @@ class _Bar:
               help="Two passes: every position at LIMIT (nodes=2000, depth=6), each game's "
                    "from its end back with the hash kept through the game, then at the "
                    "main limit (given, or the default deep one) only the moves that lost "
-                   f"{RECHECK_LOSS:g} of the expected score or more in that pass; then, in "
+                   f"{RECHECK_LOSS:g} of the expected score or more in that pass, and those "
+                   "beside a position whose fast search had not settled (the scores of its "
+                   f"last depths spanned {RECHECK_UNSETTLED:g} of it or more); then, in "
                    "rounds, the moves beside a position whose deep evaluation moved "
                    f"{RECHECK_SHIFT:g} or more from the fast one, and those beside a move "
                    "judged deeply that lose "
