@@ -638,6 +638,8 @@ def main() -> None:
     args = parser.parse_args()
     if args.pool and (args.other or not args.report_only):
         parser.error("--pool scores folders already run: give --report-only, without --other")
+    if args.pool and args.keep_reference:
+        parser.error("--keep-reference keeps the reference of --out's games: give no --pool")
     singles = args.single if args.single is not None else [Limit(nodes=20_000)]
     args.out.mkdir(parents=True, exist_ok=True)
     if not args.report_only:
@@ -650,8 +652,6 @@ def main() -> None:
         for limit in (*singles, Limit(nodes=args.reference), *middle, *deep):
             run_pass(args.out, limit, args.jobs, args.pgn)
     if args.keep_reference:
-        if args.pool:
-            parser.error("--keep-reference keeps the reference of --out's games: give no --pool")
         keep_reference(args.out, args.reference, kept_reference(args.pgn, args.reference))
     report((args.out, *args.pool), args.reference, args.fast, tuple(args.other),
            tuple(singles), args.confirm, args.jobs, args.grid, args.middle, args.deep,
