@@ -14,7 +14,8 @@ its own ``--out``, score other games: the default's thresholds were first chosen
 and ``-e`` (16), ``-f`` (8), ``-g`` (16) and ``-h`` (16) check them with the deep pass and
 the reference at the default's 2,000,000 nodes (see the README); with ``-c`` and ``-d`` they
 then chose the recheck thresholds, which ``-i`` and ``-j`` (16 each) check, and ``-k`` (16)
-the rule chosen after them. With ``--report-only``, ``--pool DIR`` scores the games of other
+the rule chosen after them; ``-i`` and ``-k`` then chose the thresholds with the unsettled
+searches, which ``-j`` checks. With ``--report-only``, ``--pool DIR`` scores the games of other
 ``--out`` folders (each run before) together with those of ``--out``, counts and nodes
 summed. ``--confirm NODES`` searches the positions around each move the reference calls a
 mistake or worse again at NODES (kept in ``--out``'s ``confirm-NODES.jsonl``) and says how
@@ -292,16 +293,21 @@ RECHECK_RULES = {"two passes (mistake+, +-1)": Rule(None, 1),
                  f"loss >= {RECHECK_REVALUED:g}, unsettled >= {RECHECK_UNSETTLED}: the default)":
                      Rule(RECHECK_LOSS, shift=RECHECK_SHIFT, gain=RECHECK_GAIN,
                           revalued=RECHECK_REVALUED, unsettled=RECHECK_UNSETTLED),
+                 "two passes (loss >= 0.035, shift >= 0.11, revalued loss >= 0.06, "
+                 "unsettled >= 0.1: the default before)":
+                     Rule(0.035, shift=0.11, revalued=0.06, unsettled=0.10),
                  "two passes (loss >= 0.035, shift >= 0.11, revalued loss >= 0.06: the "
-                 "default before)": Rule(0.035, shift=0.11, revalued=0.06),
-                 "two passes (loss >= 0.04, shift >= 0.08: the default before that)":
+                 "default before that)": Rule(0.035, shift=0.11, revalued=0.06),
+                 "two passes (loss >= 0.04, shift >= 0.08: the default before those)":
                      Rule(0.04, shift=0.08),
                  "two passes (loss >= 0.05, shift >= 0.055)": Rule(0.05, shift=0.055),
                  "two passes (loss >= 0.1, shift >= 0.05)": Rule(0.1, shift=0.05)}
 """The rules scored beside the default: "the first default" is the rule before the fast
-pass was chained; "the default before that" the rule chosen on 80 games at 2,000,000 nodes
-before the deep pass's rounds also took the moves revalued, "the default before" the rule
-chosen then, before the fast pass's unsettled searches were searched again too."""
+pass was chained; "the default before those" the rule chosen on 80 games at 2,000,000 nodes
+before the deep pass's rounds also took the moves revalued, "the default before that" the
+rule chosen then, before the fast pass's unsettled searches were searched again too, and
+"the default before" that rule with the unsettled searches, before the thresholds were
+chosen again with them on ``-i`` and ``-k``."""
 
 
 def score_folder(out: Path, reference_nodes: int, fast_limit: Limit,
