@@ -648,17 +648,17 @@ def main() -> None:
         parser.error("--keep-reference keeps the reference of --out's games: give no --pool")
     singles = args.single if args.single is not None else [Limit(nodes=20_000)]
     args.out.mkdir(parents=True, exist_ok=True)
+    kept = kept_reference(args.pgn, args.reference)
     if not args.report_only:
         middle = [args.middle] if args.middle is not None else []
         deep = [Limit(nodes=args.deep)] if args.deep is not None else []
-        kept = kept_reference(args.pgn, args.reference)
         if kept.exists() and not pass_path(args.out, Limit(nodes=args.reference)).exists():
             seed_reference(args.out, args.reference, args.pgn, kept)
         run_pass(args.out, args.fast, args.jobs, args.pgn, chained=not args.fresh_fast)
         for limit in (*singles, Limit(nodes=args.reference), *middle, *deep):
             run_pass(args.out, limit, args.jobs, args.pgn)
     if args.keep_reference:
-        keep_reference(args.out, args.reference, kept_reference(args.pgn, args.reference))
+        keep_reference(args.out, args.reference, kept)
     report((args.out, *args.pool), args.reference, args.fast, tuple(args.other),
            tuple(singles), args.confirm, args.jobs, args.grid, args.middle, args.deep,
            not args.fresh_fast)
