@@ -18,10 +18,17 @@ both, in one run; and ``--memory`` the peak memory of the largest process for th
 inputs of ``bench_memory.py`` (a 200 MB PGN, a zip of 4,000 members of 1 MiB of NULs),
 each in a fresh ``xqdb import`` (default jobs). ``--code DIR`` adds the same runs with the
 package of another tree (an older commit, ``git archive``-d there) beside this one; alone,
-it imports ccpd-dev.zip with both trees in turn, twice each.
+it imports ccpd-dev.zip (or ``--copies`` copies of it) with both trees in turn, twice each.
 
     python bench/bench_import.py --big --memory --code /tmp/old-xqdb
-    python bench/bench_import.py --code /tmp/old-xqdb --jobs 2
+    python bench/bench_import.py --code /tmp/old-xqdb --jobs 2 --copies 1 --copies 5
+
+``--replay-free`` bounds what a faster replay can give: beside each import (2 jobs, one
+copy, unless ``--jobs`` and ``--copies`` say), the same import with every replay made
+ahead in the parent before the workers fork, so that the workers take it instead of
+replaying; twice each, alternating. Its worker memory counts the replays made ahead.
+
+    python bench/bench_import.py --replay-free
 
 ``--stages`` prints where the time of one import of ccpd-dev.zip goes (2 jobs unless
 ``--jobs`` says): the workers' CPU per stage (opening and hashing, reading, repeat keys,
@@ -59,8 +66,13 @@ import sys
 import tempfile
 import zipfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import duckdb
+
+if TYPE_CHECKING:
+    from xqdb.formats.record import GameRecord
+    from xqdb.replay import ReplayedGame
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data"
@@ -68,20 +80,56 @@ DATA = ROOT.parent / "shared" / "data"
 RANGE_VARIABLE = "XQDB_RANGE_BYTES"
 
 
-def one_run(jobs: int, copies: int, folder: Path) -> dict[str, float]:
-    """Import in this process (called in a fresh interpreter) and report figures."""
-    from xqdb.pipeline.importer import import_paths
-
-    inputs = folder / "inputs"
+def copied_inputs(folder: Path, copies: int) -> Path:
+    """A folder of ``copies`` copies of ccpd-dev.zip under ``folder``."""
+    inputs = folder / f"inputs-{copies}"
     inputs.mkdir()
     for i in range(copies):
         # Copies, not links: a source is known by its resolved path, so links to one file
         # would be read once.
         shutil.copyfile(DATA / "ccpd-dev.zip", inputs / f"copy{i}.zip")
+    return inputs
+
+
+def replay_ahead(inputs: Path) -> None:
+    """Replay every record under ``inputs`` now, in this process, and have the import's
+    workers (forked from it later) take those replays instead of replaying: the import
+    as it would be if replay cost nothing, which bounds what any faster replay can give."""
+    import xqdb.pipeline.importer as importer
+    from xqdb.formats import read_paths
+    from xqdb.replay import replay
+
+    made = {(r.origin.member, r.origin.index): replay(r)
+            for r in read_paths([str(inputs / "copy0.zip")])}
+    replay_record = importer.replay_record
+
+    def taken(record: GameRecord) -> ReplayedGame:
+        game = made.get((record.origin.member, record.origin.index))
+        if game is None:
+            return replay_record(record)
+        game.record = record
+        return game
+    importer.replay_record = taken
+
+
+def one_run(jobs: int, copies: int, folder: Path, replay_free: bool = False
+            ) -> dict[str, float]:
+    """Import in this process (called in a fresh interpreter) and report figures; with
+    ``replay_free``, the replays made ahead (see :func:`replay_ahead`)."""
+    from xqdb.pipeline.importer import import_paths
+
+    inputs = copied_inputs(folder, copies)
+    if replay_free:
+        replay_ahead(inputs)
+    # The replays made ahead are not this run's CPU.
+    spent = sum(usage.ru_utime + usage.ru_stime for usage in
+                (resource.getrusage(resource.RUSAGE_SELF),
+                 resource.getrusage(resource.RUSAGE_CHILDREN)))
     db = folder / "bench.duckdb"
     summary = import_paths([str(inputs)], db, jobs=jobs)
     cpu = sum(usage.ru_utime + usage.ru_stime for usage in
-              (resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)))
+              (resource.getrusage(resource.RUSAGE_SELF),
+               resource.getrusage(resource.RUSAGE_CHILDREN))) - spent
     con = duckdb.connect(str(db), read_only=True)
     plies = con.execute("SELECT coalesce(sum(g.plies), 0) FROM game_records r"
                         " JOIN games g USING (game_id)").fetchone()[0]
@@ -179,7 +227,9 @@ def main() -> None:
                         help="peak memory for the hostile inputs of bench_memory.py")
     parser.add_argument("--code", type=Path, help="another tree to run beside this one")
     parser.add_argument("--stages", action="store_true", help="where one import's time goes")
-    parser.add_argument("--one", nargs=2, type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--replay-free", action="store_true",
+                        help="beside each import, the same with replay costing nothing")
+    parser.add_argument("--one", nargs=3, type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.stages:
         for jobs in args.jobs or [2]:
@@ -187,7 +237,7 @@ def main() -> None:
         return
     if args.one:
         with tempfile.TemporaryDirectory() as folder:
-            print(json.dumps(one_run(args.one[0], args.one[1], Path(folder))))
+            print(json.dumps(one_run(args.one[0], args.one[1], Path(folder), bool(args.one[2]))))
         return
     if args.big or args.memory:
         trees = [("this tree", ROOT)] + ([(f"{args.code}", args.code)] if args.code else [])
@@ -212,26 +262,36 @@ def main() -> None:
                     path.unlink()
         return
     if args.code:
-        # ccpd-dev.zip beside the other tree, twice each, alternating.
-        compare(f"ccpd-dev.zip: this tree ({ROOT}) and {args.code}",
-                [(f"{label} ({jobs} jobs)", DATA / "ccpd-dev.zip", code, {"jobs": jobs})
-                 for jobs in args.jobs or [1, 2]
-                 for label, code in (("this tree", ROOT), (str(args.code), args.code))] * 2)
+        # ccpd-dev.zip (or that many copies of it) beside the other tree, twice each,
+        # alternating.
+        with tempfile.TemporaryDirectory(prefix="xqdb-bench-copies-") as tmp:
+            for copies in args.copies or [1]:
+                path = DATA / "ccpd-dev.zip" if copies == 1 else copied_inputs(Path(tmp), copies)
+                compare(f"{path.name} ({copies} x ccpd-dev.zip): this tree ({ROOT}) and "
+                        f"{args.code}",
+                        [(f"{label} ({jobs} jobs)", path, code, {"jobs": jobs})
+                         for jobs in args.jobs or [1, 2]
+                         for label, code in (("this tree", ROOT), (str(args.code), args.code))]
+                        * 2)
         return
-    print(f"{'jobs':>4} {'copies':>6} {'records':>8} {'games':>6} {'s':>6} {'games/s':>8} "
-          f"{'plies/s':>8} {'db wall':>7} {'db cpu':>6} {'cpu s':>6} {'parent MiB':>10} "
-          f"{'worker MiB':>10} {'db MiB':>7}")
-    for copies in args.copies or [1, 5]:
-        for jobs in args.jobs or [1, 2]:
-            # A fresh interpreter per run, so peak memory belongs to that run alone.
-            out = subprocess.run([sys.executable, __file__, "--one", str(jobs), str(copies)],
-                                 capture_output=True, text=True, check=True)
-            r = json.loads(out.stdout.strip().splitlines()[-1])
-            print(f"{r['jobs']:>4} {r['copies']:>6} {r['records']:>8,} {r['games']:>6,} "
-                  f"{r['seconds']:>6.1f} {r['games_per_s']:>8,.0f} {r['plies_per_s']:>8,.0f} "
-                  f"{r['db_share']:>7.1%} {r['db_cpu_share']:>6.1%} {r['cpu']:>6.1f} "
-                  f"{r['parent_mib']:>10.0f} {r['worker_mib']:>10.0f} "
-                  f"{r['db_mib']:>7.1f}", flush=True)
+    print(f"{'jobs':>4} {'copies':>6} {'replay':>6} {'records':>8} {'games':>6} {'s':>6} "
+          f"{'games/s':>8} {'plies/s':>8} {'db wall':>7} {'db cpu':>6} {'cpu s':>6} "
+          f"{'parent MiB':>10} {'worker MiB':>10} {'db MiB':>7}")
+    # With --replay-free, each import beside the same with replay free, twice, alternating.
+    kinds = [0, 1] * 2 if args.replay_free else [0]
+    for copies in args.copies or ([1] if args.replay_free else [1, 5]):
+        for jobs in args.jobs or ([2] if args.replay_free else [1, 2]):
+            for free in kinds:
+                # A fresh interpreter per run, so peak memory belongs to that run alone.
+                out = subprocess.run([sys.executable, __file__, "--one", str(jobs), str(copies),
+                                      str(free)], capture_output=True, text=True, check=True)
+                r = json.loads(out.stdout.strip().splitlines()[-1])
+                print(f"{r['jobs']:>4} {r['copies']:>6} {'free' if free else 'run':>6} "
+                      f"{r['records']:>8,} {r['games']:>6,} {r['seconds']:>6.1f} "
+                      f"{r['games_per_s']:>8,.0f} {r['plies_per_s']:>8,.0f} "
+                      f"{r['db_share']:>7.1%} {r['db_cpu_share']:>6.1%} {r['cpu']:>6.1f} "
+                      f"{r['parent_mib']:>10.0f} {r['worker_mib']:>10.0f} "
+                      f"{r['db_mib']:>7.1f}", flush=True)
 
 
 if __name__ == "__main__":
