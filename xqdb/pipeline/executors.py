@@ -22,6 +22,7 @@ one is forked later; it runs nothing but Python code of its own and never touche
 
 from __future__ import annotations
 
+import gc
 import importlib.metadata
 import itertools
 import logging
@@ -78,6 +79,11 @@ def idle_cores() -> int:
 #: one writer every result must pass through: when it has work it should get a core at
 #: once rather than share it with a worker, or the workers end up waiting for it.
 WORKER_NICENESS = 5
+#: A worker's collector thresholds (Python's defaults are 700, 10, 10): a worker allocates
+#: millions of short-lived objects per unit, almost none in cycles, and each collection
+#: walks every object still alive. Reading, replaying and staging ccpd-dev.zip in one
+#: process, 4 runs alternating: 7.11-7.37 s of CPU against 7.33-7.68 s at the defaults.
+WORKER_GC_THRESHOLDS = (20_000, 20, 20)
 
 
 #: Seconds between a waiting parent's looks at its workers, and a worker's at its parent.
@@ -94,6 +100,10 @@ def _init_worker() -> None:
         os.nice(WORKER_NICENESS)
     except OSError:  # not allowed here: the workers simply keep the parent's priority
         pass
+    # What the fork copied from the parent lives as long as the worker: frozen, no
+    # collection walks it again.
+    gc.freeze()
+    gc.set_threshold(*WORKER_GC_THRESHOLDS)
     # A parent killed outright (kill -9) cannot stop its workers: each stops itself once
     # its parent is gone, rather than work on for nobody and die on a broken pipe.
     parent = os.getppid()
