@@ -112,6 +112,13 @@ def replay_ahead(inputs: Path) -> None:
     importer.replay_record = taken
 
 
+def cpu_seconds() -> float:
+    """The CPU time of this process and its children waited for, so far."""
+    return sum(usage.ru_utime + usage.ru_stime for usage in
+               (resource.getrusage(resource.RUSAGE_SELF),
+                resource.getrusage(resource.RUSAGE_CHILDREN)))
+
+
 def one_run(jobs: int, copies: int, folder: Path, replay_free: bool = False
             ) -> dict[str, float]:
     """Import in this process (called in a fresh interpreter) and report figures; with
@@ -121,15 +128,10 @@ def one_run(jobs: int, copies: int, folder: Path, replay_free: bool = False
     inputs = copied_inputs(folder, copies)
     if replay_free:
         replay_ahead(inputs)
-    # The replays made ahead are not this run's CPU.
-    spent = sum(usage.ru_utime + usage.ru_stime for usage in
-                (resource.getrusage(resource.RUSAGE_SELF),
-                 resource.getrusage(resource.RUSAGE_CHILDREN)))
+    spent = cpu_seconds()  # the replays made ahead are not this run's CPU
     db = folder / "bench.duckdb"
     summary = import_paths([str(inputs)], db, jobs=jobs)
-    cpu = sum(usage.ru_utime + usage.ru_stime for usage in
-              (resource.getrusage(resource.RUSAGE_SELF),
-               resource.getrusage(resource.RUSAGE_CHILDREN))) - spent
+    cpu = cpu_seconds() - spent
     con = duckdb.connect(str(db), read_only=True)
     plies = con.execute("SELECT coalesce(sum(g.plies), 0) FROM game_records r"
                         " JOIN games g USING (game_id)").fetchone()[0]
