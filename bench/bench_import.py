@@ -30,6 +30,12 @@ replaying; twice each, alternating. Its worker memory counts the replays made ah
 
     python bench/bench_import.py --replay-free
 
+``--read-free`` bounds a faster reader and replay together: the same, and a third import
+whose workers also take the records read ahead in the parent instead of reading them
+(they still open and hash the members).
+
+    python bench/bench_import.py --read-free
+
 ``--stages`` prints where the time of one import of ccpd-dev.zip goes (2 jobs unless
 ``--jobs`` says): the workers' CPU per stage (opening and hashing, reading, repeat keys,
 replay, rows, Arrow tables, sending), with its share of all the import's CPU, and the
@@ -71,13 +77,21 @@ from typing import TYPE_CHECKING
 import duckdb
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from typing import BinaryIO
+
     from xqdb.formats.record import GameRecord
+    from xqdb.formats.sources import Source
     from xqdb.replay import ReplayedGame
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data"
 #: The environment variable setting the size of the ranges big files are read in.
 RANGE_VARIABLE = "XQDB_RANGE_BYTES"
+#: What an import of ``--one`` does itself: everything, all but replay, or all but
+#: reading and replay (see :func:`replay_ahead`); and how each is shown.
+RUN, REPLAY_FREE, READ_FREE = 0, 1, 2
+FREE_LABELS = {RUN: "nothing", REPLAY_FREE: "replay", READ_FREE: "read+replay"}
 
 
 def copied_inputs(folder: Path, copies: int) -> Path:
@@ -91,17 +105,35 @@ def copied_inputs(folder: Path, copies: int) -> Path:
     return inputs
 
 
-def replay_ahead(inputs: Path) -> None:
+def replay_ahead(inputs: Path, read_too: bool = False) -> None:
     """Replay every record under ``inputs`` now, in this process, and have the import's
     workers (forked from it later) take those replays instead of replaying: the import
-    as it would be if replay cost nothing, which bounds what any faster replay can give."""
+    as it would be if replay cost nothing, which bounds what any faster replay can give.
+    With ``read_too``, the workers take the records read here as well, instead of
+    reading their members."""
+    import xqdb.formats as formats
     import xqdb.pipeline.importer as importer
-    from xqdb.formats import read_paths
     from xqdb.replay import replay
 
-    made = {(r.origin.member, r.origin.index): replay(r)
-            for r in read_paths([str(inputs / "copy0.zip")])}
+    records = list(formats.read_paths([str(inputs / "copy0.zip")]))
+    made = {(r.origin.member, r.origin.index): replay(r) for r in records}
     replay_record = importer.replay_record
+    if read_too:
+        read_source = formats.read_source
+        by_member: dict[str | None, list[GameRecord]] = {}
+        for record in records:
+            by_member.setdefault(record.origin.member, []).append(record)
+
+        def read_ahead(source: Source, format: str | None = None, encoding: str | None = None,
+                       stream: BinaryIO | None = None) -> Iterator[GameRecord]:
+            if source.member not in by_member or not source.path.endswith("copy0.zip"):
+                yield from read_source(source, format, encoding, stream)
+                return
+            if stream is not None:
+                stream.close()
+            yield from by_member[source.member]
+        # read_unit takes read_source from the package when it runs, so this one.
+        formats.read_source = read_ahead
 
     def taken(record: GameRecord) -> ReplayedGame:
         game = made.get((record.origin.member, record.origin.index))
@@ -119,16 +151,16 @@ def cpu_seconds() -> float:
                 resource.getrusage(resource.RUSAGE_CHILDREN)))
 
 
-def one_run(jobs: int, copies: int, folder: Path, replay_free: bool = False
-            ) -> dict[str, float]:
+def one_run(jobs: int, copies: int, folder: Path, free: int = RUN) -> dict[str, float]:
     """Import in this process (called in a fresh interpreter) and report figures; with
-    ``replay_free``, the replays made ahead (see :func:`replay_ahead`)."""
+    ``free`` at :data:`REPLAY_FREE` or :data:`READ_FREE`, the replays (and the records)
+    made ahead (see :func:`replay_ahead`)."""
     from xqdb.pipeline.importer import import_paths
 
     inputs = copied_inputs(folder, copies)
-    if replay_free:
-        replay_ahead(inputs)
-    spent = cpu_seconds()  # the replays made ahead are not this run's CPU
+    if free != RUN:
+        replay_ahead(inputs, read_too=free == READ_FREE)
+    spent = cpu_seconds()  # what was made ahead is not this run's CPU
     db = folder / "bench.duckdb"
     summary = import_paths([str(inputs)], db, jobs=jobs)
     cpu = cpu_seconds() - spent
@@ -231,6 +263,8 @@ def main() -> None:
     parser.add_argument("--stages", action="store_true", help="where one import's time goes")
     parser.add_argument("--replay-free", action="store_true",
                         help="beside each import, the same with replay costing nothing")
+    parser.add_argument("--read-free", action="store_true",
+                        help="as --replay-free, and also with reading costing nothing")
     parser.add_argument("--one", nargs=3, type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.stages:
@@ -239,7 +273,7 @@ def main() -> None:
         return
     if args.one:
         with tempfile.TemporaryDirectory() as folder:
-            print(json.dumps(one_run(args.one[0], args.one[1], Path(folder), bool(args.one[2]))))
+            print(json.dumps(one_run(args.one[0], args.one[1], Path(folder), args.one[2])))
         return
     if args.big or args.memory:
         trees = [("this tree", ROOT)] + ([(f"{args.code}", args.code)] if args.code else [])
@@ -276,19 +310,22 @@ def main() -> None:
                          for label, code in (("this tree", ROOT), (str(args.code), args.code))]
                         * 2)
         return
-    print(f"{'jobs':>4} {'copies':>6} {'replay':>6} {'records':>8} {'games':>6} {'s':>6} "
+    print(f"{'jobs':>4} {'copies':>6} {'free':>11} {'records':>8} {'games':>6} {'s':>6} "
           f"{'games/s':>8} {'plies/s':>8} {'db wall':>7} {'db cpu':>6} {'cpu s':>6} "
           f"{'parent MiB':>10} {'worker MiB':>10} {'db MiB':>7}")
-    # With --replay-free, each import beside the same with replay free, twice, alternating.
-    kinds = [0, 1] * 2 if args.replay_free else [0]
-    for copies in args.copies or ([1] if args.replay_free else [1, 5]):
-        for jobs in args.jobs or ([2] if args.replay_free else [1, 2]):
-            for free in kinds:
+    # With --replay-free (--read-free), each import beside the same with replay (and
+    # reading) free, twice, alternating.
+    kinds = ([RUN, REPLAY_FREE, READ_FREE] if args.read_free else
+             [RUN, REPLAY_FREE] if args.replay_free else [RUN])
+    bound = len(kinds) > 1
+    for copies in args.copies or ([1] if bound else [1, 5]):
+        for jobs in args.jobs or ([2] if bound else [1, 2]):
+            for free in kinds * (2 if bound else 1):
                 # A fresh interpreter per run, so peak memory belongs to that run alone.
                 out = subprocess.run([sys.executable, __file__, "--one", str(jobs), str(copies),
                                       str(free)], capture_output=True, text=True, check=True)
                 r = json.loads(out.stdout.strip().splitlines()[-1])
-                print(f"{r['jobs']:>4} {r['copies']:>6} {'free' if free else 'run':>6} "
+                print(f"{r['jobs']:>4} {r['copies']:>6} {FREE_LABELS[free]:>11} "
                       f"{r['records']:>8,} {r['games']:>6,} {r['seconds']:>6.1f} "
                       f"{r['games_per_s']:>8,.0f} {r['plies_per_s']:>8,.0f} "
                       f"{r['db_share']:>7.1%} {r['db_cpu_share']:>6.1%} {r['cpu']:>6.1f} "
