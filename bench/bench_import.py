@@ -132,7 +132,7 @@ def replay_ahead(inputs: Path, read_too: bool = False) -> None:
             if stream is not None:
                 stream.close()
             yield from by_member[source.member]
-        # read_unit takes read_source from the package when it runs, so this one.
+        # read_unit imports read_source from the package each time it runs: it finds this one.
         formats.read_source = read_ahead
 
     def taken(record: GameRecord) -> ReplayedGame:
