@@ -106,13 +106,13 @@ def test_a_reader_says_the_piece_is_alone_on_its_file_only_when_it_is(name: str,
     """What a replay is told by the reader (that the piece stands alone on its file, so
     its texts follow from the piece and the move) holds on the board at every ply, and
     the texts written from it are the writers' own."""
-    read_alone = REGISTRY[notation].read_alone
-    assert read_alone is not None
+    describer = REGISTRY[notation].describer
+    assert describer is not None
     alone_plies = plies = 0
     for _, texts in pgn_games((DATA / name).read_text(encoding="utf-8")):
         pos = Position()
         for text in texts:
-            move, _, alone = read_alone(pos, text)
+            move, _, alone = describer.read_alone(pos, text)
             piece = pos.board[move.from_square]
             on_file = sum(pos.board[sq] == piece for sq in range(move.from_square % 9, 90, 9))
             assert alone == (on_file == 1), (text, pos.fen())

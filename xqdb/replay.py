@@ -214,20 +214,21 @@ def replay(record: GameRecord, move_limit: int | None = DEFAULT_MOVE_LIMIT) -> R
             notation = record.notation = settle_by_replay(notation, pos, record.moves)
         except DialectError as exc:
             return _fail(game, exc.kind, str(exc), exc.ply, exc.text)
-    # Bound once: this loop runs for every ply of every imported game. Coordinate texts
-    # are not written here: the move itself is kept, and its texts follow from it alone.
-    moves, wxf, chinese = game.moves.append, game.wxf.append, game.chinese.append
-    pieces, captures, keys, checks = (game.pieces.append, game.captures.append,
-                                      game.keys.append, game.checks.append)
-    san_marks, told_apart = game.san_marks.append, write_san.told_apart
+    # This loop runs for every ply of every imported game. It calls methods and
+    # functions as they are, not bound to local names once: in the compiled build those
+    # are direct calls, where a bound name would go through Python's calling convention.
+    # Coordinate texts are not written here: the move itself is kept, and its texts
+    # follow from it alone.
+    moves, wxf, chinese = game.moves, game.wxf, game.chinese
+    pieces, captures, keys, checks = game.pieces, game.captures, game.keys, game.checks
+    san_marks = game.san_marks
+    san = write_san
     start_check = pos.is_check()
-    is_legal, push, zobrist, is_check = pos.is_legal, pos.push, pos.zobrist, pos.is_check
-    write_texts, write_lone_texts = write_wxf_and_chinese, write_lone_wxf_and_chinese
     # Chinese and WXF texts name a piece, so reading them already finds the legal move,
     # and most often that the piece stands alone on its file, which its texts follow from.
     entry = REGISTRY.get(notation)
     resolves_legal = entry is not None and entry.names_pieces
-    read_alone = entry.read_alone if entry is not None else None
+    describer = entry.describer if entry is not None else None
     try:
         read = reader_for(notation)
     except UnknownNotationError as exc:
@@ -235,30 +236,29 @@ def replay(record: GameRecord, move_limit: int | None = DEFAULT_MOVE_LIMIT) -> R
     alone = False
     for ply, text in enumerate(record.moves, start=1):
         try:
-            if read_alone is not None:
-                move, loose, alone = read_alone(pos, text)
+            if describer is not None:
+                move, loose, alone = describer.read_alone(pos, text)
             else:
                 move, loose = read(pos, text)
         except MoveError as exc:
             return _fail(game, exc.kind, str(exc), ply, text, pos)
-        if not resolves_legal and not is_legal(move):
+        if not resolves_legal and not pos.is_legal(move):
             return _fail(game, IllegalMoveError.kind, _illegal(pos, move, text), ply, text, pos)
         if loose:
             game.loose.append(ply - 1)
         piece = board[move.from_square]
         captured = board[move.to_square]
-        pieces(piece)
-        captures(captured)
-        moves(move)
-        wxf_text, chinese_text = (write_lone_texts(piece, move) if alone
-                                  else write_texts(board, move))
-        wxf(wxf_text)
-        chinese(chinese_text)
-        san_marks(told_apart(pos, move))
-        push(move)
-        keys(zobrist())
-        check = is_check()
-        checks(check)
+        pieces.append(piece)
+        captures.append(captured)
+        moves.append(move)
+        wxf_text, chinese_text = (write_lone_wxf_and_chinese(piece, move) if alone
+                                  else write_wxf_and_chinese(board, move))
+        wxf.append(wxf_text)
+        chinese.append(chinese_text)
+        san_marks.append(san.told_apart(pos, move))
+        pos.push(move)
+        keys.append(pos.zobrist())
+        checks.append(pos.is_check())
     game.final_fen = pos.fen()
     game.episodes = episodes(pos, [start_check, *game.checks], move_limit=move_limit)
     game.ending = game.episodes[0].ending if game.episodes else None

@@ -156,7 +156,8 @@ LONE_TEXTS: dict[int, dict[int, tuple[str, str]]] = {piece: {} for piece in SIMP
 def write_lone_wxf_and_chinese(piece: int, move: Move) -> tuple[str, str]:
     """The WXF and (simplified) Chinese texts of the legal ``move`` of ``piece``, which
     stands alone on its file: they follow from the two alone. A replay whose reader found
-    the piece alone (``read_chinese_alone``, ``read_wxf_alone``) writes its texts so.
+    the piece alone (:meth:`~xqdb.notation.describe.DescriptionReader.read_alone`) writes
+    its texts so.
 
     >>> write_lone_wxf_and_chinese(-HORSE, Move.from_uci("h9g7"))
     ('H8+7', '马８进７')
@@ -220,9 +221,10 @@ def parse_chinese(pos: BasePosition, text: str) -> tuple[Move, bool]:
 
 
 _read = DescriptionReader(lambda text: _describe(text.strip()), "a Chinese move like 炮二平五")
-#: :func:`parse_chinese`, also telling whether the piece stands alone on its file (see
-#: :meth:`~xqdb.notation.describe.DescriptionReader.read_alone`).
-read_chinese_alone = _read.read_alone
+#: The reader behind :func:`parse_chinese`, whose
+#: :meth:`~xqdb.notation.describe.DescriptionReader.read_alone` also tells whether the
+#: piece stands alone on its file.
+CHINESE_READER = _read
 
 
 def _glyphs(style: _Style) -> str:

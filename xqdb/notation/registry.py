@@ -25,14 +25,15 @@ from dataclasses import dataclass
 from ..errors import AmbiguousMoveError, UnknownNotationError
 from ..rules.board import Move
 from ..rules.position import BasePosition
-from .chinese import parse_chinese, read_chinese_alone, write_chinese
+from .chinese import CHINESE_READER, parse_chinese, write_chinese
 from .coordinates import (
     NotationError, parse_dhtmlxq, parse_iccs, parse_uci, parse_uci10, write_dhtmlxq,
     write_iccs, write_uci, write_uci10,
 )
+from .describe import DescriptionReader
 from .san import dialect_of, fits_san, parse_san, parse_san_fsf, write_san, write_san_fsf
 from .tables import fold
-from .wxf import describes_wxf, parse_wxf, read_wxf_alone, write_wxf
+from .wxf import WXF_READER, describes_wxf, parse_wxf, write_wxf
 
 #: Reads one move text against a position: ``(move, loose)`` (see :func:`xqdb.notation.read_move`).
 MoveReader = Callable[[BasePosition, str], tuple[Move, bool]]
@@ -63,10 +64,11 @@ class Notation:
     twin: str | None = None
     """A dialect whose texts look the same but name other moves: which one a game is in
     is decided by replaying it (see :func:`settle_by_replay`)."""
-    read_alone: Callable[[BasePosition, str], tuple[Move, bool, bool]] | None = None
-    """``read``, also telling whether the piece that moves stands alone on its file, for
-    notations whose reading finds that out (a replay then writes the move's texts from
-    the piece and the move alone)."""
+    describer: DescriptionReader | None = None
+    """The reader behind ``read`` for notations that describe a piece's move (Chinese,
+    WXF): its :meth:`~DescriptionReader.read_alone` also tells whether the piece that
+    moves stands alone on its file (a replay then writes the move's texts from the piece
+    and the move alone)."""
 
     @property
     def writable(self) -> bool:
@@ -124,11 +126,11 @@ def _matches(pattern: re.Pattern[str]) -> Callable[[str], bool]:
 REGISTRY: dict[str, Notation] = {n.name: n for n in (
     Notation("chinese", "炮二平五", parse_chinese, _board_writer(write_chinese),
              fits=lambda text: _CJK.search(text) is not None, names_pieces=True,
-             read_alone=read_chinese_alone),
+             describer=CHINESE_READER),
     Notation("chinese-traditional", "炮二平五", parse_chinese, _write_traditional,
-             names_pieces=True, read_alone=read_chinese_alone),
+             names_pieces=True, describer=CHINESE_READER),
     Notation("wxf", "C2.5", parse_wxf, _board_writer(write_wxf), fits=describes_wxf,
-             names_pieces=True, read_alone=read_wxf_alone),
+             names_pieces=True, describer=WXF_READER),
     Notation("iccs", "H2-E2", _coordinates(parse_iccs), _move_writer(write_iccs),
              fits=_matches(_ICCS)),
     Notation("uci", "h2e2", _coordinates(parse_uci), _move_writer(write_uci),

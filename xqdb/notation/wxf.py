@@ -160,9 +160,10 @@ def parse_wxf(pos: BasePosition, text: str) -> tuple[Move, bool]:
 
 
 _read = DescriptionReader(lambda text: _describe(fold(text)), "a WXF move like C2.5")
-#: :func:`parse_wxf`, also telling whether the piece stands alone on its file (see
-#: :meth:`~xqdb.notation.describe.DescriptionReader.read_alone`).
-read_wxf_alone = _read.read_alone
+#: The reader behind :func:`parse_wxf`, whose
+#: :meth:`~xqdb.notation.describe.DescriptionReader.read_alone` also tells whether the
+#: piece stands alone on its file.
+WXF_READER = _read
 
 
 __all__ = ["parse_wxf", "write_wxf", "describes_wxf", "OPERATORS"]

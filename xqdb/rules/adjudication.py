@@ -265,7 +265,8 @@ class Adjudicator:
         return _no_move_ending(pos, ply, self.move_limit)
 
     def _repetition_ending(self, pos: BasePosition, first: int, ply: int) -> Ending:
-        return _repetition_verdict(pos, self._checks, first, ply, self.move_limit)
+        return _repetition_verdict(_Threats(pos, _window_start(first)), self._checks, first,
+                                   ply, self.move_limit)
 
 
 def judge_history(pos: BasePosition, checks: Sequence[bool], *,
@@ -301,7 +302,8 @@ def judge_history(pos: BasePosition, checks: Sequence[bool], *,
             at = pos.copy()
             for _ in range(plies - ply):
                 at.pop()
-            return _repetition_verdict(at, checks, first, ply, move_limit)
+            return _repetition_verdict(_Threats(at, _window_start(first)), checks, first, ply,
+                                       move_limit)
         if ply and move_limit is not None and clock >= move_limit:
             ending = _move_limit_ending(checks, ply, clock, move_limit)
             if ending is not None:
@@ -414,15 +416,13 @@ def episodes(pos: BasePosition, checks: Sequence[bool], *,
     if limits and limits[-1][2] < 0:
         limits[-1] = (*limits[-1][:2], plies)
     found: list[tuple[Ending, int, int]] = []
-    # Verdicts need the position at their ply: one copy walked back visits them all.
-    at = pos.copy()
-    at_ply = plies
-    for first, ply in reversed(cycles):
-        for _ in range(at_ply - ply):
-            at.pop()
-        at_ply = ply
-        found.append((_repetition_verdict(at, checks, first, ply, move_limit), first + 1, ply))
-    found.reverse()
+    if cycles:
+        # Cycles overlap (a cycle ends at each ply of a long repetition): their moves'
+        # threats are worked out once, over the stretch of game they all lie in.
+        threats = _Threats(pos, min(_window_start(first) for first, _ in cycles),
+                           max(ply for _, ply in cycles))
+        found = [(_repetition_verdict(threats, checks, first, ply, move_limit), first + 1, ply)
+                 for first, ply in cycles]
     merged: list[tuple[Ending, int, int]] = []
     for ending, first, last in found:
         if merged:
@@ -544,12 +544,12 @@ def _move_limit_ending(checks: Sequence[bool], ply: int, clock: int, limit: int
     return Ending(Termination.MOVE_LIMIT, DRAW, ply, move_limit=limit, reason=f"{reason}: a draw")
 
 
-def _repetition_verdict(pos: BasePosition, checks: Sequence[bool], first: int, ply: int,
+def _repetition_verdict(threats: "_Threats", checks: Sequence[bool], first: int, ply: int,
                         limit: int | None) -> Ending:
     """The verdict on the cycle from position ``first`` to position ``ply`` (the same),
-    ``pos`` being the position at ``ply``."""
-    # Move k leads from position k-1 to k; the mover of the last move is -pos.turn.
-    last_mover = -pos.turn
+    ``threats`` covering its moves."""
+    # Move k leads from position k-1 to k.
+    last_mover = -threats.turn(ply)
     checked = {RED: True, BLACK: True}
     for k in range(first + 1, ply + 1):
         mover = last_mover if (ply - k) % 2 == 0 else -last_mover
@@ -566,7 +566,7 @@ def _repetition_verdict(pos: BasePosition, checks: Sequence[bool], first: int, p
                              f" check with every move from ply {start} to ply {end}")
     # The side that moved last must also have chased with the move that first made
     # the repeated position, when the history holds it (Fairy-Stockfish counts it).
-    chases = _chases(pos, ply - first, lead_in=first > 0)
+    chases = threats.chases(first, ply)
     if chases:
         if len(chases) == 2:
             both = "; ".join(f"{_side(side)}'s {chase}" for side, chase in sorted(
@@ -608,7 +608,16 @@ def chasing_sides(pos: BasePosition, plies: int, *, lead_in: bool = False) -> se
     >>> chasing_sides(pos, 4) == {RED}
     True
     """
-    return set(_chases(pos, plies, lead_in=lead_in))
+    first = len(pos.move_stack) - plies
+    start = first - 1 if lead_in else first
+    return set(_Threats(pos, start).chases(first, len(pos.move_stack), lead_in=lead_in))
+
+
+def _window_start(first: int) -> int:
+    """The first position whose move a cycle from position ``first`` judges: the move that
+    made the repeated position counts too, when the history holds it (Fairy-Stockfish
+    counts it)."""
+    return first - 1 if first > 0 else first
 
 
 class _Chase(NamedTuple):
@@ -626,42 +635,93 @@ class _Chase(NamedTuple):
                 f" on {SQUARE_NAMES[self.victim]}")
 
 
-def _chases(pos: BasePosition, plies: int, *, lead_in: bool) -> dict[int, _Chase]:
-    """:func:`chasing_sides` with, for each side, the piece it chased and one chaser."""
-    work = pos.copy()
-    total = plies + 1 if lead_in else plies
-    moves = [work.pop() for _ in range(total)][::-1]
-    # Follow each piece through the cycle by the square it stood on at the start.
-    identity = {sq: sq for sq, piece in enumerate(work.board) if piece}
-    chased: dict[int, set[int] | None] = {RED: None, BLACK: None}
-    # Per side, the threats of its last move, by the victim's identity.
-    last: dict[int, dict[int, _Chase]] = {RED: {}, BLACK: {}}
-    # Sides that already made a move chasing nothing: their other moves cannot change
-    # that, so for them only the pieces' journeys need following.
-    failed: set[int] = set()
-    for move in moves:
-        mover = work.turn
-        if len(failed) == 2:
-            break  # neither side chases
-        before = None if mover in failed else \
-            {(identity[a], identity[v]): _is_threat(work.board, a, v)
-             for a, v in _attacks(work.board, mover)}
-        work.push(move)
-        identity[move.to_square] = identity.pop(move.from_square)
-        if before is None:
-            continue
-        board = work.board
-        check = work.is_check()
-        new = {identity[v]: _Chase(a, v, abs(board[a]), abs(board[v]))
-               for a, v in _attacks(board, mover)
-               if _is_new_threat(board, a, v, before.get((identity[a], identity[v])),
-                                 check=check)}
-        last[mover] = new
-        so_far = chased[mover]
-        chased[mover] = set(new) if so_far is None else so_far & new.keys()
-        if not chased[mover]:
-            failed.add(mover)
-    return {side: last[side][min(pieces)] for side, pieces in chased.items() if pieces}
+class _Threats:
+    """The new threats each move made, over the game that led to ``pos`` from position
+    ``start`` to position ``until`` (by default ``pos`` itself), each worked out once, when
+    a cycle first asks for it: a long repetition ends a cycle at every ply, and the cycles
+    share their moves.
+
+    A piece is followed through the moves by the square it stood on at ``start``, its
+    *identity*.
+    """
+
+    def __init__(self, pos: BasePosition, start: int, until: int | None = None) -> None:
+        work = pos.copy()
+        self.start = start
+        plies = len(pos.move_stack)
+        for _ in range(plies - (plies if until is None else until)):
+            work.pop()
+        moves = [work.pop() for _ in range(len(work.move_stack) - start)][::-1]
+        identity = {sq: sq for sq, piece in enumerate(work.board) if piece}
+        # Per position from ``start``: the board, the side to move, whether it is in check
+        # and the identity of each piece by its square.
+        self.boards = [work.board[:]]
+        self.turns = [work.turn]
+        self.checks = [work.is_check()]
+        self.identities = [identity]
+        for move in moves:
+            work.push(move)
+            identity = dict(identity)
+            identity[move.to_square] = identity.pop(move.from_square)
+            self.boards.append(work.board[:])
+            self.turns.append(work.turn)
+            self.checks.append(work.is_check())
+            self.identities.append(identity)
+        self._made: dict[int, dict[int, _Chase]] = {}
+
+    def turn(self, ply: int) -> int:
+        """The side to move at position ``ply``."""
+        return self.turns[ply - self.start]
+
+    def chases(self, first: int, ply: int, *, lead_in: bool | None = None
+               ) -> dict[int, _Chase]:
+        """Per side that chased one enemy piece with every move of the cycle from
+        position ``first`` to position ``ply`` (the move into ``first`` too with
+        ``lead_in``, by default when there is one: see :func:`_window_start`), the piece
+        it chased (the one that stood on the lowest square at the cycle's start) and one
+        chaser."""
+        begin = (_window_start(first) if lead_in is None else
+                 first - 1 if lead_in else first) - self.start
+        chased: dict[int, set[int] | None] = {RED: None, BLACK: None}
+        # Per side, the threats of its last move, by the victim's identity.
+        last: dict[int, dict[int, _Chase]] = {RED: {}, BLACK: {}}
+        # Sides that already made a move chasing nothing: their other moves cannot
+        # change that.
+        failed: set[int] = set()
+        for index in range(begin, ply - self.start):
+            if len(failed) == 2:
+                break  # neither side chases
+            mover = self.turns[index]
+            if mover in failed:
+                continue
+            new = self._new_threats(index)
+            last[mover] = new
+            so_far = chased[mover]
+            now = set(new) if so_far is None else so_far & new.keys()
+            chased[mover] = now
+            if not now:
+                failed.add(mover)
+        where = {piece: sq for sq, piece in self.identities[begin].items()}
+        return {side: last[side][min(pieces, key=where.__getitem__)]
+                for side, pieces in chased.items() if pieces}
+
+    def _new_threats(self, index: int) -> dict[int, _Chase]:
+        """The threats the move from position ``start + index`` made that were not there
+        before it, by the victim's identity."""
+        made = self._made.get(index)
+        if made is None:
+            board, after = self.boards[index], self.boards[index + 1]
+            mover = self.turns[index]
+            identity, moved = self.identities[index], self.identities[index + 1]
+            before = {(identity[a], identity[v]): _is_threat(board, a, v)
+                      for a, v in _attacks(board, mover)}
+            check = self.checks[index + 1]
+            made = {moved[v]: _Chase(a, v, abs(after[a]), abs(after[v]))
+                    for a, v in _attacks(after, mover)
+                    if _is_new_threat(after, a, v, before.get((moved[a], moved[v])),
+                                      check=check)}
+            self._made[index] = made
+        return made
 
 
 def threatened(pos: BasePosition, side: int) -> set[int]:

@@ -341,9 +341,10 @@ class BasePosition:
         """Moves that follow each piece's pattern, ignoring the safety of one's own king."""
         return self._generate(False)
 
-    def _generate(self, legal: bool, quiet: bool = True) -> list[Move]:
+    def _generate(self, legal: bool, quiet: bool = True, first: bool = False) -> list[Move]:
         """The pseudo-legal moves, in square order of their origins; only the legal ones
-        when ``legal``, only captures unless ``quiet``.
+        when ``legal``, only captures unless ``quiet``; with ``first``, only those of the
+        first origin that has any.
 
         Legality is settled per origin, not per move: out of check, only the moves of the
         king and of the pieces that shield it need making and a look; of the other pieces'
@@ -353,7 +354,6 @@ class BasePosition:
         board = self.board
         side = self.turn
         out: list[Move] = []
-        add = out.append
         # A destination holding ``side * most`` or less: an enemy piece, or empty when quiet.
         most = 0 if quiet else -1
         king = -1
@@ -374,26 +374,28 @@ class BasePosition:
             p = board[sq] * side
             if p <= 0:
                 continue
+            if first and out:
+                break
             row = MOVES_FROM[sq]
             start = len(out)
             if p == PAWN:
                 for t in PAWN_STEPS[side][sq]:
                     if board[t] * side <= most:
-                        add(row[t])
+                        out.append(row[t])
             elif p == CHARIOT:
                 for ray in RAYS[sq]:
                     for t in ray:
                         q = board[t]
                         if q:
                             if q * side < 0:
-                                add(row[t])
+                                out.append(row[t])
                             break
                         if quiet:
-                            add(row[t])
+                            out.append(row[t])
             elif p == HORSE:
                 for leg, t in HORSE_STEPS[sq]:
                     if not board[leg] and board[t] * side <= most:
-                        add(row[t])
+                        out.append(row[t])
             elif p == CANNON:
                 for ray in RAYS[sq]:
                     screened = False
@@ -402,20 +404,20 @@ class BasePosition:
                         if screened:
                             if q:
                                 if q * side < 0:
-                                    add(row[t])
+                                    out.append(row[t])
                                 break
                         elif q:
                             screened = True
                         elif quiet:
-                            add(row[t])
+                            out.append(row[t])
             elif p == ELEPHANT:
                 for eye, t in ELEPHANT_STEPS[sq]:
                     if not board[eye] and board[t] * side <= most:
-                        add(row[t])
+                        out.append(row[t])
             else:
                 for t in (KING_STEPS[sq] if p == KING else ADVISOR_STEPS[sq]):
                     if board[t] * side <= most:
-                        add(row[t])
+                        out.append(row[t])
             if king < 0 or len(out) == start:
                 continue
             if check_all:
@@ -425,13 +427,11 @@ class BasePosition:
                     # A move that neither leaves the king's lines nor lands where an attack
                     # on it comes from or passes cannot end the check.
                     candidates = [m for m in candidates if m.to_square in checking]
-                safe = self._leaves_king_safe
-                out.extend([m for m in candidates if safe(m)])
+                out.extend([m for m in candidates if self._leaves_king_safe(m)])
             elif sq == king or sq in shields:
                 candidates = out[start:]
                 del out[start:]
-                safe = self._leaves_king_safe
-                out.extend([m for m in candidates if safe(m)])
+                out.extend([m for m in candidates if self._leaves_king_safe(m)])
             elif screens:
                 candidates = out[start:]
                 del out[start:]
@@ -540,8 +540,9 @@ class BasePosition:
         return not self.legal_moves() and not self.is_check()
 
     def has_legal_moves(self) -> bool:
-        safe = self._leaves_king_safe
-        return any(safe(m) for m in self.pseudo_legal_moves())
+        # Asked of the last position of every game replayed: the first piece that can
+        # move answers it.
+        return bool(self._generate(True, first=True))
 
     def outcome(self) -> Outcome | None:
         """Checkmate or stalemate when the side to move has no move, else ``None``.
