@@ -299,11 +299,8 @@ def judge_history(pos: BasePosition, checks: Sequence[bool], *,
         counts[key] = count
         if count == 3:
             first = [k for k in range(since, ply) if history[k][0] == key][-2]
-            at = pos.copy()
-            for _ in range(plies - ply):
-                at.pop()
-            return _repetition_verdict(_Threats(at, _window_start(first)), checks, first, ply,
-                                       move_limit)
+            return _repetition_verdict(_Threats(pos, _window_start(first), ply), checks,
+                                       first, ply, move_limit)
         if ply and move_limit is not None and clock >= move_limit:
             ending = _move_limit_ending(checks, ply, clock, move_limit)
             if ending is not None:
@@ -609,15 +606,17 @@ def chasing_sides(pos: BasePosition, plies: int, *, lead_in: bool = False) -> se
     True
     """
     first = len(pos.move_stack) - plies
-    start = first - 1 if lead_in else first
-    return set(_Threats(pos, start).chases(first, len(pos.move_stack), lead_in=lead_in))
+    return set(_Threats(pos, _window_start(first, lead_in)).chases(
+        first, len(pos.move_stack), lead_in=lead_in))
 
 
-def _window_start(first: int) -> int:
-    """The first position whose move a cycle from position ``first`` judges: the move that
-    made the repeated position counts too, when the history holds it (Fairy-Stockfish
-    counts it)."""
-    return first - 1 if first > 0 else first
+def _window_start(first: int, lead_in: bool | None = None) -> int:
+    """The first position whose move a cycle from position ``first`` judges: with
+    ``lead_in``, the move that made the repeated position counts too; by default it does
+    when the history holds it (Fairy-Stockfish counts it)."""
+    if lead_in is None:
+        lead_in = first > 0
+    return first - 1 if lead_in else first
 
 
 class _Chase(NamedTuple):
@@ -648,9 +647,9 @@ class _Threats:
     def __init__(self, pos: BasePosition, start: int, until: int | None = None) -> None:
         work = pos.copy()
         self.start = start
-        plies = len(pos.move_stack)
-        for _ in range(plies - (plies if until is None else until)):
-            work.pop()
+        if until is not None:
+            for _ in range(len(pos.move_stack) - until):
+                work.pop()
         moves = [work.pop() for _ in range(len(work.move_stack) - start)][::-1]
         identity = {sq: sq for sq, piece in enumerate(work.board) if piece}
         # Per position from ``start``: the board, the side to move, whether it is in check
@@ -680,8 +679,7 @@ class _Threats:
         ``lead_in``, by default when there is one: see :func:`_window_start`), the piece
         it chased (the one that stood on the lowest square at the cycle's start) and one
         chaser."""
-        begin = (_window_start(first) if lead_in is None else
-                 first - 1 if lead_in else first) - self.start
+        begin = _window_start(first, lead_in) - self.start
         chased: dict[int, set[int] | None] = {RED: None, BLACK: None}
         # Per side, the threats of its last move, by the victim's identity.
         last: dict[int, dict[int, _Chase]] = {RED: {}, BLACK: {}}
