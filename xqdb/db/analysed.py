@@ -9,6 +9,14 @@ covered so that a game's judgements are those of its own analysis.
 >>> mark_analysed(con, [1, 2], "xqdb built-in 1", "depth=2", [90, 60])
 >>> con.execute("SELECT game_id, positions FROM analysed_games ORDER BY 1").fetchall()
 [(1, 90), (2, 60)]
+
+A pass covering a game again replaces its row; other passes' rows stay:
+
+>>> mark_analysed(con, [2], "xqdb built-in 1", "depth=2", [61])
+>>> mark_analysed(con, [2], "xqdb built-in 1", "depth=3", [61])
+>>> con.execute("SELECT game_id, search_limit, positions FROM analysed_games ORDER BY ALL"
+...             ).fetchall()
+[(1, 'depth=2', 90), (2, 'depth=2', 61), (2, 'depth=3', 61)]
 """
 
 from __future__ import annotations
@@ -77,10 +85,12 @@ def mark_analysed(con: duckdb.DuckDBPyConnection, game_ids: Sequence[int], engin
                   limit: str, positions: Sequence[int]) -> None:
     """Record that a pass with ``engine`` at ``limit`` covered ``game_ids`` (``positions``
     of each): from now on their moves judged by that engine and limit count for them."""
-    rows = [(g, engine, limit, p) for g, p in zip(game_ids, positions)]
-    con.executemany("DELETE FROM analysed_games WHERE game_id = ? AND engine = ? "
-                    "AND search_limit = ?", [r[:3] for r in rows])
-    con.executemany("INSERT INTO analysed_games VALUES (?, ?, ?, ?, now())", rows)
+    # Lists in one statement each: executemany runs a statement per game.
+    params = {"games": list(game_ids), "engine": engine, "limit": limit}
+    con.execute("DELETE FROM analysed_games WHERE engine = $engine AND search_limit = $limit"
+                " AND list_contains($games::BIGINT[], game_id)", params)
+    con.execute("INSERT INTO analysed_games SELECT unnest($games::BIGINT[]), $engine, $limit,"
+                " unnest($positions::INTEGER[]), now()", params | {"positions": list(positions)})
 
 
 def mark_fully_evaluated(con: duckdb.DuckDBPyConnection) -> int:

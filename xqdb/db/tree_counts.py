@@ -215,7 +215,14 @@ def _add_keys(con: duckdb.DuckDBPyConnection) -> None:
     rows = []
     for game_id, needed in by_game.items():
         rows += _mirror_keys(starts.get(game_id), moves.get(game_id, []), sorted(needed))
-    con.executemany("INSERT INTO tree_keys VALUES (?, ?, ?)", rows)
+    if not rows:
+        return
+    # One statement of lists, not a statement per row (executemany): 459 rows took 0.19 s
+    # that way, at the end of an import of 11,791 games, and 4 ms so.
+    keys, mirror_keys, positions = (list(column) for column in zip(*rows))
+    con.execute("INSERT INTO tree_keys SELECT unnest($keys::UBIGINT[]),"
+                " unnest($mirror_keys::UBIGINT[]), unnest($positions::BIGINT[])",
+                {"keys": keys, "mirror_keys": mirror_keys, "positions": positions})
 
 
 def _mirror_keys(fen: str | None, codes: Sequence[int], needed: list[tuple[int, int, int]]
