@@ -9,6 +9,7 @@ import pytest
 
 from import_support import DATA, run_xqdb
 from xqdb.db.evals import StoredEval, game_evals, read_evals, write_evals
+from xqdb.db.analysed import mark_analysed
 from xqdb.db.schema import SCHEMA_VERSION, connect
 from xqdb.db.upgrade import IN_PLACE
 from xqdb.engine import Cp, Mate, Wdl
@@ -104,7 +105,10 @@ def test_an_upgrade_keeps_the_evaluations(game_db: Path) -> None:
             StoredEval((8, BLACK, ENGINE, LIMIT), None, error="engine hung"),
             StoredEval((9, RED, ENGINE, LIMIT), Evaluation(Mate(2)), game_id=1, ply=30)]
     write_evals(con, rows)
+    mark_analysed(con, [1, 2], ENGINE, LIMIT, [127, 80])
     before = con.execute("SELECT * FROM evals ORDER BY key").fetchall()
+    analysed = con.execute("SELECT * FROM analysed_games ORDER BY game_id").fetchall()
+    assert len(analysed) == 2
     # A database of the newest version whose upgrade rebuilds every table from the raw
     # records (the later ones are brought up to date in place).
     con.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'",
@@ -114,6 +118,8 @@ def test_an_upgrade_keeps_the_evaluations(game_db: Path) -> None:
     assert done.returncode == 0, done.stderr
     con = duckdb.connect(str(game_db), read_only=True)
     assert con.execute("SELECT * FROM evals ORDER BY key").fetchall() == before
+    # Which games the pass covered comes along too (timestamps included).
+    assert con.execute("SELECT * FROM analysed_games ORDER BY game_id").fetchall() == analysed
     assert con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchall() == [
         (str(SCHEMA_VERSION),)]
 

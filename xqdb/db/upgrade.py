@@ -296,31 +296,40 @@ def _carry_aliases(old: duckdb.DuckDBPyConnection, new: duckdb.DuckDBPyConnectio
 def _carry_evals(old: duckdb.DuckDBPyConnection, new: duckdb.DuckDBPyConnection) -> None:
     """Bring over the engine evaluations: hours of engine time no record holds. Game ids
     follow input order, so a game's own evaluations stay with it."""
-    columns = [r[0] for r in old.execute(
-        "SELECT column_name FROM information_schema.columns WHERE table_name = 'evals'"
-        " ORDER BY ordinal_position").fetchall()]
+    columns = _columns(old, "evals")
     if not columns:
         return
-    names = ", ".join(f'"{c}"' for c in columns)
     # The records' own evaluations (engine comments) were read again with them.
-    carried = " WHERE origin <> 'comment'" if "origin" in columns else ""
-    # In slices, so that a large table is never held whole in memory.
-    for batch in old.sql(f"SELECT {names} FROM evals{carried}").to_arrow_reader(100_000):
-        new.register("old_evals", pa.Table.from_batches([batch]))
-        new.execute(f"INSERT INTO evals ({names}) SELECT {names} FROM old_evals")
-        new.unregister("old_evals")
+    _copy_rows(old, new, "evals", columns,
+               " WHERE origin <> 'comment'" if "origin" in columns else "")
+
+
+def _columns(con: duckdb.DuckDBPyConnection, table: str) -> list[str]:
+    """The columns of ``table`` in ``con``, in order (none when it has no such table)."""
+    return [r[0] for r in con.execute(
+        "SELECT column_name FROM information_schema.columns WHERE table_name = ?"
+        " ORDER BY ordinal_position", [table]).fetchall()]
+
+
+def _copy_rows(old: duckdb.DuckDBPyConnection, new: duckdb.DuckDBPyConnection, table: str,
+               columns: list[str], where: str = "") -> None:
+    """Insert the rows of ``old``'s ``table`` (those ``where`` keeps) into ``new``'s, by the
+    names of ``columns``: in slices, so that a large table is never held whole in memory,
+    and a slice at a time, not a statement per row."""
+    names = ", ".join(f'"{c}"' for c in columns)
+    for batch in old.sql(f"SELECT {names} FROM {table}{where}").to_arrow_reader(100_000):
+        new.register("old_rows", pa.Table.from_batches([batch]))
+        new.execute(f"INSERT INTO {table} ({names}) SELECT {names} FROM old_rows")
+        new.unregister("old_rows")
 
 
 def _carry_analysed_games(old: duckdb.DuckDBPyConnection,
                           new: duckdb.DuckDBPyConnection) -> None:
     """Bring over which games each pass covered; a database older than that record counts
     the games whose positions all have an evaluation as analysed."""
-    tables = {r[0] for r in old.execute(
-        "SELECT table_name FROM information_schema.tables").fetchall()}
-    if "analysed_games" in tables:
-        rows = old.execute("SELECT * FROM analysed_games").fetchall()
-        if rows:
-            new.executemany("INSERT INTO analysed_games VALUES (?, ?, ?, ?, ?)", rows)
+    columns = _columns(old, "analysed_games")
+    if columns:
+        _copy_rows(old, new, "analysed_games", columns)
     mark_fully_evaluated(new)
 
 
