@@ -6,7 +6,9 @@ workers go on) and as CPU time of the run, all processes together ("db cpu"), th
 time of the run, the peak memory of the parent and of the largest worker, and the
 database size. Memory must stay flat when the
 input grows five-fold (the copies are linked as duplicates, so every record is still read,
-replayed and stored in game_records and raw_records).
+replayed and stored in game_records and raw_records). Every run keeps its modules compiled
+to bytecode, as an installed package does, filled by an untimed import before the first
+(see :func:`cache_bytecode`).
 
     python bench/bench_import.py            # all four runs
     python bench/bench_import.py --jobs 2   # only the runs with 2 jobs
@@ -35,6 +37,16 @@ whose workers also take the records read ahead in the parent instead of reading 
 (they still open and hash the members).
 
     python bench/bench_import.py --read-free
+
+``--worker-free`` bounds a faster worker of any kind (a native reader, replay and row
+builder together): the same three, and a fourth import whose workers do nothing but load
+the results (Arrow tables) that a first import, run ahead, kept of each work unit. What is
+left is the parent's: storing, the lookup tables, the players and the tree's counts.
+
+    python bench/bench_import.py --worker-free
+
+With ``--code DIR``, each round of these runs also imports with the package of DIR (an
+older commit), for ratios measured side by side.
 
 ``--stages`` prints where the time of one import of ccpd-dev.zip goes (2 jobs unless
 ``--jobs`` says): the workers' CPU per stage (opening and hashing, reading, repeat keys,
@@ -82,16 +94,19 @@ if TYPE_CHECKING:
 
     from xqdb.formats.record import GameRecord
     from xqdb.formats.sources import Source
+    from xqdb.pipeline.importer import UnitResult, WorkUnit
     from xqdb.replay import ReplayedGame
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data"
 #: The environment variable setting the size of the ranges big files are read in.
 RANGE_VARIABLE = "XQDB_RANGE_BYTES"
-#: What an import of ``--one`` does itself: everything, all but replay, or all but
-#: reading and replay (see :func:`replay_ahead`); and how each is shown.
-RUN, REPLAY_FREE, READ_FREE = 0, 1, 2
-FREE_LABELS = {RUN: "nothing", REPLAY_FREE: "replay", READ_FREE: "read+replay"}
+#: What an import of ``--one`` does itself: everything, all but replay, all but reading and
+#: replay (see :func:`replay_ahead`), or none of the workers' work (see :func:`units_ahead`);
+#: and how each is shown.
+RUN, REPLAY_FREE, READ_FREE, WORKER_FREE = 0, 1, 2, 3
+FREE_LABELS = {RUN: "nothing", REPLAY_FREE: "replay", READ_FREE: "read+replay",
+               WORKER_FREE: "workers"}
 
 
 def copied_inputs(folder: Path, copies: int) -> Path:
@@ -144,6 +159,44 @@ def replay_ahead(inputs: Path, read_too: bool = False) -> None:
     importer.replay_record = taken
 
 
+def units_ahead(inputs: Path, folder: Path, jobs: int) -> None:
+    """Import ``inputs`` now with ``jobs`` jobs, keep what each work unit's worker sent (a
+    pickle per unit), and have the workers of the next import take those results instead
+    of reading anything: the import as it would be if the workers cost nothing but
+    loading their tables, which bounds what any faster worker can give. A unit spilled to
+    Parquet files (none in ccpd-dev.zip) is not kept: it is read again."""
+    import pickle
+
+    import xqdb.pipeline.importer as importer
+
+    kept = folder / "units"
+    kept.mkdir()
+    read_unit = importer.read_unit
+
+    def keeping(unit: WorkUnit) -> UnitResult:
+        result = read_unit(unit)
+        if not result.staged.files:
+            with open(kept / f"{unit.number}.pickle", "wb") as f:
+                pickle.dump(result, f, protocol=pickle.HIGHEST_PROTOCOL)
+        return result
+
+    def taken(unit: WorkUnit) -> UnitResult:
+        path = kept / f"{unit.number}.pickle"
+        if not path.exists():
+            return read_unit(unit)
+        with open(path, "rb") as f:
+            result: UnitResult = pickle.load(f)
+        return result
+
+    # The executor sends its workers (forked during import_paths) the function by name: each
+    # stand-in takes read_unit's name, under which the workers find it in their copy.
+    for stand_in in (keeping, taken):
+        stand_in.__module__, stand_in.__qualname__ = importer.__name__, "read_unit"
+    importer.read_unit = keeping
+    importer.import_paths([str(inputs)], folder / "ahead.duckdb", jobs=jobs)
+    importer.read_unit = taken
+
+
 def cpu_seconds() -> float:
     """The CPU time of this process and its children waited for, so far."""
     return sum(usage.ru_utime + usage.ru_stime for usage in
@@ -154,11 +207,14 @@ def cpu_seconds() -> float:
 def one_run(jobs: int, copies: int, folder: Path, free: int = RUN) -> dict[str, float]:
     """Import in this process (called in a fresh interpreter) and report figures; with
     ``free`` at :data:`REPLAY_FREE` or :data:`READ_FREE`, the replays (and the records)
-    made ahead (see :func:`replay_ahead`)."""
+    made ahead (see :func:`replay_ahead`); at :data:`WORKER_FREE`, the workers' results
+    (see :func:`units_ahead`)."""
     from xqdb.pipeline.importer import import_paths
 
     inputs = copied_inputs(folder, copies)
-    if free != RUN:
+    if free == WORKER_FREE:
+        units_ahead(inputs, folder, jobs)
+    elif free != RUN:
         replay_ahead(inputs, read_too=free == READ_FREE)
     spent = cpu_seconds()  # what was made ahead is not this run's CPU
     db = folder / "bench.duckdb"
@@ -178,6 +234,23 @@ def one_run(jobs: int, copies: int, folder: Path, free: int = RUN) -> dict[str, 
         "worker_mib": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / mib,
         "db_mib": db.stat().st_size / 2**20,
     }
+
+
+def cache_bytecode(trees: list[Path]) -> None:
+    """Have the runs' processes keep compiled modules, as users' Pythons do, and fill that
+    cache with one untimed import per tree before anything is timed.
+
+    Where ``PYTHONDONTWRITEBYTECODE`` is set, every run compiled its tree's modules again:
+    a tree whose workers load the readers after the fork compiled them in each worker.
+    d03d4c4's import of ccpd-dev.zip (2 jobs) took 9.2 s and 18 s of CPU so, against 7.5 s
+    and 14.6 s with its modules compiled once; this tree's changed within the noise.
+    """
+    if os.environ.pop("PYTHONDONTWRITEBYTECODE", None) or sys.dont_write_bytecode:
+        os.environ["PYTHONPYCACHEPREFIX"] = os.environ.get("PYTHONPYCACHEPREFIX") or str(
+            Path(tempfile.gettempdir()) / "xqdb-bench-pycache")
+    for code in trees:
+        with tempfile.TemporaryDirectory(prefix="xqdb-bench-warm-") as folder:
+            timed_import(DATA / "ccpd-dev.zip", Path(folder) / "w.duckdb", code, jobs=2)
 
 
 def big_pgn(folder: Path, megabytes: int) -> Path:
@@ -217,6 +290,18 @@ def timed_import(path: Path, db: Path, code: Path, jobs: int | None = None,
             "seconds": float(time_line[1]) if time_line else 0.0,
             "games_per_s": float(time_line[2].replace(",", "")) if time_line else 0.0,
             "records": int(records[1].replace(",", "")) if records else 0}
+
+
+def other_tree(code: Path, jobs: int, copies: int) -> None:
+    """A line of the bounds' table for an import with the package of ``code`` (ccpd-dev.zip,
+    or ``copies`` copies of it), beside this tree's."""
+    with tempfile.TemporaryDirectory(prefix="xqdb-bench-other-") as tmp:
+        path = DATA / "ccpd-dev.zip" if copies == 1 else copied_inputs(Path(tmp), copies)
+        r = timed_import(path, Path(tmp) / "b.duckdb", code, jobs)
+    print(f"{jobs:>4} {copies:>6} {'(' + code.name + ')':>11} {r['records']:>8,} {'':>6} "
+          f"{r['seconds']:>6.1f} {r['games_per_s']:>8,.0f} {'':>8} {'':>7} {'':>6} "
+          f"{r['cpu']:>6.1f}   (another tree: {code}, its largest process "
+          f"{r['largest_mb']:,.0f} MB)", flush=True)
 
 
 def compare(title: str, runs: list[tuple[str, Path, Path, dict[str, object]]]) -> None:
@@ -265,8 +350,12 @@ def main() -> None:
                         help="beside each import, the same with replay costing nothing")
     parser.add_argument("--read-free", action="store_true",
                         help="as --replay-free, and also with reading costing nothing")
+    parser.add_argument("--worker-free", action="store_true",
+                        help="as --read-free, and also with the whole worker costing nothing")
     parser.add_argument("--one", nargs=3, type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if not args.one:
+        cache_bytecode([ROOT] + ([args.code] if args.code else []))
     if args.stages:
         for jobs in args.jobs or [2]:
             print_stages(jobs)
@@ -297,7 +386,7 @@ def main() -> None:
                             [(label, path, code, {}) for label, code in trees])
                     path.unlink()
         return
-    if args.code:
+    if args.code and not (args.replay_free or args.read_free or args.worker_free):
         # ccpd-dev.zip (or that many copies of it) beside the other tree, twice each,
         # alternating.
         with tempfile.TemporaryDirectory(prefix="xqdb-bench-copies-") as tmp:
@@ -315,7 +404,8 @@ def main() -> None:
           f"{'parent MiB':>10} {'worker MiB':>10} {'db MiB':>7}")
     # With --replay-free (--read-free), each import beside the same with replay (and
     # reading) free, twice, alternating.
-    kinds = ([RUN, REPLAY_FREE, READ_FREE] if args.read_free else
+    kinds = ([RUN, REPLAY_FREE, READ_FREE, WORKER_FREE] if args.worker_free else
+             [RUN, REPLAY_FREE, READ_FREE] if args.read_free else
              [RUN, REPLAY_FREE] if args.replay_free else [RUN])
     bound = len(kinds) > 1
     for copies in args.copies or ([1] if bound else [1, 5]):
@@ -331,6 +421,8 @@ def main() -> None:
                       f"{r['db_share']:>7.1%} {r['db_cpu_share']:>6.1%} {r['cpu']:>6.1f} "
                       f"{r['parent_mib']:>10.0f} {r['worker_mib']:>10.0f} "
                       f"{r['db_mib']:>7.1f}", flush=True)
+                if args.code and free == kinds[-1]:
+                    other_tree(args.code, jobs, copies)
 
 
 if __name__ == "__main__":
