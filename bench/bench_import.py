@@ -8,7 +8,7 @@ database size. Memory must stay flat when the
 input grows five-fold (the copies are linked as duplicates, so every record is still read,
 replayed and stored in game_records and raw_records). Every run keeps its modules compiled
 to bytecode, as an installed package does, filled by an untimed import before the first
-(see :func:`cache_bytecode`).
+(see :func:`warm_up`).
 
     python bench/bench_import.py            # all four runs
     python bench/bench_import.py --jobs 2   # only the runs with 2 jobs
@@ -87,6 +87,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import duckdb
+
+from cached_bytecode import keep_bytecode
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -236,18 +238,17 @@ def one_run(jobs: int, copies: int, folder: Path, free: int = RUN) -> dict[str, 
     }
 
 
-def cache_bytecode(trees: list[Path]) -> None:
-    """Have the runs' processes keep compiled modules, as users' Pythons do, and fill that
-    cache with one untimed import per tree before anything is timed.
+def warm_up(trees: list[Path]) -> None:
+    """Fill the cache of compiled modules (see :func:`cached_bytecode.keep_bytecode`) with one
+    untimed import per tree, before anything is timed.
 
-    Where ``PYTHONDONTWRITEBYTECODE`` is set, every run compiled its tree's modules again:
-    a tree whose workers load the readers after the fork compiled them in each worker.
-    d03d4c4's import of ccpd-dev.zip (2 jobs) took 9.2 s and 18 s of CPU so, against 7.5 s
-    and 14.6 s with its modules compiled once; this tree's changed within the noise.
+    Without it, where ``PYTHONDONTWRITEBYTECODE`` is set, every run compiled its tree's
+    modules again, and a tree whose workers load the readers after the fork compiled them
+    in each worker: d03d4c4's import of ccpd-dev.zip (2 jobs) took 9.2 s and 18 s of CPU
+    so, against 7.4-7.6 s and 14.6 s with its modules compiled once; this tree's changed
+    within the noise.
     """
-    if os.environ.pop("PYTHONDONTWRITEBYTECODE", None) or sys.dont_write_bytecode:
-        os.environ["PYTHONPYCACHEPREFIX"] = os.environ.get("PYTHONPYCACHEPREFIX") or str(
-            Path(tempfile.gettempdir()) / "xqdb-bench-pycache")
+    keep_bytecode()
     for code in trees:
         with tempfile.TemporaryDirectory(prefix="xqdb-bench-warm-") as folder:
             timed_import(DATA / "ccpd-dev.zip", Path(folder) / "w.duckdb", code, jobs=2)
@@ -354,8 +355,15 @@ def main() -> None:
                         help="as --read-free, and also with the whole worker costing nothing")
     parser.add_argument("--one", nargs=3, type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    # With a bound asked for, each import beside the same with less of its work done (each
+    # bound adds one to those before it), twice, alternating.
+    deepest = max((free for flag, free in ((args.replay_free, REPLAY_FREE),
+                                           (args.read_free, READ_FREE),
+                                           (args.worker_free, WORKER_FREE)) if flag), default=RUN)
+    kinds = list(range(RUN, deepest + 1))
+    bound = deepest != RUN
     if not args.one:
-        cache_bytecode([ROOT] + ([args.code] if args.code else []))
+        warm_up([ROOT] + ([args.code] if args.code else []))
     if args.stages:
         for jobs in args.jobs or [2]:
             print_stages(jobs)
@@ -386,7 +394,7 @@ def main() -> None:
                             [(label, path, code, {}) for label, code in trees])
                     path.unlink()
         return
-    if args.code and not (args.replay_free or args.read_free or args.worker_free):
+    if args.code and not bound:
         # ccpd-dev.zip (or that many copies of it) beside the other tree, twice each,
         # alternating.
         with tempfile.TemporaryDirectory(prefix="xqdb-bench-copies-") as tmp:
@@ -402,12 +410,6 @@ def main() -> None:
     print(f"{'jobs':>4} {'copies':>6} {'free':>11} {'records':>8} {'games':>6} {'s':>6} "
           f"{'games/s':>8} {'plies/s':>8} {'db wall':>7} {'db cpu':>6} {'cpu s':>6} "
           f"{'parent MiB':>10} {'worker MiB':>10} {'db MiB':>7}")
-    # With --replay-free (--read-free), each import beside the same with replay (and
-    # reading) free, twice, alternating.
-    kinds = ([RUN, REPLAY_FREE, READ_FREE, WORKER_FREE] if args.worker_free else
-             [RUN, REPLAY_FREE, READ_FREE] if args.read_free else
-             [RUN, REPLAY_FREE] if args.replay_free else [RUN])
-    bound = len(kinds) > 1
     for copies in args.copies or ([1] if bound else [1, 5]):
         for jobs in args.jobs or ([2] if bound else [1, 2]):
             for free in kinds * (2 if bound else 1):
