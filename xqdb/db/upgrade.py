@@ -263,9 +263,7 @@ def _source_names(old: duckdb.DuckDBPyConnection
     """``source_id -> (real_path, path_bytes, member_bytes, member_index)`` where the old
     database kept them (schema 7 on; the member index from 8 on: before, a name's earlier
     members were not read), else empty."""
-    columns = {row[0] for row in old.execute(
-        "SELECT column_name FROM information_schema.columns WHERE table_name = 'sources'"
-    ).fetchall()}
+    columns = set(_columns(old, "sources"))
     if "real_path" not in columns:
         return {}
     index = "member_index" if "member_index" in columns else "NULL::INTEGER"
