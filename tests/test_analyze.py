@@ -366,8 +366,9 @@ def two_passes_of_game_8(db: Path) -> tuple[dict, dict, Callable[[dict, dict, in
     curve = curve_for(engine)
 
     def loss(before: dict, after: dict, ply: int) -> float:
-        return (before[ply - 1].expectation(curve, ply - 1)
-                - (1 - after[ply].expectation(curve, ply)))
+        mover = 1 if ply % 2 else -1  # Red moves first in these games
+        return (before[ply - 1].expectation(curve, ply - 1, mover)
+                - (1 - after[ply].expectation(curve, ply, -mover)))
     return fast, deep, loss
 
 
@@ -402,7 +403,8 @@ def test_the_deep_pass_judges_each_move_beside_an_unsettled_fast_search(db: Path
                        "spread_low_cp IS NULL").fetchone() == (0,), "a search without spread"
     fast, deep = (game_evals(con, 8, engine, limit) for limit in ("depth=3", "depth=4"))
     curve = curve_for(engine)
-    unsettled = [i for i, e in fast.items() if e.unsettled(curve, i) >= RECHECK_UNSETTLED]
+    unsettled = [i for i, e in fast.items()
+                 if e.unsettled(curve, i, 1 if i % 2 == 0 else -1) >= RECHECK_UNSETTLED]
     assert 0 < len(unsettled) < len(fast) / 2, "the game tests nothing"
     plies = len(fast) - 1
     beside = {p for i in unsettled for p in (i, i + 1) if 1 <= p <= plies}
@@ -456,7 +458,8 @@ def test_the_deep_pass_also_judges_the_moves_beside_a_position_it_finds_misjudge
     curve = curve_for(engine)
     plies = len(positions_of(db, 14)) - 1
     shifted = [i for i in deep if i in fast and abs(
-        deep[i].expectation(curve, i) - fast[i].expectation(curve, i)) >= RECHECK_SHIFT]
+        deep[i].expectation(curve, i, 1 if i % 2 == 0 else -1)
+        - fast[i].expectation(curve, i, 1 if i % 2 == 0 else -1)) >= RECHECK_SHIFT]
     assert shifted, "the fast pass misjudged no position: the game tests nothing"
     for index in shifted:
         beside = {index - 1, index, index + 1} & set(range(plies + 1))

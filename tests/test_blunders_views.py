@@ -19,6 +19,7 @@ from xqdb.db.analysed import mark_analysed
 from xqdb.db.schema import connect
 from xqdb.analysis.games import Thresholds, WinCurve
 from xqdb.analysis.calibration import fit_win_curve
+from xqdb.engine.score import DEFAULT_CURVES
 from xqdb.db.judgements import database_samples
 from xqdb.db.judgements import (
     Selection, StoredCurve, game_report, player_report, store_curves, store_thresholds,
@@ -38,11 +39,18 @@ FAIRY = "Fairy-Stockfish 11.1 LB 64 (uci-variant)"
 PIKA = "Pikafish dev (uci)"
 
 
-def sigmoid(cp: float, ply: int, offset: float = 45, scale: float = 173,
-            late_scale: float = 194) -> float:
-    """The shipped Fairy-Stockfish curve after ``ply`` plies, as docs/schema.md gives it."""
+SHIPPED = DEFAULT_CURVES["Fairy-Stockfish"]
+
+
+def sigmoid(cp: float, ply: int, tempo: float = SHIPPED.offset, scale: float = SHIPPED.scale,
+            late_scale: float | None = SHIPPED.late_scale,
+            red_edge: float = SHIPPED.red_edge) -> float:
+    """The shipped Fairy-Stockfish curve after ``ply`` plies of this game from the start
+    (Red to move after an even number), as docs/schema.md gives it."""
     t = min(ply, 100) / 100
-    return 1 / (1 + math.exp(-(cp * ((1 - t) / scale + t / late_scale) - offset / scale)))
+    inverse = (1 - t) / scale + t / (late_scale or scale)
+    sign = 1 if ply % 2 == 0 else -1
+    return 1 / (1 + math.exp(-((cp - tempo) * inverse + sign * red_edge / scale)))
 
 
 def lichess_accuracy(before: float, after: float) -> float:
@@ -247,7 +255,7 @@ def test_a_curve_is_fitted_from_the_database(db: Path) -> None:
     # Red won: Red to move at plies 1, 3 and 5 (cp 60, 300, and -500 bound to the game's
     # history) scores 1; Black at ply 2 (the deeper search's 200, not -40) scores 0, and
     # at ply 4 it has a mate, which is left out.
-    assert sorted(samples) == sorted([(60.0, 1.0, 1, 1), (200.0, 0.0, 1, 2), (300.0, 1.0, 1, 3),
-                                      (-500.0, 1.0, 1, 5)])
+    assert sorted(samples) == sorted([(60.0, 1.0, 1, 1, 1), (200.0, 0.0, 1, 2, -1),
+                                      (300.0, 1.0, 1, 3, 1), (-500.0, 1.0, 1, 5, 1)])
     with pytest.raises(ValueError, match="too few"):
-        fit_win_curve([(cp, y, ply) for cp, y, _, ply in samples])
+        fit_win_curve([(cp, y, ply, turn) for cp, y, _, ply, turn in samples], [])

@@ -14,6 +14,7 @@ import pytest
 from blunder_support import blunder_rows, fetch
 from datafiles import DATA
 from import_support import invoke_xqdb, run_xqdb
+from xqdb.engine.score import CURVES_FITTED_ON, DEFAULT_CURVES
 
 FAIRY = "/usr/games/fairy-stockfish"
 
@@ -61,9 +62,11 @@ def test_a_curve_is_fitted_per_engine_from_games_with_results(shared_data: Path,
     # These 30 records are middle-game fragments (their plies count from the fragment):
     # too few positions early and late for a scale that changes with the phase.
     assert late_scale is None and "from ply 100 on" not in done.stdout
-    assert f"{name}: offset {offset:+.0f} cp, scale {scale:.0f} cp" in done.stdout
+    assert re.search(rf"{re.escape(name)}: tempo {offset:+.0f} cp \(from [\d,]+ best moves\), "
+                     rf"Red's edge [-+]\d+ cp, scale {scale:.0f} cp", done.stdout)
     # The shipped row stays, for other versions; the views now judge by the fitted curve.
-    assert curves(db)["Fairy-Stockfish"][:2] == (45.0, 173.0)
+    shipped = DEFAULT_CURVES["Fairy-Stockfish"]
+    assert curves(db)["Fairy-Stockfish"][:2] == (shipped.offset, shipped.scale)
     after = blunder_rows(db)
     assert [r["loss"] for r in after] != [r["loss"] for r in before]
 
@@ -93,7 +96,8 @@ def test_an_upgrade_keeps_the_fitted_curves_and_thresholds(tmp_path: Path) -> No
         # As a database written by version 7 would read: no cp_late_scale yet.
         for view in ("player_blunders", "blunders", "judgements"):
             con.execute(f"DROP VIEW {view}")
-        con.execute("ALTER TABLE win_curves DROP COLUMN cp_late_scale")
+        for column in ("cp_late_scale", "cp_red_edge", "fitted_at"):
+            con.execute(f"ALTER TABLE win_curves DROP COLUMN {column}")
         con.execute("INSERT INTO win_curves VALUES ('Pikafish', 10, 120, 5000, 0.5, 'a fit')")
         # Version 7 shipped another Fairy-Stockfish curve.
         con.execute("UPDATE win_curves SET cp_offset = 52, cp_scale = 145 "
@@ -105,6 +109,9 @@ def test_an_upgrade_keeps_the_fitted_curves_and_thresholds(tmp_path: Path) -> No
     assert done.returncode == 0, done.stderr
     assert curves(db)["Pikafish"] == (10.0, 120.0, 5000, 0.5, "a fit", None)
     # The fitted curves stay; the shipped ones are this version's.
-    assert curves(db)["Fairy-Stockfish"] == (45.0, 173.0, None, None, "shipped default", 194.0)
+    shipped = DEFAULT_CURVES["Fairy-Stockfish"]
+    assert curves(db)["Fairy-Stockfish"] == (
+        shipped.offset, shipped.scale, None, None,
+        f"shipped default, {CURVES_FITTED_ON['Fairy-Stockfish']}", shipped.late_scale)
     assert fetch(db, "SELECT min_loss FROM judgement_thresholds WHERE class = 'blunder'"
                  ) == [(0.3,)]

@@ -65,7 +65,7 @@ def test_only_the_games_analysed_give_samples(shared_data: Path, tmp_path: Path)
         samples = database_samples(con, identity, min_ply=1)
     finally:
         con.close()
-    assert {game for _, _, game, _ in samples} == {2}
+    assert {game for _, _, game, _, _ in samples} == {2}
     assert len(samples) == rows(db, "SELECT plies FROM games WHERE game_id = 2")[0][0] - \
         rows(db, "SELECT count(*) FROM evals WHERE mate IS NOT NULL")[0][0]
 
@@ -86,13 +86,13 @@ def test_a_fit_is_stored_only_if_it_beats_the_curve_in_use_on_unseen_games(
     print(first.stdout)
     name = identity
     assert first.returncode == 0, first.stderr
-    assert "90 % interval: offset" in first.stdout and "scale by phase: plies 0-20" in first.stdout
+    assert "90 % interval: tempo" in first.stdout and "scale by phase: plies 0-20" in first.stdout
     lo, hi = (float(v) for v in re.search(r"scale (\d+) \.\. (\d+) cp", first.stdout).groups())
     offset, scale = curves(db)[name][:2]
     assert lo <= scale <= hi
     seen, shipped = (float(v) for v in re.search(
         r"log loss (\d+\.\d+), the curve in use (\d+\.\d+)", first.stdout).groups())
-    assert seen < shipped and f"{name}: offset {offset:+.0f} cp" in first.stdout
+    assert seen < shipped and f"{name}: tempo {offset:+.0f} cp" in first.stdout
     # Every game is judged, each by a fit that did not see it: no quarter decides alone.
     fitted = re.search(r"fitted on (\d+) games: .* from ([\d,]+) positions", first.stdout)
     unseen = re.search(r"on (\d+) games it did not see, each predicted by a fit on the others "
@@ -103,5 +103,5 @@ def test_a_fit_is_stored_only_if_it_beats_the_curve_in_use_on_unseen_games(
     # Fitted again on the same games, the fit is the curve in use: no better, not stored.
     stored = curves(db)
     second = run_xqdb("calibrate", "--db", str(db), "--min-ply", "1", "--min-positions", "300")
-    assert second.returncode == 3 and "no better than the curve in use" in second.stdout
+    assert second.returncode == 3 and "does no better on it than the curve in use" in second.stdout
     assert curves(db) == stored

@@ -143,7 +143,7 @@ def test_an_upgrade_from_version_12_adds_the_spread_and_keeps_the_evaluations(
     assert con.execute("SELECT * EXCLUDE (spread_low_cp, spread_high_cp) FROM evals"
                        ).fetchall() == before
     assert con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchall() == [
-        ("13",)]
+        (str(SCHEMA_VERSION),)]
     write_evals(con, [StoredEval((8, RED, ENGINE, LIMIT),
                                  Evaluation(Cp(5), spread=(Cp(-30), Cp(40))))])
     assert read_evals(con)[(8, RED, ENGINE, LIMIT)].spread == (Cp(-30), Cp(40))

@@ -37,7 +37,7 @@ def python_judgements(con: duckdb.DuckDBPyConnection, engine: str, limit: str,
                       thresholds: Thresholds) -> dict[tuple[int, int], tuple[str | None, float]]:
     """Every judged move of the analysed games, judged by the Python rule."""
     found = {}
-    curve = stored_curve(con, engine)
+    curve = stored_curve(con, engine).curve
     for game_id, fen, moves in con.execute(
             "SELECT g.game_id, g.start_fen, list(m.uci ORDER BY m.ply) FROM games g "
             "JOIN moves m USING (game_id) WHERE game_id <= 4 GROUP BY ALL").fetchall():

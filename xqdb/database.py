@@ -22,19 +22,22 @@ subclasses with a message and a hint.
 from __future__ import annotations
 
 import os
+from datetime import datetime
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from .analysis.calibration import (
-    MIN_GAMES, MIN_POSITIONS, CalibrationError, CheckedFit, CurveFit, checked_fit,
+    MIN_GAMES, MIN_POSITIONS, Calibration, CalibrationError, CheckedFit, CurveFit, Martingale,
+    check_curve, checked_fit,
 )
 from .analysis.judgement import (
     JUDGEMENTS, LOSS_CLASSES, SERIOUS, JudgedMove, Thresholds, check_thresholds,
 )
 from .db.judgements import (
-    MOVE_COLUMNS, Counted, Selection, StoredCurve, analysed_engines, counted, game_tags, database_samples, game_report,
+    MOVE_COLUMNS, Counted, Selection, StoredCurve, analysed_engines, counted, game_tags,
+    database_pairs, database_samples, game_report, judged_martingale,
     player_report, store_curves, store_thresholds, stored_curve, stored_thresholds,
     worst_moves,
 )
@@ -68,13 +71,17 @@ __all__ = ["Database", "CalibrationReport", "PuzzleReport", "JUDGEMENTS"]
 @dataclass
 class CalibrationReport:
     """What :meth:`Database.calibrate` did: the thresholds stored, each engine's fit, and
-    the engines it could not fit with the reason."""
+    the engines it could not fit with the reason; or, for a check alone, each engine's
+    curve in use and both checks of it on the database's own analysis."""
 
     thresholds: Thresholds | None = None
     engines: dict[str, CurveFit | str] = field(default_factory=dict)
     """Each engine analysed, in order, with the fit stored or why none was."""
     checks: dict[str, CheckedFit] = field(default_factory=dict)
     """Each engine fitted, with its check on the games it did not see."""
+    in_use: dict[str, tuple[StoredCurve, Calibration, Martingale]] = field(default_factory=dict)
+    """With ``check``: each engine's curve in use, both checks of it through that curve,
+    and the martingale as the judgement views give it."""
 
     @property
     def fitted(self) -> dict[str, CurveFit]:
@@ -92,6 +99,10 @@ class CalibrationReport:
                        else f"{name}: {fit}: stored")
             if name in self.checks:
                 out += ["  " + line for line in self.checks[name].lines()]
+        for name, (curve, checks, judged) in self.in_use.items():
+            out.append(f"{name}: {curve.describe()}")
+            out.append(f"  as the judgements view judges the moves: {judged}")
+            out += ["  " + line for line in checks.lines()]
         return out
 
 
@@ -406,7 +417,7 @@ class Database:
             except EngineError:
                 choice = choose_engine(None)
             with SupervisedEngine(choice.spec) as running:
-                curve = stored_curve(con, running.identity)
+                curve = stored_curve(con, running.identity).curve
                 count = PuzzleCount()
                 found = list(find_puzzles(running, Limit(nodes=nodes), candidates, curve,
                                           count=count))
@@ -414,17 +425,22 @@ class Database:
         return PuzzleReport(found, len(candidates), choice.message, count, tags)
 
     def calibrate(self, engine: str | None = None, min_ply: int = 20,
-                  min_positions: int = MIN_POSITIONS, min_games: int = MIN_GAMES,
-                  **given: float | None) -> CalibrationReport:
+                  min_positions: int = MIN_POSITIONS, min_games: int = MIN_GAMES, *,
+                  check: bool = False, inaccuracy: float | None = None,
+                  mistake: float | None = None, blunder: float | None = None
+                  ) -> CalibrationReport:
         """Fit each analysed engine's win curve (those whose identity starts with
-        ``engine``) on games with known results; store it (with any thresholds given) only
-        if fitting predicts games it did not see better than the curve in use: each game
-        predicted by a curve fitted on the others."""
+        ``engine``) on games with known results and the engine's own best moves; store it
+        (with any thresholds given) only if fitting beats the curve in use on games it did
+        not see: each game predicted by a curve fitted on the others. With ``check``, fit
+        nothing: check each engine's curve in use on the database's own analysis (the
+        martingale over its best moves, the calibration by tenth for each side to move)."""
         report = CalibrationReport()
-        with self._open(write=True) as con:
-            report.thresholds = _thresholds(con, **given)
-            if report.thresholds is not None:
-                store_thresholds(con, report.thresholds)
+        with self._open(write=not check) as con:
+            if not check:
+                report.thresholds = _thresholds(con, inaccuracy, mistake, blunder)
+                if report.thresholds is not None:
+                    store_thresholds(con, report.thresholds)
             engines = [e for e in analysed_engines(con) if engine is None or e.startswith(engine)]
             if not engines:
                 if report.thresholds is not None:
@@ -434,24 +450,34 @@ class Database:
                     "to fit", "run 'xqdb analyze --db FILE' first, on games with results")
             for name in engines:
                 samples = database_samples(con, name, min_ply)
+                pairs = database_pairs(con, name)
+                in_use = stored_curve(con, name)
+                if check:
+                    report.in_use[name] = (in_use, check_curve(samples, pairs, in_use.curve),
+                                           judged_martingale(con, name))
+                    continue
                 try:
-                    check = checked_fit(samples, stored_curve(con, name), min_games=min_games,
-                                        min_positions=min_positions)
+                    checked = checked_fit(samples, pairs, in_use.curve, min_games=min_games,
+                                          min_positions=min_positions)
                 except CalibrationError as exc:
                     report.engines[name] = (f"{exc} (with a known result, from ply "
                                             f"{min_ply} on)")
                     continue
-                report.checks[name] = check
-                if not check.better:
+                report.checks[name] = checked
+                if not checked.better:
                     report.engines[name] = (
-                        f"{check.fit}: a fit without each of the {check.games} games "
-                        f"predicts it no better than the curve in use (log loss "
-                        f"{check.unseen_log_loss:.4f} against {check.current_log_loss:.4f})")
+                        f"{checked.fit}: a fit without each of the {checked.games} games "
+                        f"does no better on it than the curve in use (martingale "
+                        f"{checked.unseen.martingale.mean:+.4f} against "
+                        f"{checked.current.martingale.mean:+.4f}, log loss "
+                        f"{checked.unseen_log_loss:.4f} against {checked.current_log_loss:.4f})")
                     continue
-                fit = check.fit
+                fit = checked.fit
                 store_curves(con, [StoredCurve(name, fit.curve, fit.positions, fit.log_loss,
-                                               f"{self.path}, positions from ply {min_ply}, "
-                                               f"{check.games} games")])
+                                               f"{self.path}, positions from ply {min_ply} "
+                                               f"of {checked.games} games, "
+                                               f"{fit.best_moves:,} best moves",
+                                               datetime.now())])
                 report.engines[name] = fit
         return report
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Collection, Iterable, Iterator, Mapping, Sequence
 
-from ..rules.board import Move
+from ..rules.board import RED, Move
 from ..position import Position
 from ..rules.position import STARTING_FEN
 from ..engine.client import Info
@@ -65,24 +65,25 @@ class Evaluation:
                    info.pv[0] if info.pv else None, tuple(info.pv), info.depth, info.nodes,
                    spread)
 
-    def unsettled(self, curve: WinCurve, ply: int = 0) -> float:
+    def unsettled(self, curve: WinCurve, ply: int, turn: int) -> float:
         """How much expected score the search's last depths spanned (0 when unknown): a
         search still moving when it stopped is the one most likely wrong.
 
-        >>> round(Evaluation(Cp(0), spread=(Cp(-40), Cp(60))).unsettled(WinCurve(scale=100)), 2)
+        >>> evaluation = Evaluation(Cp(0), spread=(Cp(-40), Cp(60)))
+        >>> round(evaluation.unsettled(WinCurve(scale=100), 0, RED), 2)
         0.24
         """
         if self.spread is None:
             return 0.0
         low, high = self.spread
-        return curve.expectation(high, ply) - curve.expectation(low, ply)
+        return curve.expectation(high, ply, turn) - curve.expectation(low, ply, turn)
 
-    def expectation(self, curve: WinCurve, ply: int = 0) -> float:
-        """Expected score of the side to move after ``ply`` plies: the WDL's when there is
-        one, else the curve's."""
+    def expectation(self, curve: WinCurve, ply: int, turn: int) -> float:
+        """Expected score of the side to move, ``turn``, after ``ply`` plies: the WDL's
+        when there is one, else the curve's."""
         if self.wdl is not None and not self.score.is_mate():
             return self.wdl.expectation()
-        return curve.expectation(self.score, ply)
+        return curve.expectation(self.score, ply, turn)
 
 
 #: What identifies an evaluation: Zobrist key, side to move, engine, limit.
@@ -239,15 +240,16 @@ def judge_moves(first_side: int, moves: Sequence[Move], evaluations: Mapping[int
 
 def _judge(ply: int, side: int, move: Move, before: Evaluation, after: Evaluation,
            repeats: bool, curve: WinCurve, thresholds: Thresholds) -> MoveJudgement:
-    expected_before = before.expectation(curve, ply - 1)
-    expected_after = 1.0 - after.expectation(curve, ply)
+    expected_before = before.expectation(curve, ply - 1, side)
+    expected_after = 1.0 - after.expectation(curve, ply, -side)
     loss = max(0.0, expected_before - expected_after)
     # after.score is the opponent's view: a mate > 0 there means the opponent mates.
     judgement = judge(loss, before.score.mate(), after.score.mate(), repeats=repeats,
                       best=before.best_move == move, thresholds=thresholds)
     return MoveJudgement(ply, side, move, before.best_move, expected_before, expected_after,
                          loss, judgement,
-                         max(before.unsettled(curve, ply - 1), after.unsettled(curve, ply)))
+                         max(before.unsettled(curve, ply - 1, side),
+                             after.unsettled(curve, ply, -side)))
 
 
 #: The default analysis is two passes: every position at :data:`DEFAULT_FAST`, then at

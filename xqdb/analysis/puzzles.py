@@ -114,7 +114,8 @@ def _only_win(engine: SupervisedEngine, pos: Position, limit: Limit, curve: WinC
         return "engine failed", [], 0.0, 0.0
     if len(lines) < 2 or not lines[0].pv:
         return "engine failed", [], 0.0, 0.0
-    best, second = (Evaluation.from_info(line).expectation(curve, ply) for line in lines[:2])
+    best, second = (Evaluation.from_info(line).expectation(curve, ply, pos.turn)
+                    for line in lines[:2])
     if best < rule.wins:
         return "no winning reply", list(lines[0].pv), best, second
     if second >= rule.second_below:

@@ -264,36 +264,55 @@ def blunders_command(db: str, engine: str | None, classes: tuple[str, ...],
               help="Fit only the engines whose identity starts with this (default: every "
                    "engine analysed).")
 @click.option("--min-ply", type=click.IntRange(1), default=20, show_default=True,
-              help="Use the positions from this ply on (the opening is book, not play).")
+              help="Fit on the positions from this ply on (the opening is book, not play).")
 @click.option("--min-positions", type=click.IntRange(10), default=MIN_POSITIONS,
               show_default=True, help="Fit no curve from fewer positions.")
 @click.option("--min-games", type=click.IntRange(2), default=MIN_GAMES, show_default=True,
               help="Fit no curve from fewer games.")
+@click.option("--check", is_flag=True,
+              help="Fit nothing: print both checks of each curve in use on the database's "
+                   "own analysis.")
 @_with_thresholds
 def calibrate_command(db: str, engine: str | None, min_ply: int, min_positions: int,
-                      min_games: int, inaccuracy: float | None, mistake: float | None,
-                      blunder: float | None) -> None:
+                      min_games: int, check: bool, inaccuracy: float | None,
+                      mistake: float | None, blunder: float | None) -> None:
     """Fit each engine's win curve from its analysis of games with known results.
 
+    One game state has one expected score, whoever is to move. The curve has three
+    parts: the engine's tempo (what its scores give the side to move for having the
+    move), read from its consecutive evaluations so that its own best moves keep the
+    mover's expected score on average; and the scale and Red's edge (for moving first),
+    fitted on the games' results by maximum likelihood:
+
+    \b
+    expected score = 1 / (1 + exp(-((cp - tempo) / scale + sign * edge / scale)))
+    for the side to move, sign +1 with Red to move and -1 with Black.
+
     The curve is fitted on all the games, and stored (with the thresholds given) for
-    xqdb blunders and the database's views only if fitting predicts games it did not see
-    better than the curve in use: each game in turn predicted by a curve fitted on the
-    others (four folds). The report gives 90 % intervals for the offset and scale, the
-    reliability table of those predictions and the scale of each phase.
+    xqdb blunders and the database's views only if it beats the curve in use on games
+    it did not see (each game predicted by a curve fitted on the others, four folds): it
+    keeps the best moves level where the curve in use does not, or predicts the results
+    better. Both checks are printed, for the fit and for the curve in use: the
+    martingale (over the engine's best moves the mover's expected score changes by 0 on
+    average, rising after 30-70 % of them) and the calibration (predicted against actual
+    score by tenth, for Red to move and Black to move apart; * marks a tenth off by more
+    than 0.03).
 
     \b
     xqdb calibrate --db games.duckdb --engine Fairy-Stockfish
+    xqdb calibrate --db games.duckdb --check
     xqdb calibrate --db games.duckdb --blunder 0.25
 
-    The curve: expected score = 1 / (1 + exp(-(cp - offset) / scale)) for the side to
-    move, fitted by maximum likelihood. Until an engine is fitted, the shipped curve is
-    used (Fairy-Stockfish: offset 45, scale 173 at the start and 194 from ply 100 on).
+    Until an engine is fitted, the shipped curve is used (xqdb calibrate --check names
+    it, with what it was fitted on).
     """
-    report = database(db).calibrate(engine, min_ply, min_positions, min_games,
+    if check and (inaccuracy is not None or mistake is not None or blunder is not None):
+        raise click.UsageError("--check stores nothing: give the thresholds without it")
+    report = database(db).calibrate(engine, min_ply, min_positions, min_games, check=check,
                                     inaccuracy=inaccuracy, mistake=mistake, blunder=blunder)
     for line in report.lines():
         click.echo(line)
-    if not report.fitted and report.thresholds is None:
+    if not check and not report.fitted and report.thresholds is None:
         raise CannotRunError("no curve stored",
                              "analyse more games with results, or lower --min-positions")
 

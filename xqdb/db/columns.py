@@ -569,17 +569,23 @@ EVAL_COLUMNS: tuple[Column, ...] = (
 _WIN_CURVES = (
     Column("engine", "VARCHAR", "the start of the engine identities it applies to (`evals.engine`;"
            " the longest match wins, `''` matches any engine)", primary_key=True),
-    Column("cp_offset", "DOUBLE", "centipawns at which the side to move scores 50 %", not_null=True),
-    Column("cp_scale", "DOUBLE", "centipawns per step of the logistic curve at the start: "
-           "expected score = 1 / (1 + exp(-(cp - cp_offset) / cp_scale))", not_null=True),
+    Column("cp_offset", "DOUBLE", "the engine's tempo: the centipawns its scores give the side "
+           "to move for having the move, taken off every score", not_null=True),
+    Column("cp_scale", "DOUBLE", "centipawns per step of the logistic curve at the start: the "
+           "side to move's expected score = 1 / (1 + exp(-((cp - cp_offset) / scale + sign * "
+           "cp_red_edge / cp_scale))), `sign` +1 with Red to move and -1 with Black",
+           not_null=True),
     Column("cp_late_scale", "DOUBLE", "the scale from ply 100 on (the inverse of the scale moves "
-           "in a straight line from `cp_scale` at ply 0; the offset stays one step of "
-           "`cp_scale`); NULL: `cp_scale` throughout"),
+           "in a straight line from `cp_scale` at ply 0); NULL: `cp_scale` throughout"),
+    Column("cp_red_edge", "DOUBLE", "Red's edge for moving first, in centipawns of `cp_scale`: "
+           "what Red scores beyond the engine's scores, whichever side is to move; NULL: none"),
     Column("positions", "INTEGER", "positions of games with known results it was fitted on; NULL "
            "for a shipped default"),
     Column("log_loss", "DOUBLE", "its mean log loss on those positions (a constant 50 % scores "
            "0.693)"),
     Column("fitted_on", "VARCHAR", "what it was fitted on, in words"),
+    Column("fitted_at", "TIMESTAMP", "when it was fitted (for a shipped curve, when it was "
+           "fitted for this version of xqdb)"),
 )
 
 _THRESHOLDS = (
@@ -622,6 +628,7 @@ _JUDGEMENTS = (
            "the mover mates)"),
     Column("mate_after", "INTEGER", "the forced mate after the move, for the opponent (> 0: "
            "the opponent mates)"),
+    Column("cp_before", "INTEGER", "centipawns before the move, for the mover"),
     Column("cp_after", "INTEGER", "centipawns after the move, for the opponent"),
     Column("bound", "INTEGER", "how many of the two evaluations were searched with the "
            "game's history (0..2)"),

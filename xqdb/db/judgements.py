@@ -19,14 +19,20 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from datetime import datetime
 
 import duckdb
 
+from ..analysis.calibration import Martingale
 from ..analysis.judgement import (
     LOSS_CLASSES, SERIOUS, JudgedMove, Thresholds, accuracy_sql, check_thresholds,
     judgement_sql,
 )
-from ..engine.score import DEFAULT_CURVES, WinCurve, curve_sql
+from ..engine.score import (
+    CURVES_FITTED_AT, CURVES_FITTED_ON, DEFAULT_CURVES, PHASE_PLIES, Cp, Mate, Score, WinCurve,
+    curve_sql,
+)
+from ..rules.board import BLACK, RED
 from ..position import Position
 from .result import Result
 
@@ -62,7 +68,7 @@ ANY_ENGINE = ""
 
 # The engine's curve: the row of win_curves naming the longest start of its name.
 _CURVES = """curves AS (
-    SELECT e.engine, c.cp_offset, c.cp_scale, c.cp_late_scale
+    SELECT e.engine, c.cp_offset, c.cp_scale, c.cp_late_scale, c.cp_red_edge
     FROM (SELECT DISTINCT engine FROM evals) e
     JOIN win_curves c ON starts_with(e.engine, c.engine)
     QUALIFY row_number() OVER (PARTITION BY e.engine ORDER BY length(c.engine) DESC) = 1
@@ -71,7 +77,7 @@ _CURVES = """curves AS (
 # The evaluations of the judged games' positions only: the others, shared by the positions
 # of every game, may be many times more.
 _SCORED = """scored AS (
-    SELECT e.*, c.cp_offset, c.cp_scale, c.cp_late_scale
+    SELECT e.*, c.cp_offset, c.cp_scale, c.cp_late_scale, c.cp_red_edge
     FROM evals e JOIN curves c USING (engine)
     WHERE e.status = 'ok' AND (e.score_cp IS NOT NULL OR e.mate IS NOT NULL)
       AND e.key IN (SELECT key_before FROM judged_game_moves
@@ -83,9 +89,11 @@ def _expected(e: str, ply: str) -> str:
     """SQL for the expected score of the side to move of the evaluation ``e`` (a row of
     ``scored``) after ``ply`` plies, as :meth:`xqdb.analysis.games.Evaluation.expectation`
     gives it: 1 or 0 for a mate, the engine's WDL when it gave one, else the curve's."""
+    curve = curve_sql(f"{e}.score_cp", ply, f"{e}.side", f"{e}.cp_offset", f"{e}.cp_scale",
+                      f"{e}.cp_late_scale", f"{e}.cp_red_edge")
     return (f"CASE WHEN {e}.mate IS NOT NULL THEN CASE WHEN {e}.mate > 0 THEN 1.0 ELSE 0.0 END "
             f"WHEN {e}.wdl_win IS NOT NULL THEN ({e}.wdl_win + {e}.wdl_draw / 2) / 1000 "
-            f"ELSE {curve_sql(f'{e}.score_cp', ply, f'{e}.cp_offset', f'{e}.cp_scale', f'{e}.cp_late_scale')} END")
+            f"ELSE {curve} END")
 
 
 #: The games that can have judgements: those analysed, and those with evaluations of their
@@ -123,7 +131,8 @@ _PAIRED = f"""paired AS (
            1 - {_expected("a", "m.ply")} AS expected_after,
            b.mate AS mate_before, a.mate AS mate_after,
            coalesce(b.nodes, 0) + coalesce(a.nodes, 0) AS nodes,
-           coalesce(b.depth, 0) + coalesce(a.depth, 0) AS depth, a.score_cp AS cp_after,
+           coalesce(b.depth, 0) + coalesce(a.depth, 0) AS depth, b.score_cp AS cp_before,
+           a.score_cp AS cp_after,
            (b.game_id IS NOT NULL)::INTEGER + (a.game_id IS NOT NULL)::INTEGER AS bound
     FROM judged_game_moves m
     JOIN scored b ON b.key = m.key_before AND b.side = m.side
@@ -158,7 +167,7 @@ SELECT l.game_id::BIGINT AS game_id, l.ply::SMALLINT AS ply, l.side, l.move, l.b
        l.engine, l.search_limit,
        l.expected_before::DOUBLE AS expected_before, l.expected_after::DOUBLE AS expected_after,
        ({accuracy_sql('l.expected_before', 'l.expected_after')})::DOUBLE AS accuracy,
-       r.ply IS NOT NULL AS repeats, l.mate_before, l.mate_after, l.cp_after,
+       r.ply IS NOT NULL AS repeats, l.mate_before, l.mate_after, l.cp_before, l.cp_after,
        l.bound::INTEGER AS bound, l.nodes::BIGINT AS nodes, l.depth::BIGINT AS depth
 FROM limits l CROSS JOIN thresholds t
 LEFT JOIN repeats r ON r.game_id = l.game_id AND r.ply = l.ply"""
@@ -274,6 +283,29 @@ class StoredCurve:
     """Positions it was fitted on; ``None`` for a curve set by hand."""
     log_loss: float | None = None
     fitted_on: str | None = None
+    fitted_at: datetime | None = None
+
+    def describe(self) -> str:
+        """What judged the figures, in words: the curve, what it was fitted on and when.
+
+        >>> print(StoredCurve("Fairy-Stockfish", WinCurve(180, 14, 200, 21), 9000, 0.6,
+        ...                   "games.duckdb, 100 games", datetime(2026, 12, 8)).describe())
+        the curve of Fairy-Stockfish: tempo +14 cp, Red's edge +21 cp, scale 180 cp (200 cp from ply 100 on), fitted on games.duckdb, 100 games (9,000 positions), 2026-12-08
+        """
+        curve = self.curve
+        late = f" ({curve.late_scale:.0f} cp from ply {PHASE_PLIES} on)" \
+            if curve.late_scale is not None else ""
+        name = f"the curve of {self.engine}" if self.engine else "the curve of any engine"
+        text = (f"{name}: tempo {curve.offset:+.0f} cp, Red's edge {curve.red_edge:+.0f} cp, "
+                f"scale {curve.scale:.0f} cp{late}")
+        if self.fitted_on:
+            text += f", {'' if self.fitted_on.startswith('shipped') else 'fitted on '}" \
+                    f"{self.fitted_on}"
+        if self.positions:
+            text += f" ({self.positions:,} positions)"
+        if self.fitted_at is not None:
+            text += f", {self.fitted_at:%Y-%m-%d}"
+        return text
 
 
 def default_curves() -> list[StoredCurve]:
@@ -283,18 +315,22 @@ def default_curves() -> list[StoredCurve]:
     >>> [c.engine for c in default_curves()]
     ['Fairy-Stockfish', 'xqdb built-in', '']
     """
-    shipped = [StoredCurve(name, curve, fitted_on="shipped default")
+    shipped = [StoredCurve(name, curve, fitted_on=f"shipped default, {CURVES_FITTED_ON[name]}",
+                           fitted_at=CURVES_FITTED_AT)
                for name, curve in DEFAULT_CURVES.items()]
     return shipped + [StoredCurve(ANY_ENGINE, DEFAULT_CURVES["xqdb built-in"],
-                                  fitted_on="shipped default, for any other engine")]
+                                  fitted_on="shipped default for any other engine: the "
+                                            "built-in engine's", fitted_at=CURVES_FITTED_AT)]
 
 
 def store_curves(con: duckdb.DuckDBPyConnection, curves: Iterable[StoredCurve]) -> None:
     """Add or replace rows of ``win_curves``."""
     con.executemany("INSERT OR REPLACE INTO win_curves (engine, cp_offset, cp_scale, "
-                    "cp_late_scale, positions, log_loss, fitted_on) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    [(c.engine, c.curve.offset, c.curve.scale, c.curve.late_scale, c.positions,
-                      c.log_loss, c.fitted_on) for c in curves])
+                    "cp_late_scale, cp_red_edge, positions, log_loss, fitted_on, fitted_at) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    [(c.engine, c.curve.offset, c.curve.scale, c.curve.late_scale,
+                      c.curve.red_edge, c.positions, c.log_loss, c.fitted_on, c.fitted_at)
+                     for c in curves])
 
 
 def refresh_shipped_curves(con: duckdb.DuckDBPyConnection) -> None:
@@ -438,13 +474,18 @@ def worst_moves(con: duckdb.DuckDBPyConnection, selection: Selection,
     return found
 
 
-def stored_curve(con: duckdb.DuckDBPyConnection, engine: str) -> WinCurve:
+def stored_curve(con: duckdb.DuckDBPyConnection, engine: str) -> StoredCurve:
     """The curve the views use for ``engine`` (an identity): the row of ``win_curves`` whose
-    ``engine`` is its longest start."""
-    row = con.execute("SELECT cp_scale, cp_offset, cp_late_scale FROM win_curves "
+    ``engine`` is its longest start (the built-in engine's shipped curve when none is)."""
+    row = con.execute("SELECT engine, cp_scale, cp_offset, cp_late_scale, cp_red_edge, "
+                      "positions, log_loss, fitted_on, fitted_at FROM win_curves "
                       "WHERE starts_with(?, engine) ORDER BY length(engine) DESC LIMIT 1",
                       [engine]).fetchone()
-    return WinCurve(scale=row[0], offset=row[1], late_scale=row[2]) if row else WinCurve()
+    if row is None:
+        return default_curves()[-1]
+    name, scale, offset, late, edge, positions, loss, fitted_on, fitted_at = row
+    return StoredCurve(name, WinCurve(scale, offset, late, edge or 0.0), positions, loss,
+                       fitted_on, fitted_at)
 
 
 def analysed_engines(con: duckdb.DuckDBPyConnection) -> list[str]:
@@ -453,14 +494,14 @@ def analysed_engines(con: duckdb.DuckDBPyConnection) -> list[str]:
 
 
 def database_samples(con: duckdb.DuckDBPyConnection, engine: str,
-                     min_ply: int = 20) -> list[tuple[float, float, int, int]]:
+                     min_ply: int = 20) -> list[tuple[float, float, int, int, int]]:
     """Samples from a database: the evaluations by ``engine`` (an ``evals.engine``) of the
     positions before each move from ply ``min_ply`` on of the games with a recorded
     result (one per position of a game: its own history-bound evaluation if it has one,
-    else the deepest shared one), as ``(cp, score, game_id, ply)``. Mates are left out:
-    they say nothing about the curve. A game counts only once its own analysis covered it
-    (``analysed_games``): an opening position shared through the cache would otherwise
-    count once for every game that reached it."""
+    else the deepest shared one), as ``(cp, score, game_id, ply, side to move)`` (``RED``
+    or ``BLACK``). Mates are left out: they say nothing about the curve. A game counts
+    only once its own analysis covered it (``analysed_games``): an opening position shared
+    through the cache would otherwise count once for every game that reached it."""
     # The moves of the games that can count are taken apart first, and only their
     # positions' evaluations read: as for the judgements view, the planner would otherwise
     # join every move of the database with every evaluation.
@@ -471,7 +512,7 @@ def database_samples(con: duckdb.DuckDBPyConnection, engine: str,
         )
         SELECT first(e.score_cp ORDER BY e.game_id IS NULL, e.nodes DESC),
                any_value(CASE WHEN m.side = 'red' THEN r.points ELSE 1 - r.points END),
-               m.game_id, m.ply
+               m.game_id, m.ply, any_value(m.side = 'red')
         FROM games g
         JOIN (VALUES ('1-0', 1.0), ('0-1', 0.0), ('1/2-1/2', 0.5)) r(result, points)
              ON r.result = g.result
@@ -485,7 +526,42 @@ def database_samples(con: duckdb.DuckDBPyConnection, engine: str,
                           AND a.engine = e.engine AND a.search_limit = e.search_limit))
         GROUP BY m.game_id, m.ply ORDER BY m.game_id, m.ply""",
                        {"min_ply": min_ply, "engine": engine}).fetchall()
-    return [(float(cp), float(y), int(g), int(ply)) for cp, y, g, ply in rows]
+    return [(float(cp), float(y), int(g), int(ply), RED if red else BLACK)
+            for cp, y, g, ply, red in rows]
+
+
+def database_pairs(con: duckdb.DuckDBPyConnection, engine: str,
+                   ) -> list[tuple[int, tuple[Score, Score, int, int]]]:
+    """The engine's own best moves as the views judge them (one evaluation pair per move,
+    by :data:`WITHIN_ENGINE`), those that repeat a position left out, as ``(game_id,
+    (score before for the mover, score after for the opponent, plies before the move,
+    the mover))``: what the martingale check of a curve reads (see
+    :mod:`xqdb.analysis.calibration`)."""
+    rows = con.execute("""
+        SELECT game_id, ply, side, cp_before, mate_before, cp_after, mate_after
+        FROM judgements
+        WHERE engine = ? AND move = best_move AND NOT repeats
+          AND (cp_before IS NOT NULL OR mate_before IS NOT NULL)
+          AND (cp_after IS NOT NULL OR mate_after IS NOT NULL)
+        ORDER BY game_id, ply""", [engine]).fetchall()
+    return [(int(g), (_score(cp_b, mate_b), _score(cp_a, mate_a), int(ply) - 1,
+                      RED if side == "red" else BLACK))
+            for g, ply, side, cp_b, mate_b, cp_a, mate_a in rows]
+
+
+def judged_martingale(con: duckdb.DuckDBPyConnection, engine: str) -> Martingale:
+    """The martingale check as the judgement views give it: over the engine's own best
+    moves (those that repeat no position), how the mover's expected score changes, from
+    the view's own ``expected_before`` and ``expected_after`` (the curve's SQL, or the
+    engine's WDL where it gave one)."""
+    changes = con.execute("""
+        SELECT expected_after - expected_before FROM judgements
+        WHERE engine = ? AND move = best_move AND NOT repeats""", [engine]).fetchall()
+    return Martingale.of([float(change) for change, in changes])
+
+
+def _score(cp: int | None, mate: int | None) -> Score:
+    return Mate(mate) if mate is not None else Cp(cp or 0)
 
 
 @dataclass(frozen=True)
@@ -501,6 +577,8 @@ class Counted:
     """Moves played in those games (by the selected player, when one is)."""
     limits: tuple[str, ...]
     by_class: dict[str, int]
+    curve: str = ""
+    """The curve that judged them, in words (:meth:`StoredCurve.describe`)."""
 
     @property
     def serious(self) -> int:
@@ -521,6 +599,8 @@ class Counted:
                 f"{self.serious:,} serious errors ({classes}), "
                 f"{self.by_class.get('mistake', 0):,} mistakes, "
                 f"{self.by_class.get('inaccuracy', 0):,} inaccuracies")
+        if self.curve:
+            text += f"; judged through {self.curve}"
         if self.weak:
             text += ("; these figures come from the built-in engine, which is weak (its "
                      "blunders are mostly not blunders): analyse with Fairy-Stockfish")
@@ -555,8 +635,15 @@ def counted(con: duckdb.DuckDBPyConnection, selection: Selection) -> list[Counte
         SELECT engine, games, moves, coalesce(played, 0), limits, by_class
         FROM per_engine LEFT JOIN played USING (engine) ORDER BY {ACROSS_ENGINES}""",
                        params).fetchall()
-    return [Counted(engine, games, moves, played, tuple(limits), dict(by_class or {}))
+    return [Counted(engine, games, moves, played, tuple(limits), dict(by_class or {}),
+                    stored_curve(con, engine).describe())
             for engine, games, moves, played, limits, by_class in rows]
+
+
+def judging_curves(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """The curves that judge each analysed engine's moves, in words, one per engine."""
+    return [f"{engine}: {stored_curve(con, engine).describe()}"
+            for engine in analysed_engines(con)]
 
 
 def game_tags(con: duckdb.DuckDBPyConnection, game_ids: Iterable[int]) -> dict[int, dict[str, str]]:

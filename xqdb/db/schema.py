@@ -21,7 +21,7 @@ from .holder import explain_lock
 from .memory import memory_limit_from_environment
 
 #: Bumped whenever a table changes shape; stored in ``meta``.
-SCHEMA_VERSION = 13
+SCHEMA_VERSION = 14
 
 #: The SQL creating every missing table and view (see :mod:`xqdb.db.columns`).
 SCHEMA = ddl()

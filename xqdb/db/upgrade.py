@@ -40,6 +40,8 @@ from .writer import Writer
 BATCH_SOURCES = 200
 #: Versions brought up to date in place, and what they lack: tables derived from the rows
 #: they hold, built without reading a record again.
+_CURVE_TERMS = ("the win curves' separate tempo and Red's edge (win_curves.cp_red_edge, "
+                "fitted_at)")
 _NEIGHBOURS = "each stretch of material's next one (material_spans.next_signature, next_until)"
 IN_PLACE = {7: "the lookup tables (position_keys, material_spans, material_signatures, "
                 "opening_moves), the win curves' late scale (win_curves.cp_late_scale), the "
@@ -53,7 +55,8 @@ IN_PLACE = {7: "the lookup tables (position_keys, material_spans, material_signa
             10: _NEIGHBOURS,
             11: "the views anew (judgements reads the moves of the games analysed only)",
             12: "the spread of the searches' last depths (evals.spread_low_cp, "
-                "spread_high_cp)"}
+                f"spread_high_cp) and {_CURVE_TERMS}",
+            13: _CURVE_TERMS}
 
 
 @dataclass
@@ -187,12 +190,14 @@ def _open_to_write(where: Path, why: str) -> duckdb.DuckDBPyConnection:
 
 
 def _new_columns_and_views(con: duckdb.DuckDBPyConnection) -> None:
-    """Add the columns versions 8 and 13 added to tables an older database has, and drop
+    """Add the columns versions 8, 13 and 14 added to tables an older database has, and drop
     its views, which the schema then creates anew (their queries read the new columns)."""
     views = [t.name for t in TABLES.values() if t.query is not None or t.view_of is not None]
     for name in reversed(views):  # those defined on others first
         con.execute(f"DROP VIEW IF EXISTS {name}")
     con.execute("ALTER TABLE win_curves ADD COLUMN IF NOT EXISTS cp_late_scale DOUBLE")
+    con.execute("ALTER TABLE win_curves ADD COLUMN IF NOT EXISTS cp_red_edge DOUBLE")  # 14
+    con.execute("ALTER TABLE win_curves ADD COLUMN IF NOT EXISTS fitted_at TIMESTAMP")
     con.execute("ALTER TABLE sources ADD COLUMN IF NOT EXISTS member_index INTEGER")
     for name in ("spread_low_cp", "spread_high_cp"):  # version 13
         con.execute(f"ALTER TABLE evals ADD COLUMN IF NOT EXISTS {name} INTEGER")

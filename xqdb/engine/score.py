@@ -19,6 +19,7 @@ Cp(-35)
 from __future__ import annotations
 
 import math
+from datetime import datetime
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
@@ -292,30 +293,48 @@ PHASE_PLIES = 100
 
 @dataclass(frozen=True)
 class WinCurve:
-    """Expected score from centipawns, for the side to move after ``ply`` plies:
-    ``1 / (1 + exp(-(cp / s - offset / scale)))``, where ``s`` is ``scale`` at the start
-    and ``late_scale`` from ply :data:`PHASE_PLIES` on, its inverse moving in a straight
-    line between (a curve with no ``late_scale`` keeps ``scale`` throughout).
+    """Expected score from centipawns, for the side to move (``turn``) after ``ply``
+    plies: ``1 / (1 + exp(-((cp - offset) / s + sign * red_edge / scale)))``, where ``s``
+    is ``scale`` at the start and ``late_scale`` from ply :data:`PHASE_PLIES` on, its
+    inverse moving in a straight line between (a curve with no ``late_scale`` keeps
+    ``scale`` throughout), and ``sign`` is +1 with Red to move, -1 with Black.
 
     Never chess's constant: each engine scores Xiangqi on its own scale, so each has its
     own curve (see :data:`DEFAULT_CURVES`). The scale depends on the phase: the same
     advantage in centipawns wins more often late in a game, when fewer pieces are left to
-    turn it around. The side to move's bonus (``offset``, in centipawns at the start) is
-    one step of the curve throughout.
+    turn it around.
+
+    One game state has one expected score, whoever is to move, so the two other terms are
+    kept apart. ``offset`` is the engine's tempo: what its scores give the side to move
+    for having the move, as its consecutive evaluations show it (the best move's score
+    before it and after it, the other way round, sum to about twice the tempo). Taking it
+    off makes the engine's own best move keep the mover's expected score on average.
+    ``red_edge`` is Red's edge for moving first, in centipawns of ``scale``: the results
+    that Red scores beyond what the engine's scores say, whichever side is to move.
+    Fitted on results alone, one offset would stand for both (Red's edge looks like a
+    bonus of the side to move every other ply) and credit every move with the difference.
 
     >>> curve = WinCurve(scale=145, offset=52)
-    >>> round(curve.expectation(Mate(3)), 2), round(curve.expectation(Mate(-2)), 2)
+    >>> round(curve.expectation(Mate(3), 0, RED), 2), round(curve.expectation(Mate(-2), 0, RED), 2)
     (1.0, 0.0)
-    >>> round(curve.expectation(Cp(100)), 2)
+    >>> round(curve.expectation(Cp(100), 0, RED), 2)
     0.58
     >>> phased = WinCurve(scale=240, offset=60, late_scale=140)
-    >>> [round(phased.expectation(Cp(160), ply), 2) for ply in (0, 50, 100, 150)]
-    [0.6, 0.66, 0.71, 0.71]
+    >>> [round(phased.expectation(Cp(160), ply, RED), 2) for ply in (0, 50, 100, 150)]
+    [0.6, 0.64, 0.67, 0.67]
+
+    Red's edge is the same for both sides' view of one state: Red to move at +30, or Black
+    to move at -30 after a move that changed nothing (an offset of 15 each time):
+
+    >>> edged = WinCurve(scale=200, offset=15, red_edge=20)
+    >>> round(edged.expectation(Cp(30), 40, RED), 4) == round(1 - edged.expectation(Cp(0), 41, -RED), 4)
+    True
     """
 
     scale: float = 250.0
     offset: float = 0.0
     late_scale: float | None = None
+    red_edge: float = 0.0
 
     def scale_at(self, ply: int) -> float:
         """The scale after ``ply`` plies."""
@@ -324,47 +343,48 @@ class WinCurve:
         t = min(ply, PHASE_PLIES) / PHASE_PLIES
         return 1.0 / ((1.0 - t) / self.scale + t / self.late_scale)
 
-    def expectation(self, score: Score, ply: int = 0) -> float:
-        """The expected score of the side ``score`` belongs to, after ``ply`` plies."""
+    def expectation(self, score: Score, ply: int, turn: int) -> float:
+        """The expected score of the side ``score`` belongs to, ``turn`` (``RED`` or
+        ``BLACK``), to move after ``ply`` plies."""
         mate = score.mate()
         if mate is not None:
             return 1.0 if mate > 0 or isinstance(score, MateGiven) else 0.0
         cp = score.score() or 0
-        return 1.0 / (1.0 + math.exp(-(cp / self.scale_at(ply) - self.offset / self.scale)))
+        edge = self.red_edge / self.scale if turn == RED else -self.red_edge / self.scale
+        return 1.0 / (1.0 + math.exp(-((cp - self.offset) / self.scale_at(ply) + edge)))
 
 
-def curve_sql(cp: str, ply: str, offset: str = "cp_offset", scale: str = "cp_scale",
-              late_scale: str = "cp_late_scale") -> str:
-    """SQL for :meth:`WinCurve.expectation` of the centipawns ``cp`` after ``ply`` plies,
-    from columns holding the curve (as ``win_curves`` does): the one formula, for the views.
+def curve_sql(cp: str, ply: str, side: str, offset: str = "cp_offset",
+              scale: str = "cp_scale", late_scale: str = "cp_late_scale",
+              red_edge: str = "cp_red_edge") -> str:
+    """SQL for :meth:`WinCurve.expectation` of the centipawns ``cp`` after ``ply`` plies
+    with ``side`` (``'red'`` or ``'black'``) to move, from columns holding the curve (as
+    ``win_curves`` does): the one formula, for the views.
 
-    >>> curve_sql("e.score_cp", "m.ply").count("exp(")
+    >>> curve_sql("e.score_cp", "m.ply", "e.side").count("exp(")
     1
     """
     t = f"(least({ply}, {PHASE_PLIES}) / {PHASE_PLIES}.0)"
     inverse = f"((1 - {t}) / {scale} + {t} / coalesce({late_scale}, {scale}))"
-    return f"1 / (1 + exp(-({cp} * {inverse} - {offset} / {scale})))"
+    edge = (f"(CASE WHEN {side} = 'red' THEN 1 ELSE -1 END) * coalesce({red_edge}, 0) "
+            f"/ {scale}")
+    return f"1 / (1 + exp(-(({cp} - {offset}) * {inverse} + {edge})))"
 
 
-#: Curves by the start of the engine's name. Fairy-Stockfish 11.1's was fitted by
-#: ``xqdb calibrate --min-ply 1`` on the analysis at 20,000 nodes
-#: of 147 games of ccpd-dev.zip with results (every position of ``game_id % 60 = 7`` with
-#: 30 plies or more): 111 games, 9,343 positions fitted, offset +45 cp (90 % interval
-#: 36..59), scale 173 cp (117..236) at the start and 194 cp (139..293) from ply 100 on.
-#: On the 36 games held out it scores a log loss of 0.641, against 0.668 for the curve it
-#: replaces (offset 52, scale 145, fitted on plies 20-60 alone, overconfident in the
-#: opening). The phase term is small on these games and its interval is wide. The offset is the side to move's bonus in the
-#: engine's scores (a level position reads about +50 cp for whoever is to move); without it
-#: every move would seem to lose that bonus twice. Refitted when the default fast pass became
-#: 50,000 nodes (every position of the 134 games with results of ``game_id % 60 = 7`` of
-#: another import, the held-out sets of ``bench/data`` left out): offset +32 cp (29..39),
-#: scale 137 cp (110..182), 245 cp from ply 100 on (152..322); each game predicted by a fit
-#: on the others scores 0.5781 against this curve's 0.5755, so this curve stays. The
-#: built-in engine's curve is not fitted: its scale is set so that a pawn is worth about 60 %.
+#: Curves by the start of the engine's name, fitted by ``xqdb calibrate`` (see
+#: :func:`xqdb.analysis.calibration.fit_win_curve`) and checked on games they were not fitted
+#: on: see :data:`CURVES_FITTED_ON` and the README.
 DEFAULT_CURVES: dict[str, WinCurve] = {
     "Fairy-Stockfish": WinCurve(scale=173.0, offset=45.0, late_scale=194.0),
     "xqdb built-in": WinCurve(scale=250.0),
 }
+#: What each shipped curve was fitted on, in words (stored in ``win_curves.fitted_on``).
+CURVES_FITTED_ON: dict[str, str] = {
+    "Fairy-Stockfish": "fitted on 111 games of ccpd-dev.zip at 20,000 nodes",
+    "xqdb built-in": "set by hand (a pawn about 60 %)",
+}
+#: When the shipped curves were fitted.
+CURVES_FITTED_AT = datetime(2026, 12, 1)
 
 
 def curve_for(engine_name: str) -> WinCurve:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import threading
 from typing import IO
 
-from ..rules.board import Move
+from ..rules.board import RED, Move
 from ..position import Position
 from ..rules.position import STARTING_FEN, FenError
 from .score import curve_for
@@ -39,6 +39,8 @@ class _Server:
         self.position: Position | None = Position()
         self.multipv = 1
         self.show_wdl = False
+        self.turn = RED
+        """The side to move of the position searched: the curve's WDL depends on it."""
         self.thread: threading.Thread | None = None
         self.stop = threading.Event()
 
@@ -130,6 +132,7 @@ class _Server:
 
     def search(self, position: Position, depth: int | None, nodes: int | None,
                seconds: float | None) -> None:
+        self.turn = position.turn
         result = self.searcher.search(position, depth=depth, nodes=nodes, seconds=seconds,
                                       multipv=self.multipv, on_iteration=self.report,
                                       stop=self.stop)
@@ -145,7 +148,7 @@ class _Server:
         for index, line in enumerate(result.lines, 1):
             mate = line.mate
             score = f"mate {mate}" if mate is not None else f"cp {line.score}"
-            wdl = f" wdl {_wdl(line)}" if self.show_wdl else ""
+            wdl = f" wdl {_wdl(line, self.turn)}" if self.show_wdl else ""
             pv = " ".join(move.uci() for move in line.pv)
             self.send(f"info depth {result.depth} seldepth {result.seldepth} multipv {index} "
                       f"score {score}{wdl} nodes {result.nodes} nps {result.nodes * 1000 // ms} "
@@ -159,13 +162,14 @@ class _Server:
             self.thread = None
 
 
-def _wdl(line: Line) -> str:
-    """``W D L`` per mille for the side to move, from the built-in engine's win curve (the
-    engine has no model of draws, so it reports none)."""
+def _wdl(line: Line, turn: int) -> str:
+    """``W D L`` per mille for the side to move, ``turn``, from the built-in engine's win
+    curve (the engine has no model of draws, so it reports none; nor does it know the ply,
+    so the curve's scale is its opening one)."""
     mate = line.mate
     if mate is not None:
         return "1000 0 0" if mate > 0 else "0 0 1000"
-    wins = round(1000 * curve_for(ENGINE_NAME).expectation(Cp(line.score)))
+    wins = round(1000 * curve_for(ENGINE_NAME).expectation(Cp(line.score), 0, turn))
     return f"{wins} 0 {1000 - wins}"
 
 

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from ..db.fetch import analysed_count, doubtful_year_count
+from ..db.judgements import judging_curves
 from ..db.queries import Result, run_query
 from .tables import header
 from ..db.schema import Connection
@@ -208,8 +209,11 @@ def build_report(con: Connection, games: GameFilter | None = None, top: int = 30
         select_games(con, games, check=False)
         analysed = analysed_count(con)
         if analysed:
+            curves = "".join(f"<li>{html.escape(text)}</li>" for text in judging_curves(con))
             sections.append(("phases", "Accuracy and blunders by phase", [
-                f"<p>{analysed:,} of the {selected:,} games are analysed.</p>",
+                f"<p>{analysed:,} of the {selected:,} games are analysed. Each move is "
+                "judged by the drop in the mover's expected score, through the win curve "
+                f"of the engine that analysed it:</p><ul class=\"note\">{curves}</ul>",
                 html_table(run_query(con, "blunder_phases", other, player=player),
                            "blunder-phases")]))
         else:
