@@ -237,3 +237,42 @@ def test_scripts_and_styles_are_served_by_the_app(client) -> None:
         served = client.get(f"/static/{name}")
         assert served.status_code == 200
         assert served.data == (ROOT / "xqdb" / "serve" / "static" / name).read_bytes()
+
+
+@pytest.mark.parametrize("host", ["attacker.example", "attacker.example:8000", "127.0.0.1.nip.io",
+                                  "localhost.attacker.example", "192.168.1.5", "::1", ""])
+def test_a_request_addressed_to_another_name_is_refused(client, db: Path, host: str) -> None:
+    # A page of another site that points its name at 127.0.0.1 (DNS rebinding) may read
+    # what it is answered: it is told no more than where to go.
+    for url in ("/api/tree", "/api/games?moves=h2e2", "/", "/game/2", "/players",
+                "/static/xqdb.css"):
+        response = client.get(url, headers={"Host": host})
+        assert response.status_code == 421, (url, response.status_code)
+        text = response.get_data(as_text=True)
+        assert "answers only requests addressed to 127.0.0.1, localhost, [::1]" in text
+        assert str(db) not in text and "炮" not in text
+
+
+def test_the_loopback_names_are_answered_with_or_without_the_port(client) -> None:
+    for host in ("127.0.0.1", "127.0.0.1:8000", "localhost", "LOCALHOST:5000", "[::1]",
+                 "[::1]:8000"):
+        assert client.get("/api/tree", headers={"Host": host}).status_code == 200, host
+
+
+def test_the_server_answers_its_own_port_only_and_no_other_name(db: Path,
+                                                                tmp_path: Path) -> None:
+    with serving(db, tmp_path / "serve.log") as url:
+        port = urllib.parse.urlsplit(url).port
+
+        def status(host: str) -> int:
+            request = urllib.request.Request(url + "api/tree", headers={"Host": host})
+            try:
+                with urllib.request.urlopen(request) as answer:
+                    return int(answer.status)
+            except urllib.error.HTTPError as refused:
+                return refused.code
+
+        assert status(f"127.0.0.1:{port}") == status(f"localhost:{port}") == 200
+        assert status("localhost") == status(f"[::1]:{port}") == 200
+        assert status("attacker.example") == status(f"attacker.example:{port}") == 421
+        assert status(f"localhost:{port + 1}") == 421

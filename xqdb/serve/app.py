@@ -7,6 +7,12 @@ DuckDB lets no other process read it, and the pages and the API answer ``503`` w
 message of ``xqdb info`` on a locked file (who writes it, until when), which the pages
 show and retry.
 
+The app answers only requests addressed to this machine by a loopback name
+(:data:`LOOPBACK_NAMES`, with or without the port served): a web page elsewhere can
+point a name of its own at 127.0.0.1 (DNS rebinding) and have the browser ask the
+explorer for the database as if it were that site; its requests carry that name in their
+``Host`` header, and are answered ``421`` with nothing of the database.
+
 >>> app = create_app("/no/such.duckdb")
 >>> response = app.test_client().get("/api/tree")
 >>> response.status_code, response.get_json()["error"]
@@ -36,12 +42,28 @@ from . import views
 
 #: Seconds after which a page refused by a locked database tries again.
 RETRY_SECONDS = 5
+#: The names a request may address the explorer by (its ``Host`` header, lower case).
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 
 
-def create_app(path: str | os.PathLike[str]) -> Flask:
-    """The app over the database file ``path`` (read, never written)."""
+def create_app(path: str | os.PathLike[str], port: int | None = None) -> Flask:
+    """The app over the database file ``path`` (read, never written), answering requests
+    addressed to a loopback name, with ``port`` or none (``port`` ``None``: any port)."""
     app = Flask(__name__)
     app.config["XQDB_DB"] = os.fspath(path)
+
+    @app.before_request
+    def addressed_here() -> tuple[Any, int] | None:
+        if loopback_host(request.host, port):
+            return None
+        # Nothing of the database, nor its path: the asking page may read this answer.
+        message = ("xqdb serve answers only requests addressed to "
+                   + ", ".join(LOOPBACK_NAMES) + (f" (port {port})" if port else ""))
+        hint = f"open http://{LOOPBACK_NAMES[0]}:{port}/" if port else ""
+        if request.path.startswith("/api/"):
+            return jsonify(error=message, hint=hint), 421
+        return Response(f"{message}; {hint}\n" if hint else message + "\n",
+                        mimetype="text/plain"), 421
     app.jinja_env.globals.update(fonts=CJK_FONTS, marks=MARKS)
     app.json.sort_keys = False  # type: ignore[attr-defined]
     app.json.ensure_ascii = False  # type: ignore[attr-defined]
@@ -210,6 +232,23 @@ def create_app(path: str | os.PathLike[str]) -> Flask:
         return Response(svg_board(pos, line[-1] if line else None), mimetype="image/svg+xml")
 
     return app
+
+
+def loopback_host(host: str, port: int | None = None) -> bool:
+    """Whether a request's ``Host`` (``name`` or ``name:port``) is a loopback name of
+    :data:`LOOPBACK_NAMES`, with ``port`` or no port (any port when ``port`` is ``None``).
+
+    >>> loopback_host("127.0.0.1:8000", 8000), loopback_host("[::1]"), loopback_host("LocalHost")
+    (True, True, True)
+    >>> loopback_host("attacker.example"), loopback_host("localhost:8001", 8000)
+    (False, False)
+    """
+    name, given = host.lower(), ""
+    if ":" in name and not name.endswith("]"):  # "[::1]" is a name; "[::1]:80" has a port
+        name, _, given = name.rpartition(":")
+    if name not in LOOPBACK_NAMES:
+        return False
+    return given == "" or (given.isdigit() and (port is None or int(given) == port))
 
 
 def _status(exc: XqdbError) -> int:
