@@ -30,6 +30,8 @@ from urllib.parse import urlencode
 from flask import Flask, Response, g, jsonify, render_template, request, url_for
 
 from ..database import Database
+from ..db import checked_count
+from ..db.queries import DuckDBError, SqlError
 from ..db.schema import connect
 from ..errors import BadArgumentError, DatabaseError, NotFoundError, XqdbError
 from ..notation import WRITTEN_NOTATIONS
@@ -42,6 +44,9 @@ from . import views
 
 #: Seconds after which a page refused by a locked database tries again.
 RETRY_SECONDS = 5
+#: What a request is answered (status 500) when DuckDB fails on what the app asked of it.
+FAILED = XqdbError("the database could not answer this request",
+                   "the log of xqdb serve says why")
 #: The names a request may address the explorer by (its ``Host`` header, lower case).
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 
@@ -87,8 +92,17 @@ def create_app(path: str | os.PathLike[str], port: int | None = None) -> Flask:
     def args() -> dict[str, str]:
         return {k: v for k, v in request.args.items()}
 
+    @app.errorhandler(DuckDBError)
+    def failed(exc: DuckDBError) -> tuple[Any, int, dict[str, str]]:
+        return refused(SqlError(str(exc).strip().splitlines()[0]))
+
     @app.errorhandler(XqdbError)
     def refused(exc: XqdbError) -> tuple[Any, int, dict[str, str]]:
+        if isinstance(exc, SqlError):
+            # No request brings SQL of its own: DuckDB failing on what the app asked is
+            # the app's fault, and its words would show the asker the queries' insides.
+            app.logger.error("%s: %s", request.full_path, exc.message)
+            exc = FAILED
         status = _status(exc)
         headers = {"Retry-After": str(RETRY_SECONDS)} if status == 503 else {}
         if request.path.startswith("/api/"):
@@ -266,10 +280,7 @@ def _ply(text: str | None) -> int | None:
 
 
 def _count(text: str | None, name: str, default: int) -> int:
-    value = views.whole_number(text, name, default)
-    if value < 0:
-        raise BadArgumentError(f"{name} {value} is below 0")
-    return value
+    return checked_count(views.whole_number(text, name, default), name)
 
 
 def _position(values: Mapping[str, str]) -> tuple[Position, list[Move], Position]:
