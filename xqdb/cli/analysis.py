@@ -26,6 +26,7 @@ from ..engine import Limit, choose_engine, parse_options
 from ..errors import CannotRunError
 from ..engine.dialects import DIALECTS
 from ..pipeline.analyze import COMMIT_POSITIONS, COMMIT_SECONDS, PassSummary
+from ..render.terminal import unguarded
 from .common import (Interrupted, database, db_option, emit, game_filters, output_options,
                      scheduler_option)
 from .common import count_range, write_text
@@ -72,7 +73,7 @@ class _Bar:
     def start(self, summary: PassSummary) -> None:
         self.finish()
         if self.enabled and summary.to_search:
-            self.bar = click.progressbar(length=summary.to_search, file=sys.stderr,
+            self.bar = click.progressbar(length=summary.to_search, file=unguarded(sys.stderr),
                                          label=f"analysing at {summary.limit}",
                                          show_pos=True, show_eta=True)
             self.bar.render_progress()

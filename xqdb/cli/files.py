@@ -17,6 +17,7 @@ import click
 from ..errors import CannotRunError
 from ..formats import formats
 from ..formats.sources import Source, no_such_path, walk
+from ..render.terminal import unguarded
 from ..pipeline.reading import SHOW_NOTATIONS, format_game, nth_record, summarize
 from .common import (EXIT_INVALID, Interrupted, count_range, database, db_option,
                      scheduler_option)
@@ -69,7 +70,7 @@ def _progress_bar(paths: tuple[str, ...], enabled: bool, follow_links: bool) -> 
     if "-" not in paths:
         total = sum(s.size for s in walk(paths, follow_links=follow_links)
                     if isinstance(s, Source)) or None
-    return click.progressbar(length=total, label="importing", file=sys.stderr,
+    return click.progressbar(length=total, label="importing", file=unguarded(sys.stderr),
                              show_pos=False, show_percent=True, show_eta=True)
 
 
