@@ -153,6 +153,13 @@ def on_terminal(*args: str, timeout: float = 120) -> tuple[int, str]:
     process = subprocess.Popen(xqdb_command(*args), stdout=follower, stderr=follower,
                                stdin=subprocess.DEVNULL)
     os.close(follower)
+    shown = read_terminal(leader)
+    return process.wait(timeout=timeout), shown.decode("utf-8", "replace")
+
+
+def read_terminal(leader: int) -> bytes:
+    """All a pseudo-terminal's ``leader`` side is sent until the processes holding the
+    other side close it (it is closed then)."""
     shown = b""
     while True:
         try:
@@ -163,4 +170,4 @@ def on_terminal(*args: str, timeout: float = 120) -> tuple[int, str]:
             break
         shown += chunk
     os.close(leader)
-    return process.wait(timeout=timeout), shown.decode("utf-8", "replace")
+    return shown
