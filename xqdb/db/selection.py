@@ -5,11 +5,12 @@
 resolved through the ``players`` table by :func:`resolve_player`), their side, an opponent,
 a span of years or dates, an event (a text it contains, case-blind: matched with
 ``contains``, not ``LIKE``, so that ``%`` and ``_`` are the characters they are), a
-result, ECCO codes, SQL on the games (``--where``) and game ids. :func:`select_games` turns them into the temporary table ``selected_games``
-(one ``game_id`` a row), with every value bound as a parameter; the reports read it
-through the ``picked_games()`` macro of ``queries/_shared.sql``. ``--where`` is SQL a user
-writes, so it is the one piece of text placed into the statement; it sees the columns of
-``games`` and the players' canonical names ``red_name`` and ``black_name``.
+result, ECCO codes, SQL on the games (``--where``) and game ids. :func:`select_games`
+turns them into the temporary table ``selected_games`` (one ``game_id`` a row), with
+every value bound as a parameter; the reports read it through the ``picked_games()``
+macro of ``queries/_shared.sql``. ``--where`` is SQL a user writes, so it is the one piece
+of text placed into the statement; it sees the columns of ``games`` and the players'
+canonical names ``red_name`` and ``black_name``.
 
 >>> import duckdb
 >>> from xqdb.db.schema import create_schema

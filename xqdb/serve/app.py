@@ -56,6 +56,9 @@ def create_app(path: str | os.PathLike[str], port: int | None = None) -> Flask:
     addressed to a loopback name, with ``port`` or none (``port`` ``None``: any port)."""
     app = Flask(__name__)
     app.config["XQDB_DB"] = os.fspath(path)
+    app.jinja_env.globals.update(fonts=CJK_FONTS, marks=MARKS)
+    app.json.sort_keys = False  # type: ignore[attr-defined]
+    app.json.ensure_ascii = False  # type: ignore[attr-defined]
 
     @app.before_request
     def addressed_here() -> tuple[Any, int] | None:
@@ -69,9 +72,6 @@ def create_app(path: str | os.PathLike[str], port: int | None = None) -> Flask:
             return jsonify(error=message, hint=hint), 421
         return Response(f"{message}; {hint}\n" if hint else message + "\n",
                         mimetype="text/plain"), 421
-    app.jinja_env.globals.update(fonts=CJK_FONTS, marks=MARKS)
-    app.json.sort_keys = False  # type: ignore[attr-defined]
-    app.json.ensure_ascii = False  # type: ignore[attr-defined]
 
     def database() -> Database:
         # One read-only connection for all a request asks (the explorer asks the tree and
