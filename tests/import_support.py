@@ -139,3 +139,35 @@ def kill_after_commits(args: list[str], log: Path, commits: int) -> None:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGKILL)
         process.wait()
+
+
+def on_terminal(*args: str, timeout: float = 120) -> tuple[int, str]:
+    """``xqdb args`` run in a fresh process with a terminal (a pseudo-terminal in raw
+    mode, which passes every byte as written) for its standard output and error: its exit
+    code and what the terminal was sent."""
+    import pty
+    import tty
+
+    leader, follower = pty.openpty()
+    tty.setraw(follower)
+    process = subprocess.Popen(xqdb_command(*args), stdout=follower, stderr=follower,
+                               stdin=subprocess.DEVNULL)
+    os.close(follower)
+    shown = read_terminal(leader)
+    return process.wait(timeout=timeout), shown.decode("utf-8", "replace")
+
+
+def read_terminal(leader: int) -> bytes:
+    """All a pseudo-terminal's ``leader`` side is sent until the processes holding the
+    other side close it (it is closed then)."""
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:  # the terminal closed with the process
+            break
+        if not chunk:
+            break
+        shown += chunk
+    os.close(leader)
+    return shown

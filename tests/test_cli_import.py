@@ -9,7 +9,7 @@ from pathlib import Path
 import duckdb
 from click.testing import CliRunner
 
-from import_support import DATA, SAME_15, count, invoke_xqdb, run_xqdb
+from import_support import DATA, SAME_15, count, invoke_xqdb, read_terminal, run_xqdb
 from xqdb.cli import cli
 
 
@@ -147,17 +147,8 @@ def test_a_terminal_gets_a_progress_bar_on_stderr(tmp_path: Path) -> None:
          str(DATA / "uci"), "--db", str(tmp_path / "g.duckdb"), "--jobs", "2"],
         stdout=subprocess.PIPE, stderr=follower)
     os.close(follower)
-    shown = b""
-    while True:
-        try:
-            chunk = os.read(leader, 4096)
-        except OSError:  # the terminal closed with the process
-            break
-        if not chunk:
-            break
-        shown += chunk
+    shown = read_terminal(leader)
     stdout, _ = process.communicate()
-    os.close(leader)
     assert process.returncode == 0
     bar = shown.decode("utf-8", "replace")
     assert "35 games, 0 invalid" in bar and "100%" in bar and "games/s" in bar

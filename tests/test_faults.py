@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from import_support import invoke_xqdb, rows, run_xqdb
+from import_support import invoke_xqdb, on_terminal, rows, run_xqdb
 
 GAME = b"1. h2e2 h9g7 *\n"
 
@@ -290,3 +290,27 @@ def test_an_archive_of_many_small_members_is_bounded_as_a_whole(tmp_path: Path) 
                              " count(*) FILTER (error LIKE '%like a zip bomb%') FROM sources")[0]
     assert read + refused == 300
     assert read * (1 << 20) <= 50 * bomb.stat().st_size + (1 << 20) and refused > 250
+
+
+def test_hostile_tags_order_no_terminal_about_and_hide_in_no_name(tmp_path: Path) -> None:
+    # A record whose names carry terminal sequences, zero-width joiners, a byte-order mark
+    # and a right-to-left override, in an archive: on a terminal its text is shown, never
+    # obeyed, and its players are the ones the names show.
+    record = ('[Event "\x1b]52;c;aGVsbG8=\x07\x1b]0;owned\x07"]\n[Red "\ufeff胡\u200d荣\u200c华"]\n'
+              '[Black "\u202e吕钦\x9b"]\n\n1. h2e2 h9g7 *\n\n'
+              '[Red "胡荣华"]\n[Black "吕钦"]\n\n1. h2e2 b9c7 *\n')
+    (tmp_path / "hostile.zip").write_bytes(_zip([("\x1b]0;member\x07.pgn",
+                                                  record.encode("utf-8"))]))
+    db = tmp_path / "x.duckdb"
+    code, shown = on_terminal("import", str(tmp_path / "hostile.zip"), "--db", str(db))
+    assert code == 0, shown
+    assert "\x1b]0;member" not in shown  # the member's name, in the summary or a log
+    assert rows(db, "SELECT name FROM players ORDER BY name") == [("吕钦",), ("胡荣华",)]
+    assert rows(db, "SELECT red FROM games ORDER BY game_id")[0] == ("\ufeff胡\u200d荣\u200c华",)
+    for args in (["players"], ["search", "--moves", "h2e2"], ["show", "1"], ["info"],
+                 ["export", "--out", "-"], ["sql", "SELECT * FROM sources"]):
+        code, shown = on_terminal(*args, "--db", str(db))
+        assert code == 0, shown
+        board = shown.replace("\x1b[31m", "").replace("\x1b[1m", "").replace(
+            "\x1b[7m", "").replace("\x1b[0m", "")
+        assert not {"\x1b", "\x07", "\x9b", "\u202e"} & set(board), (args, shown)

@@ -259,3 +259,24 @@ def test_the_sql_and_python_tests_of_the_standard_start_agree(con) -> None:
     for fen in fens:
         assert con.execute("SELECT standard_start(?)", [fen]).fetchone()[0] == \
             is_standard_start(fen), fen
+
+
+@pytest.mark.parametrize("value", [str(2**63), str(2**31), str(-2**31 - 1)])
+def test_a_number_too_large_for_a_report_is_refused_in_our_words(db: Path, value: str) -> None:
+    # The reports cast their numbers to INTEGER: DuckDB's "Conversion Error ... INT32"
+    # came back as the message.
+    done = invoke_xqdb("query", "players", "--db", str(db), "--param", f"limit={value}")
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [
+        f"Error: players: --param limit={value}: limit is a whole number from -2147483648 "
+        "to 2147483647"]
+    done = invoke_xqdb("players", "--db", str(db), "--limit", value)
+    assert done.returncode == 2 and "INT32" not in done.stderr
+    assert "is not in the range 1<=x<=2147483647" in done.stderr
+
+
+def test_a_player_search_takes_percent_and_underscore_as_themselves(con) -> None:
+    # As LIKE patterns, they matched every player.
+    assert run_query(con, "players", search="%").rows == []
+    assert run_query(con, "players", search="_").rows == []
+    assert len(run_query(con, "players", search="胡").rows) >= 1

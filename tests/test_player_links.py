@@ -87,3 +87,23 @@ def test_a_source_replaced_takes_its_spellings_with_its_games(tmp_path: Path) ->
     players = [n for n, in con.execute("SELECT name FROM players ORDER BY 1").fetchall()]
     con.close()
     assert spellings == players == ["三号棋手", "二号棋手", "四号棋手"]
+
+
+def test_characters_that_show_nothing_make_no_player_of_their_own(tmp_path: Path) -> None:
+    # Zero-width joiners, a byte-order mark and a right-to-left override, as a name copied
+    # from a web page or a file saved by a Windows editor carries them: the same players
+    # as the names written plainly, their spellings stored as the records write them.
+    hidden = ["胡\u200d荣\u200c华", "\ufeff吕钦", "吕钦\u202e", "\u200b赵国荣\u2066"]
+    pairs = [("胡荣华", "吕钦"), (hidden[0], hidden[1]), (hidden[2], "赵国荣"),
+             (hidden[3], hidden[0])]
+    path = tmp_path / "g.duckdb"
+    import_paths([written(tmp_path / "a.pgn", pairs, 0)], path, jobs=1)
+    players, spellings, games = links(path)
+    assert sorted(name for _, name, _ in players) == ["吕钦", "胡荣华", "赵国荣"]
+    names = {name for _, name, _ in players}
+    assert not any(c in name for name in names for c in "\u200b\u200c\u200d\u202e\u2066\ufeff")
+    assert {s for s, _, _ in spellings} == {"胡荣华", "吕钦", "赵国荣", *hidden}
+    con = duckdb.connect(str(path), read_only=True)
+    stored = con.execute("SELECT red, black FROM games ORDER BY game_id").fetchall()
+    con.close()
+    assert stored == pairs

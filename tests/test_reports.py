@@ -445,3 +445,18 @@ def test_disagreements_endings_and_retagged_records_of_the_corpus(con) -> None:
         ON g.game_id = r.game_id AND g.is_primary WHERE NOT r.is_primary
         AND r.tags::VARCHAR <> g.tags::VARCHAR""").fetchone()
     assert retagged.count("retagged") == hand[0]
+
+
+def test_the_report_s_page_asks_for_the_fonts_that_hold_chinese(tmp_path: Path) -> None:
+    # The style once wrote the name of the constant into the page, not the fonts.
+    from small_db import build_small_db
+    from xqdb.render.report import CJK_FONTS, build_report
+
+    connection = connect(build_small_db(tmp_path), read_only=True)
+    try:
+        page = build_report(connection)
+    finally:
+        connection.close()
+    style = page[page.index("<style>"):page.index("</style>")]
+    assert f"body {{ font-family: {CJK_FONTS};" in style
+    assert "CJK_FONTS" not in style and '"Noto Sans CJK SC"' in style

@@ -12,12 +12,13 @@ import pytest
 from click.testing import CliRunner
 
 from browse_support import replayed_games
-from import_support import run_xqdb
+from import_support import invoke_xqdb, run_xqdb
 from xqdb.cli import cli
 from xqdb.db.schema import connect
 from xqdb.db.selection import GameFilter
 from xqdb.pipeline.importer import import_paths
 from xqdb.position import Position
+from xqdb.errors import BadArgumentError
 from xqdb.rules.board import piece_symbol
 from xqdb.browse.search import MaterialPattern, SearchError, mirrored, search_material, \
     search_position
@@ -328,3 +329,46 @@ def test_ids_too_spread_for_a_bitmap_are_counted_alike(
     keys = {shuffled.zobrist(), mirrored(shuffled).zobrist()}
     assert {r["game_id"]: r["ply"] for r in reached.games.records()} == first_plies(games, keys)
     assert reached.total == len(first_plies(games, keys)) > 0
+
+
+@pytest.mark.parametrize("option", ["--limit", "--plies"])
+def test_a_count_too_large_for_the_database_is_a_usage_error(small_db: Path, option: str
+                                                             ) -> None:
+    # 2**63 was handed to DuckDB, whose LIMIT failed with a traceback.
+    args = ["--material", "R1"] if option == "--plies" else ["--moves", "h2e2"]
+    done = invoke_xqdb("search", "--db", str(small_db), *args, option, str(2**63))
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [
+        f"Error: Invalid value for '{option}': {2**63} is not in the range "
+        "1<=x<=2147483647. (see 'xqdb search --help')"]
+    with connect(small_db, read_only=True) as con:
+        with pytest.raises(BadArgumentError, match="limit 9223372036854775808 is more than "
+                                                   "2147483647, the most a count can be"):
+            search_position(con, Position(), limit=2**63)
+        assert len(search_position(con, Position(), limit=2**31 - 1).games.rows) > 100
+
+
+def test_the_event_filter_takes_percent_and_underscore_as_themselves(tmp_path: Path) -> None:
+    # As LIKE patterns, '%' and '_' matched every game.
+    events = ["Cup 1997", "50% of the prize", "club_open", "CLUB OPEN"]
+    replies = ["h9g7", "b9c7", "h7e7", "c6c5"]  # a game each, no duplicates
+    (tmp_path / "e.pgn").write_text("".join(
+        f'[Event "{event}"]\n[Red "A"]\n[Black "B"]\n\n1. h2e2 {reply} *\n\n'
+        for event, reply in zip(events, replies)), encoding="utf-8")
+    db = tmp_path / "e.duckdb"
+    import_paths([str(tmp_path / "e.pgn")], db, jobs=1)
+
+    def found(text: str) -> list[str]:
+        done = CliRunner().invoke(cli, ["search", "--db", str(db), "--moves", "h2e2",
+                                        "--event", text, "--format", "json"])
+        assert done.exit_code == 0, done.output
+        return [row["event"] for row in json.loads(done.stdout)]
+
+    assert found("%") == ["50% of the prize"]
+    assert found("_") == ["club_open"]
+    assert found("b_o") == ["club_open"]
+    assert found("club") == ["club_open", "CLUB OPEN"]  # still blind to case
+    assert found("%%") == found("\\") == []
+    with connect(db, read_only=True) as con:
+        listed = search_position(con, Position(), games=GameFilter(event="_")).games
+        assert [r[listed.columns.index("event")] for r in listed.rows] == ["club_open"]

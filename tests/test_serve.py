@@ -237,3 +237,106 @@ def test_scripts_and_styles_are_served_by_the_app(client) -> None:
         served = client.get(f"/static/{name}")
         assert served.status_code == 200
         assert served.data == (ROOT / "xqdb" / "serve" / "static" / name).read_bytes()
+
+
+@pytest.mark.parametrize("host", ["attacker.example", "attacker.example:8000", "127.0.0.1.nip.io",
+                                  "localhost.attacker.example", "192.168.1.5", "::1", ""])
+def test_a_request_addressed_to_another_name_is_refused(client, db: Path, host: str) -> None:
+    # A page of another site that points its name at 127.0.0.1 (DNS rebinding) may read
+    # what it is answered: it is told no more than where to go.
+    for url in ("/api/tree", "/api/games?moves=h2e2", "/", "/game/2", "/players",
+                "/static/xqdb.css"):
+        response = client.get(url, headers={"Host": host})
+        assert response.status_code == 421, (url, response.status_code)
+        text = response.get_data(as_text=True)
+        assert "answers only requests addressed to 127.0.0.1, localhost, [::1]" in text
+        assert str(db) not in text and "炮" not in text
+
+
+def test_the_loopback_names_are_answered_with_or_without_the_port(client) -> None:
+    for host in ("127.0.0.1", "127.0.0.1:8000", "localhost", "LOCALHOST:5000", "[::1]",
+                 "[::1]:8000"):
+        assert client.get("/api/tree", headers={"Host": host}).status_code == 200, host
+
+
+def test_the_server_answers_its_own_port_only_and_no_other_name(db: Path,
+                                                                tmp_path: Path) -> None:
+    with serving(db, tmp_path / "serve.log") as url:
+        port = urllib.parse.urlsplit(url).port
+
+        def status(host: str) -> int:
+            request = urllib.request.Request(url + "api/tree", headers={"Host": host})
+            try:
+                with urllib.request.urlopen(request) as answer:
+                    return int(answer.status)
+            except urllib.error.HTTPError as refused:
+                return refused.code
+
+        assert status(f"127.0.0.1:{port}") == status(f"localhost:{port}") == 200
+        assert status("localhost") == status(f"[::1]:{port}") == 200
+        assert status("attacker.example") == status(f"attacker.example:{port}") == 421
+        assert status(f"localhost:{port + 1}") == 421
+
+
+def test_counts_too_large_are_refused_in_our_words(client) -> None:
+    # 2**63 gave a 500; 2**33 came back as DuckDB's "Conversion Error ... INT32".
+    for url, name in (("/api/games?moves=h2e2&limit=", "limit"), ("/api/players?limit=", "limit"),
+                      ("/api/tree?top_games=", "top_games")):
+        for value in (2**63, 2**33, 2**31):
+            refused = get_json(client, f"{url}{value}", 400)
+            assert refused["error"] == (f"{name} {value} is more than 2147483647, the most a "
+                                        "count can be")
+        assert get_json(client, f"{url}-1", 400)["error"] == f"{name} -1 is below 0"
+        get_json(client, f"{url}{2**31 - 1}")
+
+
+def test_event_and_search_take_percent_and_underscore_as_themselves(client) -> None:
+    every = get_json(client, "/api/games?moves=h2e2")["total"]
+    assert every > 0 and get_json(client, "/api/games?moves=h2e2&event=")["total"] == every
+    for text in ("_", "%25", "%25%25", "\\"):
+        assert get_json(client, f"/api/games?moves=h2e2&event={text}")["total"] == 0, text
+        assert get_json(client, f"/api/tree?event={text}")["total"] == 0, text
+        assert get_json(client, f"/api/players?search={text}")["players"] == [], text
+    assert get_json(client, "/api/players?search=liu")["players"]  # still blind to case
+
+
+def test_a_failure_of_duckdb_is_answered_in_our_words(db: Path, monkeypatch) -> None:
+    import duckdb
+
+    def failing(*args: object, **kwargs: object) -> None:
+        raise duckdb.ConversionException("Conversion Error: Could not convert string "
+                                         "'99999999999' to INT32")
+
+    monkeypatch.setattr(Database, "tree", failing)
+    monkeypatch.setattr(Database, "sql", failing)
+    client = create_app(db).test_client()
+    answer = get_json(client, "/api/tree", 500)
+    assert answer == {"error": "the database could not answer this request",
+                      "hint": "the log of xqdb serve says why"}
+    from xqdb.db.queries import SqlError
+
+    def refusing(*args: object, **kwargs: object) -> None:
+        raise SqlError("Binder Error: Referenced column \"x\" not found")
+
+    monkeypatch.setattr(Database, "players", refusing)
+    assert get_json(client, "/api/players", 500) == answer
+    page = client.get("/players")
+    assert page.status_code == 500 and "Binder" not in page.get_data(as_text=True)
+
+
+HOSTILE_NUMBERS = [str(2**63), str(-2**63 - 1), str(2**31), "1e9", "0x10", "NaN", "--1",
+                   "1_000", "١٢", " 7 ", "9" * 400]
+
+
+@pytest.mark.parametrize("value", HOSTILE_NUMBERS)
+def test_hostile_numbers_in_every_parameter_get_a_message_of_ours(client, value: str) -> None:
+    quoted = urllib.parse.quote(value)
+    for url in (f"/api/games?moves=h2e2&limit={quoted}", f"/api/players?limit={quoted}",
+                f"/api/tree?top_games={quoted}", f"/api/game/2?ply={quoted}",
+                f"/api/explore?line=h2e2&ply={quoted}", f"/?line=h2e2&ply={quoted}",
+                f"/game/2?ply={quoted}"):
+        response = client.get(url)
+        text = response.get_data(as_text=True)
+        assert response.status_code in (200, 400, 404), (url, response.status_code)
+        for words in ("Conversion Error", "Binder Error", "INT32", "INT64", "Traceback"):
+            assert words not in text, (url, text[:200])

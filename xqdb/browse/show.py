@@ -15,6 +15,7 @@ from ..db.fetch import game_fields, game_moves, game_span, judged_moves_of
 from ..db.schema import Connection
 from ..pipeline.reading import NO_RULES_ENDING, episode_notes, numbered_moves, played_on_line
 from ..render.board import board_text, piece_char, svg_board
+from ..render.terminal import visible
 from ..rules.board import RED, Move
 from ..rules.position import STARTING_FEN
 
@@ -105,7 +106,10 @@ class GameView:
         return numbered_moves([str(m) for m in self.moves], first_black, notes)
 
     def render(self, color: bool = False) -> str:
-        lines = self.header()
+        """The game as ``xqdb show`` prints it; with ``color``, for a terminal, the
+        board's colour codes among the record's text made :func:`visible` (it is written
+        past the terminal's guard, which would show the board's codes as escapes too)."""
+        lines = [visible(line) for line in self.header()] if color else self.header()
         if self.position is None:
             return "\n".join(lines + ["", "no board: the start position cannot be set up"])
         lines += ["", f"after ply {self.ply} of {len(self.moves)}, "

@@ -3,7 +3,9 @@
 The library raises :class:`~xqdb.errors.XqdbError`; one handler here prints each as
 ``Error: message (hint)`` and exits with its family's code (:data:`.common.EXIT_CODES`).
 A closed pipe (``xqdb export --out - | head``) ends the command quietly, as other Unix
-tools end.
+tools end. On a terminal, every text is written through
+:class:`~xqdb.render.terminal.TerminalText`: a record's control characters are shown as
+escapes, never obeyed.
 
 The commands live in a module per family: :mod:`.core` (positions: perft, the engine),
 :mod:`.files` (files, the import, the database as a whole), :mod:`.reports`,
@@ -24,6 +26,7 @@ import click
 
 from ..build import BUILD
 from ..errors import XqdbError
+from ..render.terminal import guard_terminal
 from .common import EXIT_INTERRUPTED, Interrupted, error_line, exit_code
 from .core import COMMANDS as CORE_COMMANDS
 
@@ -41,6 +44,9 @@ class _Group(click.Group):
         global _MAIN_PID
         _MAIN_PID = os.getpid()
         signal.signal(signal.SIGTERM, _terminated)
+        # What a record says reaches a terminal as text, never as its orders (a title, the
+        # clipboard): one guard over the streams, for every command.
+        guard_terminal()
         return super().main(*args, **kwargs)
 
     def make_context(self, info_name: str | None, args: list[str],

@@ -26,9 +26,10 @@ from ..engine import Limit, choose_engine, parse_options
 from ..errors import CannotRunError
 from ..engine.dialects import DIALECTS
 from ..pipeline.analyze import COMMIT_POSITIONS, COMMIT_SECONDS, PassSummary
+from ..render.terminal import unguarded
 from .common import (Interrupted, database, db_option, emit, game_filters, output_options,
                      scheduler_option)
-from .common import write_text
+from .common import count_range, write_text
 
 
 def _limit(nodes: int | None, depth: int | None, movetime: int | None) -> Limit | None:
@@ -72,7 +73,7 @@ class _Bar:
     def start(self, summary: PassSummary) -> None:
         self.finish()
         if self.enabled and summary.to_search:
-            self.bar = click.progressbar(length=summary.to_search, file=sys.stderr,
+            self.bar = click.progressbar(length=summary.to_search, file=unguarded(sys.stderr),
                                          label=f"analysing at {summary.limit}",
                                          show_pos=True, show_eta=True)
             self.bar.render_progress()
@@ -213,7 +214,7 @@ def _with_thresholds(command: Callable[..., Any]) -> Callable[..., Any]:
 @click.option("--by", type=click.Choice(["move", "game", "player"]), default="move",
               show_default=True, help="The worst moves, each with the engine's move and the "
                                       "position; or per game and side; or per player.")
-@click.option("--limit", type=click.IntRange(1), default=20, show_default=True,
+@click.option("--limit", type=count_range(1), default=20, show_default=True,
               help="Moves listed (--by move).")
 @click.option("--puzzles", type=click.Path(dir_okay=False), default=None, metavar="FILE.pgn",
               help="Also write the positions after the serious errors selected where only "

@@ -13,7 +13,8 @@ if TYPE_CHECKING:
 from ..browse.export import FORMATS as EXPORT_FORMATS
 from ..errors import BadArgumentError
 from ..notation import WRITTEN_NOTATIONS
-from .common import cannot_write, database, db_option, emit, game_filters, output_options
+from .common import (cannot_write, count_range, database, db_option, emit, game_filters,
+                     output_options)
 
 _notations = click.Choice(WRITTEN_NOTATIONS)
 #: What a material pattern looks like, for the error that refuses one.
@@ -30,11 +31,11 @@ _PATTERN_HINT = ("write counts like 'R2 r1-2 P2+ n0' or balances like 'RNC>rnc';
               help="Find a balance of material instead, e.g. 'R1 r1 N0 n0 C0 c0' "
                    "(upper case Red, lower case Black; R2, P1-3, P2+; unnamed: any; "
                    "RNC>rnc compares sums).")
-@click.option("--plies", type=click.IntRange(1), default=1, show_default=True,
+@click.option("--plies", type=count_range(1), default=1, show_default=True,
               help="With --material: for at least this many plies in a row.")
 @click.option("--notation", type=_notations, default="chinese", show_default=True,
               help="How to write the move played next.")
-@click.option("--limit", type=click.IntRange(1), default=100, show_default=True,
+@click.option("--limit", type=count_range(1), default=100, show_default=True,
               help="Games listed at most.")
 @game_filters
 @output_options

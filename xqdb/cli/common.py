@@ -16,7 +16,7 @@ import click
 from ..errors import (
     BadArgumentError, CannotRunError, ClusterError, DatabaseError, FenError, XqdbError,
 )
-from ..db import OUTPUT_FORMATS as FORMATS
+from ..db import MAX_COUNT, OUTPUT_FORMATS as FORMATS
 from ..position import FEN_HINT
 
 if TYPE_CHECKING:
@@ -76,6 +76,13 @@ def scheduler_option(doing: str) -> Callable[[Callable[..., Any]], Callable[...,
                         metavar="tcp://HOST:8786",
                         help=f"{doing} on the workers of this Dask cluster instead of local "
                              "processes (env XQDB_SCHEDULER; needs xqdb[cluster]).")
+
+
+def count_range(least: int = 1) -> click.IntRange:
+    """The type of an option that counts rows or games (``--limit``, ``--top``,
+    ``--min-games``): a whole number from ``least`` to :data:`~xqdb.db.MAX_COUNT`, so that
+    one too large for the database is a usage error of ours, not DuckDB's traceback."""
+    return click.IntRange(least, MAX_COUNT)
 
 
 def db_option(help: str = "DuckDB file (env XQDB_DB).", required: bool = True

@@ -17,8 +17,10 @@ import click
 from ..errors import CannotRunError
 from ..formats import formats
 from ..formats.sources import Source, no_such_path, walk
+from ..render.terminal import unguarded
 from ..pipeline.reading import SHOW_NOTATIONS, format_game, nth_record, summarize
-from .common import EXIT_INVALID, Interrupted, database, db_option, scheduler_option
+from .common import (EXIT_INVALID, Interrupted, count_range, database, db_option,
+                     scheduler_option)
 
 if TYPE_CHECKING:
     from ..pipeline.importer import ImportSummary, UnitResult
@@ -68,7 +70,7 @@ def _progress_bar(paths: tuple[str, ...], enabled: bool, follow_links: bool) -> 
     if "-" not in paths:
         total = sum(s.size for s in walk(paths, follow_links=follow_links)
                     if isinstance(s, Source)) or None
-    return click.progressbar(length=total, label="importing", file=sys.stderr,
+    return click.progressbar(length=total, label="importing", file=unguarded(sys.stderr),
                              show_pos=False, show_percent=True, show_eta=True)
 
 
@@ -148,7 +150,7 @@ def import_command(paths: tuple[str, ...], db: str, jobs: int | None, scheduler:
 
 @click.command("info")
 @db_option("DuckDB file to describe (env XQDB_DB).")
-@click.option("--top", type=click.IntRange(1), default=10, show_default=True,
+@click.option("--top", type=count_range(1), default=10, show_default=True,
               help="How many players to list.")
 def info_command(db: str, top: int) -> None:
     """What is in a database: games, players, years, formats, invalid records.

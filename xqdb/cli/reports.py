@@ -16,7 +16,8 @@ if TYPE_CHECKING:
 
 from ..notation.registry import WRITTEN_NOTATIONS
 
-from .common import database, db_option, emit, game_filters, output_options, write_text
+from .common import (count_range, database, db_option, emit, game_filters, output_options,
+                     write_text)
 
 
 def _params(pairs: tuple[str, ...]) -> dict[str, str | None]:
@@ -75,7 +76,7 @@ def sql_command(sql: str, db: str, format_: str | None, output: str | None) -> N
 @db_option(required=False)
 @click.option("--search", default=None, help="Only players whose name or a spelling "
               "contains this text.")
-@click.option("--limit", type=click.IntRange(1), default=100, show_default=True)
+@click.option("--limit", type=count_range(1), default=100, show_default=True)
 @output_options
 @click.pass_context
 def players_command(ctx: click.Context, db: str | None, search: str | None, limit: int,
@@ -120,7 +121,7 @@ def alias_command(db: str | None, names: tuple[str, ...], as_: str | None, split
 
 
 _filters = [
-    click.option("--min-games", type=click.IntRange(1), default=1, show_default=True),
+    click.option("--min-games", type=count_range(1), default=1, show_default=True),
     click.option("--sort", type=click.Choice(["games", "score"]), default="games",
                  show_default=True, help="By popularity, or by score."),
     click.option("--by", type=click.Choice(["code", "family", "name"]), default="code",
@@ -195,11 +196,11 @@ def explain_command(db: str | None, game: int) -> None:
 @click.option("--fen", default=None, help="The position to start from (default: the start).")
 @click.option("--notation", type=click.Choice(WRITTEN_NOTATIONS),
               default="chinese", show_default=True, help="How to write the next moves.")
-@click.option("--min-games", type=click.IntRange(1), default=1, show_default=True)
+@click.option("--min-games", type=count_range(1), default=1, show_default=True)
 @click.option("--mirror/--no-mirror", default=True, show_default=True,
               help="Count the moves from the mirror image with their mirror (炮八平五 as "
                    "炮二平五), or keep them apart.")
-@click.option("--top-games", type=click.IntRange(0), default=3, show_default=True,
+@click.option("--top-games", type=count_range(0), default=3, show_default=True,
               help="Games listed per move (the latest first).")
 @click.option("--with-partial", is_flag=True,
               help="Count invalid games too, with their moves up to the failing one.")
@@ -227,7 +228,7 @@ def tree_command(db: str, moves: str, fen: str | None, notation: str, min_games:
 @db_option()
 @click.option("--out", "out", required=True, type=click.Path(dir_okay=False),
               help="The HTML file to write.")
-@click.option("--top", type=click.IntRange(1), default=30, show_default=True,
+@click.option("--top", type=count_range(1), default=30, show_default=True,
               help="Openings and lines listed.")
 @game_filters
 def report_command(db: str, out: str, top: int, games: GameFilter) -> None:

@@ -11,6 +11,7 @@ import sys
 import click
 
 from ..errors import NotFoundError
+from ..render.terminal import unguarded
 from .common import database, db_option, write_text
 from ..notation import WRITTEN_NOTATIONS
 
@@ -45,7 +46,11 @@ def show_command(game_id: int, db: str, ply: int | None, notation: str, svg: str
 
     view = database(db).show(game_id, ply, notation)
     use_color = _use_color(color)
-    click.echo(view.render(color=use_color), color=use_color)
+    # In colour, the view makes the record's text visible itself, and the board's codes
+    # go past the terminal's guard (which would show them as escapes); without, the
+    # guard shows a record's codes as escapes (colour False would have Click drop them).
+    click.echo(view.render(color=use_color), color=use_color or None,
+               file=unguarded(sys.stdout) if use_color else None)
     if svg is not None:
         if view.position is None:
             raise NotFoundError(f"game {game_id} has no board to draw: its start position "

@@ -24,6 +24,7 @@ from .lookups import material_spans_sql, piece_column
 from ..rules.board import Piece
 from .columns import TABLES
 from .queries import create_shared_macros
+from . import checked_count
 from .selection import GameFilter, SelectionError, select_games
 
 #: Games fetched from the database at a time.
@@ -189,6 +190,7 @@ def position_hits(con: duckdb.DuckDBPyConnection, keys: list[int], games: GameFi
     """The games among those ``games`` selects (invalid ones too, up to where they failed)
     that reached a position of Zobrist key in ``keys`` (one or two: a position and its
     mirror image), each at the first ply it did (read from ``position_keys``)."""
+    checked_count(limit, "limit")
     select_games(con, games, valid_only=False)
     create_shared_macros(con)
     params: dict[str, object] = {"key": keys[0], "other": keys[1] if keys[1:] else None}
@@ -231,6 +233,8 @@ def material_hits(con: duckdb.DuckDBPyConnection, condition: str, plies: int,
     """The games among those ``games`` selects whose material (``material_spans``) fitted
     ``condition`` (SQL over the count columns of :func:`xqdb.db.lookups.material_states`, made from a
     parsed pattern, never from a user's text) for at least ``plies`` plies in a row."""
+    checked_count(limit, "limit")
+    checked_count(plies, "plies", 1)
     select_games(con, games, valid_only=False)
     low, high = game_span(con)
     if low is None or high is None:

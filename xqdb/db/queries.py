@@ -34,6 +34,7 @@ from typing import Any
 import duckdb
 
 from ..errors import BadArgumentError, closest
+from . import MAX_COUNT
 from .judgements import JUDGED_MOVES
 from .result import Result
 from .lookups import create_lookup_macros
@@ -69,6 +70,16 @@ _FILLED_BY = {"evals": "analyse some games first (xqdb analyze --db FILE)"}
 class QueryError(BadArgumentError, ValueError):
     """A report that does not exist, a parameter it does not take or lacks, or SQL that
     fails: the message says which."""
+
+
+class SqlError(QueryError):
+    """SQL that DuckDB refused to run: the message is DuckDB's first line (for ``xqdb
+    sql``, whose user wrote the SQL and needs DuckDB's words to mend it)."""
+
+
+#: DuckDB's own exception, for the layers above to catch one that escaped unworded
+#: (only the database side imports DuckDB).
+DuckDBError = duckdb.Error
 
 
 @dataclass(frozen=True)
@@ -116,9 +127,16 @@ class Query:
                 raise QueryError(f"{self.name} needs --param {param.name}=VALUE: "
                                  f"{param.doc}")
             if (value is not None and param.default is not None
-                    and _INTEGER.fullmatch(param.default) and not _INTEGER.fullmatch(value)):
-                raise QueryError(f"{self.name}: --param {param.name}={value}: "
-                                 f"{param.name} is a whole number (default {param.default})")
+                    and _INTEGER.fullmatch(param.default)):
+                if not _INTEGER.fullmatch(value):
+                    raise QueryError(f"{self.name}: --param {param.name}={value}: "
+                                     f"{param.name} is a whole number (default "
+                                     f"{param.default})")
+                # The SQL casts it to INTEGER: past that, DuckDB's words would say why.
+                if not -MAX_COUNT - 1 <= int(value) <= MAX_COUNT:
+                    raise QueryError(f"{self.name}: --param {param.name}={value}: "
+                                     f"{param.name} is a whole number from {-MAX_COUNT - 1}"
+                                     f" to {MAX_COUNT}")
             values[param.name] = value
         for alias in _ALIASES:
             if given.get(alias) is not None:
@@ -227,13 +245,13 @@ def load_query(name: str) -> Query:
 
 def run_sql(con: duckdb.DuckDBPyConnection, sql: str,
             params: dict[str, str | None] | None = None) -> Result:
-    """Run ``sql`` with ``params`` bound; DuckDB's errors become :class:`QueryError`."""
+    """Run ``sql`` with ``params`` bound; DuckDB's errors become :class:`SqlError`."""
     try:
         cursor = con.execute(sql, params or {})
         columns = [d[0] for d in cursor.description or []]
         return Result(columns, cursor.fetchall() if columns else [])
     except duckdb.Error as exc:
-        raise QueryError(str(exc).strip().splitlines()[0]) from None
+        raise SqlError(str(exc).strip().splitlines()[0]) from None
 
 
 def run_query(con: duckdb.DuckDBPyConnection, name: str, games: GameFilter | None = None,

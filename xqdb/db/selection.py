@@ -3,12 +3,14 @@
 ``openings``, ``tree``, ``search``, ``export``, ``analyze``, ``blunders``, ``report`` and
 ``query`` take the same filters (:class:`GameFilter`): a player (any script or spelling,
 resolved through the ``players`` table by :func:`resolve_player`), their side, an opponent,
-a span of years or dates, an event, a result, ECCO codes, SQL on the games (``--where``)
-and game ids. :func:`select_games` turns them into the temporary table ``selected_games``
-(one ``game_id`` a row), with every value bound as a parameter; the reports read it
-through the ``picked_games()`` macro of ``queries/_shared.sql``. ``--where`` is SQL a user
-writes, so it is the one piece of text placed into the statement; it sees the columns of
-``games`` and the players' canonical names ``red_name`` and ``black_name``.
+a span of years or dates, an event (a text it contains, case-blind: matched with
+``contains``, not ``LIKE``, so that ``%`` and ``_`` are the characters they are), a
+result, ECCO codes, SQL on the games (``--where``) and game ids. :func:`select_games`
+turns them into the temporary table ``selected_games`` (one ``game_id`` a row), with
+every value bound as a parameter; the reports read it through the ``picked_games()``
+macro of ``queries/_shared.sql``. ``--where`` is SQL a user writes, so it is the one piece
+of text placed into the statement; it sees the columns of ``games`` and the players'
+canonical names ``red_name`` and ``black_name``.
 
 >>> import duckdb
 >>> from xqdb.db.schema import create_schema
@@ -249,7 +251,7 @@ WHERE ($valid_only = false OR g.status = 'valid')
   AND ($to_year IS NULL OR g.year <= $to_year)
   AND ($from_date IS NULL OR coalesce(g.date, make_date(g.year, 1, 1)) >= $from_date)
   AND ($to_date IS NULL OR coalesce(g.date, make_date(g.year, 12, 31)) <= $to_date)
-  AND ($event IS NULL OR g.event ILIKE '%' || $event || '%')
+  AND ($event IS NULL OR contains(lower(g.event), lower($event)))
   AND ($result IS NULL OR g.result = $result
        OR ($result = 'win' AND g.result = CASE WHEN g.red_name = $player THEN '1-0' ELSE '0-1' END)
        OR ($result = 'loss' AND g.result = CASE WHEN g.red_name = $player THEN '0-1' ELSE '1-0' END))

@@ -5,7 +5,9 @@ Records name the same player in many ways: ``胡榮華``, ``上海胡榮華``, `
 canonical name by these rules, applied in order:
 
 1. **Folding.** Unicode NFKC folds full-width letters, digits and signs (``／`` is ``/``,
-   the ideographic space a space); traditional script becomes simplified through OpenCC
+   the ideographic space a space); characters that show nothing are dropped (zero-width
+   spaces and joiners, the byte-order mark, the marks and overrides of bidirectional
+   text, control characters); traditional script becomes simplified through OpenCC
    (``t2s``); a trailing note in brackets (a rank such as ``(5r)`` or ``(8段)``) is dropped.
 2. **Pairs.** A consultation pair, written with ``+``, ``/``, ``、`` or ``&``, is a player
    of its own: its members are made canonical one by one and joined with ``+`` in a fixed
@@ -86,16 +88,33 @@ def _converter() -> Any:  # opencc ships no type information
 
 
 def fold(spelling: str) -> str:
-    """Rule 1: full-width folded, simplified script, trailing bracketed note dropped,
-    spaces collapsed.
+    """Rule 1: full-width folded, invisible characters dropped, simplified script,
+    trailing bracketed note dropped, spaces collapsed.
 
-    >>> fold("上海\\u3000胡榮華（5r）")
-    '上海 胡荣华'
+    >>> fold("上海\\u3000胡榮華（5r）"), fold("\\ufeff胡\\u200d榮\\u200c華\\u202e")
+    ('上海 胡荣华', '胡荣华')
     """
-    text = unicodedata.normalize("NFKC", spelling)
+    text = _visible(unicodedata.normalize("NFKC", spelling))
     text = _converter().convert(text)
     text = _NOTE.sub("", text)
     return " ".join(text.split())
+
+
+#: The Unicode categories of characters that show nothing in a name: format characters
+#: (zero-width space, joiners, the byte-order mark, bidirectional marks, overrides and
+#: isolates, the soft hyphen) and control characters. Private-use characters are kept:
+#: the old Chinese encodings map rare characters there.
+_INVISIBLE = ("Cf", "Cc")
+
+
+def _visible(text: str) -> str:
+    """``text`` without the characters that show nothing (whitespace stays, to be
+    collapsed). A name copied from a web page or a file saved with a byte-order mark
+    carries them unseen, and would otherwise be a player of its own."""
+    if text.isprintable():  # the usual case, quickly
+        return text
+    return "".join(c for c in text
+                   if c.isspace() or unicodedata.category(c) not in _INVISIBLE)
 
 
 def _strip_prefixes(name: str) -> tuple[str, str]:

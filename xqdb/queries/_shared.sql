@@ -52,7 +52,7 @@ CREATE OR REPLACE TEMP MACRO picked_games(p_player := NULL, p_side := 'either',
            OR (p_side IN ('black', 'either') AND black_name = p_player))
       AND (p_from_year IS NULL OR year >= CAST(p_from_year AS INTEGER))
       AND (p_to_year IS NULL OR year <= CAST(p_to_year AS INTEGER))
-      AND (p_event IS NULL OR event ILIKE '%' || p_event || '%');
+      AND (p_event IS NULL OR contains(lower(event), lower(p_event)));
 
 CREATE OR REPLACE TEMP MACRO pct(p_part, p_whole) AS
     round(100.0 * p_part / nullif(p_whole, 0), 1);

@@ -19,7 +19,7 @@ JOIN player_names n USING (player_id)
 JOIN spelled s USING (spelling)
 WHERE $search IS NULL OR p.player_id IN (
     SELECT n2.player_id FROM player_names n2 JOIN players p2 USING (player_id)
-    WHERE p2.name ILIKE '%' || $search || '%' OR n2.spelling ILIKE '%' || $search || '%')
+    WHERE contains(lower(p2.name), lower($search)) OR contains(lower(n2.spelling), lower($search)))
 GROUP BY p.player_id, p.name
 ORDER BY games DESC, p.name
 LIMIT CAST($limit AS INTEGER)

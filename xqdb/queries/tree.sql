@@ -52,10 +52,12 @@ tally AS (
 ),
 latest AS (  -- the latest games of each move: a few kept per move as the rows go by,
     -- not every game found put in order (the year first, a game without one last, as
-    -- xqdb.db.tree_counts keeps them for the counted tree)
+    -- xqdb.db.tree_counts keeps them for the counted tree); arg_max keeps fewer than a
+    -- million, so a top_games beyond that lists that many
     SELECT move, unnest(arg_max(game_id, {'year': coalesce(year, -2147483648),
                                           'game_id': game_id},
-                                greatest(CAST($top_games AS INTEGER), 1))) AS game_id
+                                least(greatest(CAST($top_games AS INTEGER), 1), 999999)))
+               AS game_id
     FROM found WHERE CAST($top_games AS INTEGER) > 0
     GROUP BY move
 ),

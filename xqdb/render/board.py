@@ -15,6 +15,7 @@ from __future__ import annotations
 from ..position import Position
 from ..notation.chinese import SIMPLIFIED_PIECES, TRADITIONAL_PIECES
 from ..rules.board import CANNON, CHARIOT, HORSE, RED, Move, PIECE_TYPES, piece_color
+from .terminal import BOLD, RED as RED_STYLE, RESET, REVERSE
 
 #: The characters of the pieces, by piece type, as the notation writes them: Red's and
 #: Black's differ for king, advisor, elephant and pawn.
@@ -40,9 +41,9 @@ def piece_char(piece: int, plain: bool = False) -> str:
 
 def _styled(text: str, red: bool, reverse: bool) -> str:
     """``text`` in bold, red or not, in reverse video or not (ANSI SGR codes, as terminals
-    and ``click.style`` write them)."""
-    codes = ("\x1b[31m" if red else "") + "\x1b[1m" + ("\x1b[7m" if reverse else "")
-    return f"{codes}{text}\x1b[0m"
+    and ``click.style`` write them: :mod:`xqdb.render.terminal`)."""
+    codes = (RED_STYLE if red else "") + BOLD + (REVERSE if reverse else "")
+    return f"{codes}{text}{RESET}"
 
 
 def board_text(pos: Position, color: bool = False, last: Move | None = None) -> str:

@@ -48,7 +48,7 @@ _ERRORS = """<pre id="page-errors"></pre>
 </script>"""
 
 _STYLE = """<style>
-  body { font-family: " + CJK_FONTS + "; margin: 2em; max-width: 80em; }
+  body { font-family: """ + CJK_FONTS + """; margin: 2em; max-width: 80em; }
   h2 { margin-top: 2em; border-bottom: 2px solid #c0392b; }
   nav a { margin-right: 1em; }
   table { border-collapse: collapse; font-size: 0.9em; }

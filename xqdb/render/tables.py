@@ -21,6 +21,7 @@ from wcwidth import wcswidth
 
 from ..db import OUTPUT_FORMATS
 from ..errors import BadArgumentError
+from .terminal import visible
 
 # Reading files shares display_width; it must not load the database side for it.
 if TYPE_CHECKING:
@@ -104,11 +105,14 @@ def render(result: Result, width: int | None = 120) -> str:
     With ``width`` (a terminal's), the table is fitted to it: the numeric columns' headers
     shrink first, then the least useful columns are left out (a last line names them),
     then the widest text columns are cut, never so far that two different values read
-    the same; the last column wraps instead of being cut. With ``width`` ``None`` (a file
-    or a pipe) nothing is cut.
+    the same; the last column wraps instead of being cut; and a cell's control
+    characters, tabs and newlines are written as escapes (:func:`~.terminal.visible`),
+    before the columns are measured, so that they still line up. With ``width`` ``None``
+    (a file or a pipe) nothing is cut or changed.
     """
     columns = list(range(len(result.columns)))
-    cells = [[_cell(v) for v in row] for row in result.rows]
+    cells = [[_cell(v) if width is None else visible(_cell(v), lines=False) for v in row]
+             for row in result.rows]
     numeric = [all(isinstance(row[i], int | float | Decimal) or row[i] is None
                    for row in result.rows) and bool(result.rows)
                for i in range(len(result.columns))]

@@ -47,7 +47,8 @@ def check_database(path: str | os.PathLike[str]) -> str | None:
 
 def make_server(path: str | os.PathLike[str], port: int = 8000) -> BaseWSGIServer:
     """A threaded server of the app over ``path`` on 127.0.0.1:``port`` (0 for any free
-    port; ``port`` says which), not yet serving.
+    port; ``port`` says which), not yet serving. It answers only requests addressed to
+    127.0.0.1, localhost or [::1] (and this port): see :mod:`xqdb.serve.app`.
 
     Raises :class:`~xqdb.errors.CannotRunError` when Flask is missing or the port is
     taken, and :class:`~xqdb.errors.DatabaseError` for a file that is no xqdb database.
@@ -69,8 +70,9 @@ def make_server(path: str | os.PathLike[str], port: int = 8000) -> BaseWSGIServe
         listening.close()
         raise CannotRunError(f"cannot serve on {HOST}:{port}: {exc.strerror or exc}",
                              "give another --port, or --port 0 for any free one") from None
+    served = listening.getsockname()[1]  # the port taken, for --port 0
     try:
-        return werkzeug_server(HOST, port, create_app(path), threaded=True,
+        return werkzeug_server(HOST, served, create_app(path, served), threaded=True,
                                fd=listening.fileno())
     finally:
         listening.close()  # the server holds its own copy

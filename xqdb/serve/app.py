@@ -7,6 +7,12 @@ DuckDB lets no other process read it, and the pages and the API answer ``503`` w
 message of ``xqdb info`` on a locked file (who writes it, until when), which the pages
 show and retry.
 
+The app answers only requests addressed to this machine by a loopback name
+(:data:`LOOPBACK_NAMES`, with or without the port served): a web page elsewhere can
+point a name of its own at 127.0.0.1 (DNS rebinding) and have the browser ask the
+explorer for the database as if it were that site; its requests carry that name in their
+``Host`` header, and are answered ``421`` with nothing of the database.
+
 >>> app = create_app("/no/such.duckdb")
 >>> response = app.test_client().get("/api/tree")
 >>> response.status_code, response.get_json()["error"]
@@ -24,6 +30,8 @@ from urllib.parse import urlencode
 from flask import Flask, Response, g, jsonify, render_template, request, url_for
 
 from ..database import Database
+from ..db import checked_count
+from ..db.queries import DuckDBError, SqlError
 from ..db.schema import connect
 from ..errors import BadArgumentError, DatabaseError, NotFoundError, XqdbError
 from ..notation import WRITTEN_NOTATIONS
@@ -36,15 +44,34 @@ from . import views
 
 #: Seconds after which a page refused by a locked database tries again.
 RETRY_SECONDS = 5
+#: What a request is answered (status 500) when DuckDB fails on what the app asked of it.
+FAILED = XqdbError("the database could not answer this request",
+                   "the log of xqdb serve says why")
+#: The names a request may address the explorer by (its ``Host`` header, lower case).
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 
 
-def create_app(path: str | os.PathLike[str]) -> Flask:
-    """The app over the database file ``path`` (read, never written)."""
+def create_app(path: str | os.PathLike[str], port: int | None = None) -> Flask:
+    """The app over the database file ``path`` (read, never written), answering requests
+    addressed to a loopback name, with ``port`` or none (``port`` ``None``: any port)."""
     app = Flask(__name__)
     app.config["XQDB_DB"] = os.fspath(path)
     app.jinja_env.globals.update(fonts=CJK_FONTS, marks=MARKS)
     app.json.sort_keys = False  # type: ignore[attr-defined]
     app.json.ensure_ascii = False  # type: ignore[attr-defined]
+
+    @app.before_request
+    def addressed_here() -> tuple[Any, int] | None:
+        if loopback_host(request.host, port):
+            return None
+        # Nothing of the database, nor its path: the asking page may read this answer.
+        message = ("xqdb serve answers only requests addressed to "
+                   + ", ".join(LOOPBACK_NAMES) + (f" (port {port})" if port else ""))
+        hint = f"open http://{LOOPBACK_NAMES[0]}:{port}/" if port else ""
+        if request.path.startswith("/api/"):
+            return jsonify(error=message, hint=hint), 421
+        return Response(f"{message}; {hint}\n" if hint else message + "\n",
+                        mimetype="text/plain"), 421
 
     def database() -> Database:
         # One read-only connection for all a request asks (the explorer asks the tree and
@@ -65,8 +92,17 @@ def create_app(path: str | os.PathLike[str]) -> Flask:
     def args() -> dict[str, str]:
         return {k: v for k, v in request.args.items()}
 
+    @app.errorhandler(DuckDBError)
+    def failed(exc: DuckDBError) -> tuple[Any, int, dict[str, str]]:
+        return refused(SqlError(str(exc).strip().splitlines()[0]))
+
     @app.errorhandler(XqdbError)
     def refused(exc: XqdbError) -> tuple[Any, int, dict[str, str]]:
+        if isinstance(exc, SqlError):
+            # No request brings SQL of its own: DuckDB failing on what the app asked is
+            # the app's fault, and its words would show the asker the queries' insides.
+            app.logger.error("%s: %s", request.full_path, exc.message)
+            exc = FAILED
         status = _status(exc)
         headers = {"Retry-After": str(RETRY_SECONDS)} if status == 503 else {}
         if request.path.startswith("/api/"):
@@ -212,6 +248,23 @@ def create_app(path: str | os.PathLike[str]) -> Flask:
     return app
 
 
+def loopback_host(host: str, port: int | None = None) -> bool:
+    """Whether a request's ``Host`` (``name`` or ``name:port``) is a loopback name of
+    :data:`LOOPBACK_NAMES`, with ``port`` or no port (any port when ``port`` is ``None``).
+
+    >>> loopback_host("127.0.0.1:8000", 8000), loopback_host("[::1]"), loopback_host("LocalHost")
+    (True, True, True)
+    >>> loopback_host("attacker.example"), loopback_host("localhost:8001", 8000)
+    (False, False)
+    """
+    name, given = host.lower(), ""
+    if ":" in name and not name.endswith("]"):  # "[::1]" is a name; "[::1]:80" has a port
+        name, _, given = name.rpartition(":")
+    if name not in LOOPBACK_NAMES:
+        return False
+    return given == "" or (given.isdigit() and (port is None or int(given) == port))
+
+
 def _status(exc: XqdbError) -> int:
     if isinstance(exc, NotFoundError):
         return 404
@@ -227,10 +280,7 @@ def _ply(text: str | None) -> int | None:
 
 
 def _count(text: str | None, name: str, default: int) -> int:
-    value = views.whole_number(text, name, default)
-    if value < 0:
-        raise BadArgumentError(f"{name} {value} is below 0")
-    return value
+    return checked_count(views.whole_number(text, name, default), name)
 
 
 def _position(values: Mapping[str, str]) -> tuple[Position, list[Move], Position]:
