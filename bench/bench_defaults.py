@@ -75,6 +75,7 @@ from xqdb.analysis.games import (
     judge_moves, recheck_plies,
 )
 from xqdb.analysis.batch import engine_for
+from xqdb.analysis.calibration import Martingale
 from xqdb.analysis.judgement import SERIOUS
 from xqdb.db.evals import StoredEval, evaluation_of, game_evals
 from xqdb.engine import EngineSpec, Limit
@@ -315,13 +316,17 @@ def score_folder(out: Path, reference_nodes: int, fast_limit: Limit,
                  rules: dict[str, Rule] = RECHECK_RULES, middle_limit: Limit | None = None,
                  middle_rules: dict[str, tuple] | None = None,
                  deep_nodes: int | None = None,
-                 chained: bool = True) -> dict[tuple[str, int], tuple]:
+                 chained: bool = True, changes: dict[str, list[float]] | None = None
+                 ) -> dict[tuple[str, int], tuple]:
     """Add the judgements (by folder, game and ply) and nodes of the games of ``out``
     that the reference has reached to ``classes`` and ``nodes``, under each of ``rules``
     and, with a ``middle_limit``, each of ``middle_rules`` (:func:`three_passes`); returns
     those games' start and moves, by folder and game. The deep pass of the rules is the
     single pass at ``deep_nodes``, or with ``None`` the reference's. The fast pass is the
-    one searched ``chained``, as the default's, or the one searched afresh."""
+    one searched ``chained``, as the default's, or the one searched afresh. ``changes``
+    gathers, by pass or rule, the changes of the mover's expected score over the engine's
+    best moves (see :func:`keep`)."""
+    changes = {} if changes is None else changes
     scratch = out / "scratch"
     ref = Analysed(open_copy(pass_path(out, Limit(nodes=reference_nodes)), scratch))
     deeper = (ref if deep_nodes is None
@@ -358,21 +363,22 @@ def score_folder(out: Path, reference_nodes: int, fast_limit: Limit,
                                                     repeats, deeper)
         nodes["reference"] += ref.nodes(deep, positions)
         nodes["fast single pass"] += fast.nodes(quick, positions)
-        for key, j in ref_j.items():
-            classes["reference"][str(out), game_id, key] = j.judgement
-        for key, j in fast_j.items():
-            classes["fast single pass"][str(out), game_id, key] = j.judgement
+        game = (str(out), game_id)
+        for name, judgements in (("reference", ref_j), ("fast single pass", fast_j)):
+            keep(classes[name], game, judgements, changes.setdefault(name, []), repeats)
         for name, single in alone.items():
             evaluations = single.evaluations(game_id)
             nodes[name] += single.nodes(evaluations, positions)
-            for key, j in judged(first, moves, evaluations, plies, repeats, single).items():
-                classes.setdefault(name, {})[str(out), game_id, key] = j.judgement
+            keep(classes.setdefault(name, {}), game,
+                 judged(first, moves, evaluations, plies, repeats, single),
+                 changes.setdefault(name, []), repeats)
         for name, rule in rules.items():
             again = rechecked(fast_j, deep_j, len(moves), rule)
             searched = {p - d for p in again for d in (0, 1)}
             nodes[name] += fast.nodes(quick, positions) + deeper.nodes(deep_evaluations,
                                                                        searched)
-            keep(classes.setdefault(name, {}), (str(out), game_id), fast_j, (deep_j, again))
+            keep(classes.setdefault(name, {}), game, merged(fast_j, (deep_j, again)),
+                 changes.setdefault(name, []), repeats)
         if middle is None:
             continue
         between = middle.evaluations(game_id)
@@ -382,21 +388,31 @@ def score_folder(out: Path, reference_nodes: int, fast_limit: Limit,
             searched = {p - d for p in again for d in (0, 1)}
             nodes[name] += (fast.nodes(quick, positions) + deeper.nodes(deep_evaluations, searched)
                             + middle.nodes(between, {p - d for p in looked for d in (0, 1)}))
-            keep(classes.setdefault(name, {}), (str(out), game_id), fast_j,
-                 (middle_j, looked), (deep_j, again))
+            keep(classes.setdefault(name, {}), game,
+                 merged(fast_j, (middle_j, looked), (deep_j, again)),
+                 changes.setdefault(name, []), repeats)
     return scored
 
 
-def keep(classes: dict, game: tuple[str, int], fast: dict[int, MoveJudgement],
-         *later: tuple[dict[int, MoveJudgement], set[int]]) -> None:
-    """Keep in ``classes`` (by folder, game and ply) the classes of one rule's passes over
-    ``game``: the ``fast`` pass's, and each ``later`` pass's over them on the plies it
-    judged."""
-    merged = {p: j.judgement for p, j in fast.items()}
+def merged(fast: dict[int, MoveJudgement],
+           *later: tuple[dict[int, MoveJudgement], set[int]]) -> dict[int, MoveJudgement]:
+    """One rule's judgements of a game: the ``fast`` pass's, and each ``later`` pass's over
+    them on the plies it judged."""
+    judged = dict(fast)
     for judgements, plies in later:
-        merged.update({p: judgements[p].judgement for p in plies if p in judgements})
-    for ply, judgement in merged.items():
-        classes[(*game, ply)] = judgement
+        judged.update({p: judgements[p] for p in plies if p in judgements})
+    return judged
+
+
+def keep(classes: dict, game: tuple[str, int], judged: dict[int, MoveJudgement],
+         changes: list[float], repeats: set[int]) -> None:
+    """Keep in ``classes`` (by folder, game and ply) the classes of one pass or rule over
+    ``game``, and in ``changes`` how the mover's expected score changed over the engine's
+    own best moves (those to no repeated position): the martingale check of the curve."""
+    for ply, judgement in judged.items():
+        classes[(*game, ply)] = judgement.judgement
+    changes += [j.expected_after - j.expected_before for ply, j in judged.items()
+                if j.move == j.best_move and ply not in repeats]
 
 
 def three_passes(fast: dict[int, MoveJudgement], middle: dict[int, MoveJudgement],
@@ -487,6 +503,7 @@ def report(outs: tuple[Path, ...], reference_nodes: int, fast: Limit,
     the rules is the single pass at that many nodes instead of the reference's; the fast
     pass is searched ``chained``, as the default's, or afresh."""
     classes: dict[str, dict] = {"reference": {}, "fast single pass": {}}
+    changes: dict[str, list[float]] = {}
     nodes: Counter = Counter()
     scored: dict[tuple[str, int], tuple] = {}
     gridded = grid_rules() if grid else {}
@@ -496,7 +513,7 @@ def report(outs: tuple[Path, ...], reference_nodes: int, fast: Limit,
         deep = None  # the reference's own pass
     for out in outs:
         scored.update(score_folder(out, reference_nodes, fast, singles, classes, nodes, rules,
-                                   middle, tripled, deep, chained))
+                                   middle, tripled, deep, chained, changes))
     searched: dict[str, tuple[int, int | None]] = {}
     for other in others:
         # Another analysis of the same games (another engine, or xqdb analyze's own two
@@ -515,6 +532,7 @@ def report(outs: tuple[Path, ...], reference_nodes: int, fast: Limit,
           f"{len(classes['reference']):,} judged moves; reference nodes={reference_nodes:,}, "
           f"fast pass at {described(fast)} ({'chained' if chained else 'afresh'}), "
           f"deep pass at {deep_pass}")
+    print(f"  {'the reference':44} martingale: {Martingale.of(changes['reference'])}")
     for name, judgements in classes.items():
         if name == "reference" or name in gridded or name in tripled:
             continue
@@ -526,6 +544,8 @@ def report(outs: tuple[Path, ...], reference_nodes: int, fast: Limit,
             print(f"{name}: {nodes[name]:,} nodes, {share:.1%} of the reference's")
         for line in score(name, judgements, classes["reference"]):
             print(line)
+        if name in changes:
+            print(f"  {name:44} martingale: {Martingale.of(changes[name])}")
     if gridded:
         print_frontier(classes, nodes, list(gridded))
     if middle is not None:
