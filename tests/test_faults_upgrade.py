@@ -5,19 +5,17 @@ and the next upgrade gives what an uninterrupted one gives. Slow: run with ``-m 
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import os
 import random
 import shutil
-import signal
 import subprocess
 import time
 from pathlib import Path
 
 import pytest
 
-from import_support import all_rows, rows, run_xqdb, xqdb_command
+from import_support import all_rows, kill_after, rows, run_xqdb, xqdb_command
 from old_versions import VERSION_6, more_inputs, old_database
 from xqdb.db.holder import upgrade_lock_path
 from xqdb.db.schema import SCHEMA_VERSION
@@ -71,13 +69,7 @@ def test_kill_9_during_an_upgrade_then_rerun(version_6: Path, tmp_path: Path) ->
     outcomes = []
     for n in range(KILLS):
         db = _copy(version_6, tmp_path / f"killed-{n}")
-        process = subprocess.Popen(xqdb_command("upgrade", "--db", str(db)),
-                                   start_new_session=True, stdout=subprocess.DEVNULL,
-                                   stderr=subprocess.DEVNULL)
-        time.sleep(rng.uniform(0.3, max(0.4, took)))
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGKILL)
-        process.wait()
+        kill_after(["upgrade", "--db", str(db)], rng.uniform(0.3, max(0.4, took)))
         # A database is at the name at every moment: the old one untouched, or the new
         # one with the old kept.
         if _version(db) == 6:
