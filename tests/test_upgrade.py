@@ -18,7 +18,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from import_support import all_rows, invoke_xqdb, rows, run_xqdb
+from import_support import DATA, all_rows, invoke_xqdb, rows, run_xqdb
 from old_versions import VERSION_6, more_inputs, old_code, old_database
 from xqdb.db import upgrade as upgrade_module
 from xqdb.db.holder import UpgradeLock, upgrade_lock_path
@@ -201,3 +201,23 @@ def test_an_upgrade_of_all_of_ccpd_dev_made_at_d03d4c4(shared_data: Path, tmp_pa
     assert counts(db) == before
     assert all(t.same for t in compare(Path(f"{db}.v6"), db))
     print(before)
+
+
+def test_an_upgrade_in_place_that_would_change_the_rows_is_refused(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    db = tmp_path / "games.duckdb"
+    import_paths([str(DATA / "pgn-chinese-15.pgn")], db, jobs=1)
+    con = duckdb.connect(str(db))
+    con.execute("UPDATE meta SET value = '12' WHERE key = 'schema_version'")
+    con.close()
+    refresh = upgrade_module.refresh_shipped_curves
+
+    def faulty(con: duckdb.DuckDBPyConnection) -> None:
+        refresh(con)
+        con.execute("DELETE FROM game_records WHERE game_id = 3")
+
+    monkeypatch.setattr(upgrade_module, "refresh_shipped_curves", faulty)
+    with pytest.raises(UpgradeCheckError, match="game_records: 15 rows before, 14 after"):
+        upgrade_module.upgrade(db)
+    assert rows(db, "SELECT value FROM meta WHERE key = 'schema_version'") == [("12",)]
+    assert rows(db, "SELECT count(*) FROM game_records") == [(15,)]

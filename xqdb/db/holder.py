@@ -205,8 +205,9 @@ UPGRADE_WAIT = 3.0
 
 
 def upgrade_lock_path(db: str | os.PathLike[str]) -> Path:
-    """The file whose lock an upgrade of ``db`` holds."""
-    return Path(f"{os.fspath(db)}.upgrade.lock")
+    """The file whose lock an upgrade of ``db`` holds: beside the file itself, so that
+    every name of it (a link, another relative path) gives the same lock."""
+    return Path(f"{os.path.realpath(db)}.upgrade.lock")
 
 
 class UpgradeLock:

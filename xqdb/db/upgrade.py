@@ -39,7 +39,7 @@ from .lookups import add_span_neighbours, rebuild, rebuild_opening_moves
 from . import tree_counts
 from .holder import UpgradeLock
 from .schema import SCHEMA, SCHEMA_VERSION, DatabaseError, connect, schema_version
-from .upgrade_check import Tally, check
+from .upgrade_check import Tally, check, check_kept, kept_rows
 from .writer import Writer
 
 #: Sources per transaction of the new database.
@@ -188,6 +188,7 @@ def _upgrade_in_place(where: Path, summary: UpgradeSummary) -> UpgradeSummary:
     try:
         con.execute("BEGIN TRANSACTION")
         try:
+            before = kept_rows(con)
             _new_columns_and_views(con)
             con.execute(SCHEMA)
             refresh_shipped_curves(con)
@@ -199,8 +200,10 @@ def _upgrade_in_place(where: Path, summary: UpgradeSummary) -> UpgradeSummary:
                 rebuild_opening_moves(con)
             if summary.from_version < 9:
                 tree_counts.rebuild(con)
-            row = con.execute("SELECT count(*) FROM games").fetchone()
-            summary.games = int(row[0]) if row else 0
+            # It builds tables from the rows the database holds: those must stay as
+            # they were.
+            check_kept(before, kept_rows(con), str(where))
+            summary.games = before.get("games", 0)
             con.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'",
                         [str(SCHEMA_VERSION)])
             con.execute("COMMIT")

@@ -128,6 +128,36 @@ def check(old: str | os.PathLike[str], new: str | os.PathLike[str]) -> list[Tall
     return tallies
 
 
+#: The tables an upgrade in place builds from, and must leave as they are.
+KEPT_IN_PLACE = ("sources", "game_records", "raw_records", "positions", "games",
+                 "stored_moves", "variation_moves", "evals", "analysed_games", "player_names")
+
+
+def kept_rows(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
+    """The rows of each table of :data:`KEPT_IN_PLACE` that ``con``'s database has: an
+    upgrade in place compares them before and after, in its one transaction (counts
+    suffice there, as it writes none of those tables)."""
+    present = {r[0] for r in con.execute(
+        "SELECT table_name FROM information_schema.tables WHERE table_type = 'BASE TABLE'"
+    ).fetchall()}
+    found = {}
+    for table in KEPT_IN_PLACE:
+        if table in present:
+            row = con.execute(f"SELECT count(*) FROM {table}").fetchone()
+            found[table] = int(row[0]) if row else 0
+    return found
+
+
+def check_kept(before: dict[str, int], after: dict[str, int], name: str) -> None:
+    """Raise :class:`UpgradeCheckError` naming the first table of ``before`` whose rows
+    ``after`` does not have as many of."""
+    for table, rows in before.items():
+        if after.get(table) != rows:
+            raise UpgradeCheckError(f"{name}: the upgrade is refused, as it would change "
+                                    f"{table}: {rows:,} rows before, {after.get(table, 0):,} "
+                                    "after (the database is kept as it was)")
+
+
 def _tallies(con: duckdb.DuckDBPyConnection) -> Iterator[Tally]:
     tables = {(db, t): [r[0] for r in con.execute(
         "SELECT column_name FROM information_schema.columns WHERE table_catalog = ?"
