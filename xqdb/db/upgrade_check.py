@@ -11,6 +11,8 @@ What must be equal is what an upgrade carries over, not what it derives again:
 * every source (its id, name, sha256 and size), and every raw record, one to one;
 * every record read from them (``game_records``, ``positions``) and every game (by the
   record it was stored from);
+* but not the section headings of CBL libraries, which versions up to 6 stored as invalid
+  games, and which are no records now;
 * the moves of each game whose replay is valid in both databases (an older version may
   have judged a record otherwise: its moves are then rightly not the same);
 * the evaluations no record holds (an engine's), which games each pass covered, and the
@@ -66,6 +68,8 @@ class Tally:
 #: A record an older version stored as an invalid game, and this one reads as no record:
 #: a section heading between the games of a CBL library (``g`` is its game).
 _HEADING = "g.format = 'cbr' AND g.error LIKE 'no game: the board is empty%'"
+#: The formats whose records are positions, as SQL: an older version stored them as games.
+_POSITIONS = ", ".join(f"'{f}'" for f in sorted(POSITION_FORMATS))
 #: A record is known by its source and place in it (its ``record_index`` moves when a
 #: heading before it is no record any more), and a game by its first record.
 _GAME = ("(SELECT g.game_id, g.format, g.error, g.source_id, r.\"offset\", r.line"
@@ -84,11 +88,11 @@ _CARRIED = {
     "raw_records": ("hash(w.source_id, w.text, w.data)",
                     "{db}.raw_records w JOIN {db}.games g USING (game_id)"
                     f" WHERE NOT coalesce({_HEADING}, false)"
-                    f" AND g.format NOT IN ({', '.join(repr(f) for f in POSITION_FORMATS)})"),
+                    f" AND g.format NOT IN ({_POSITIONS})"),
     "positions": ("hash(source_id, record_index, fen)", "{db}.positions"),
     "games": ("hash(g.source_id, g.\"offset\", g.line)",
               f"{_GAME} g WHERE NOT coalesce({_HEADING}, false)"
-              f" AND g.format NOT IN ({', '.join(repr(f) for f in POSITION_FORMATS)})"),
+              f" AND g.format NOT IN ({_POSITIONS})"),
     "moves": ("hash(g.source_id, g.\"offset\", g.line, m.ply, m.uci)",
               "{db}.moves m JOIN " + _GAME + " g USING (game_id)"
               " JOIN valid_in_both v ON v.source_id = g.source_id"
