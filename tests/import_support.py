@@ -122,6 +122,17 @@ def run_installed(*args: str, stdin: bytes | None = None, timeout: float = 600
                           timeout=timeout)
 
 
+def kill_after(args: list[str], seconds: float) -> None:
+    """Run ``xqdb args`` and SIGKILL its whole process group after ``seconds`` (nothing
+    when it has ended by then)."""
+    process = subprocess.Popen(xqdb_command(*args), start_new_session=True,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(seconds)
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
+
+
 def kill_after_commits(args: list[str], log: Path, commits: int) -> None:
     """Run ``xqdb args`` and SIGKILL its whole process group once ``commits`` transactions
     are in its log ``log`` (0: as soon as it has started)."""

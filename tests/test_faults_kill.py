@@ -4,19 +4,16 @@ compared table by table. Slow: run with ``-m slow``."""
 
 from __future__ import annotations
 
-import contextlib
 import os
 import random
 import shutil
-import signal
-import subprocess
 import time
 from pathlib import Path
 
 import duckdb
 import pytest
 
-from import_support import DATA, all_rows, run_xqdb, xqdb_command
+from import_support import DATA, all_rows, kill_after, run_xqdb
 from xqdb.db.schema import SCHEMA_VERSION
 
 pytestmark = pytest.mark.slow
@@ -99,13 +96,7 @@ def test_kill_9_at_random_moments_then_rerun(tmp_path_factory: pytest.TempPathFa
     for n in range(KILLS):
         db = fresh(f"killed-{n}.duckdb")
         command_line = args(db)  # once: the same command is run again
-        process = subprocess.Popen(xqdb_command(*command_line),
-                                   start_new_session=True, stdout=subprocess.DEVNULL,
-                                   stderr=subprocess.DEVNULL)
-        time.sleep(rng.uniform(0.3, max(0.4, took)))
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGKILL)
-        process.wait()
+        kill_after(command_line, rng.uniform(0.3, max(0.4, took)))
         if command == "alias" and _snapshot(db) == want:
             # Killed after its one transaction committed: the names it merged are gone,
             # and the same command is rightly refused.

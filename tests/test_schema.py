@@ -3,19 +3,17 @@ documentation, and the details users query by."""
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
-import subprocess
-import sys
 import zipfile
 from pathlib import Path
 
 import duckdb
 import pytest
 
-from datafiles import SAMPLE_GAMES, SHARED_DATA
+from datafiles import SHARED_DATA
 from import_support import DATA, all_rows, invoke_xqdb, rows, run_xqdb
+from old_versions import UPGRADE_INPUTS, VERSION_2, old_database
 from xqdb.db.columns import TABLES
 from xqdb.db.info import database_info
 from xqdb.db.schema import SCHEMA_VERSION, connect
@@ -27,9 +25,6 @@ from xqdb import Position
 
 DOCS = Path(__file__).parents[1] / "docs" / "schema.md"
 CCPD = SHARED_DATA / "ccpd-dev.zip"
-#: The last commit writing schema version 2: its code builds the database to upgrade.
-VERSION_2 = "98438a2e408f6f78960821e2c614c98c7a60c8b4"
-
 
 
 def documented_columns() -> dict[str, list[tuple[str, str, str]]]:
@@ -210,27 +205,13 @@ def test_position_lists_are_positions_not_games(tmp_path: Path) -> None:
 
 # --- upgrades ---------------------------------------------------------------------------------
 
-UPGRADE_INPUTS = [DATA / "pgn-gbk", DATA / "binary", DATA / "endgames" / "FUNNY.EPD",
-                  SAMPLE_GAMES / "wxf-championship-1997.html", DATA / "pgn-chinese-15.pgn"]
 
 
 @pytest.fixture(scope="module")
 def version_2(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A database written by the xqdb of schema version 2, from :data:`UPGRADE_INPUTS`."""
-    root = Path(__file__).parents[1]
-    if shutil.which("git") is None or subprocess.run(
-            ["git", "-C", str(root), "cat-file", "-e", VERSION_2], capture_output=True).returncode:
-        pytest.skip(f"the code of schema version 2 (commit {VERSION_2[:7]}) is not at hand")
-    folder = tmp_path_factory.mktemp("v2")
-    archive = subprocess.run(["git", "-C", str(root), "archive", VERSION_2, "xqdb"],
-                             capture_output=True, check=True).stdout
-    subprocess.run(["tar", "-x", "-C", str(folder)], input=archive, check=True)
-    db = folder / "old.duckdb"
-    subprocess.run([sys.executable, "-c", "from xqdb.cli import cli; cli()", "import",
-                    *map(str, UPGRADE_INPUTS), "--db", str(db), "-q"], cwd=folder,
-                   env={**os.environ, "PYTHONPATH": str(folder)}, check=True)
-    assert rows(db, "SELECT value FROM meta") == [("2",)]
-    return db
+    return old_database(VERSION_2, UPGRADE_INPUTS, tmp_path_factory.mktemp("v2") / "old.duckdb",
+                        2)
 
 
 def test_an_old_database_is_refused_until_upgraded(version_2: Path, tmp_path: Path) -> None:

@@ -171,7 +171,9 @@ def upgrade_command(db: str) -> None:
     xqdb upgrade --db games.duckdb
 
     Every table is derived again from the raw records stored in it: the source files are
-    not needed. The old file is kept as DB.vN.
+    not needed. The old file is kept as DB.vN. The new database replaces it only once it
+    is found to hold the same sources, records, games, moves and evaluations; one upgrade
+    of a file runs at a time.
     """
     click.echo(str(database(db).upgrade()))
 

@@ -18,10 +18,22 @@ process DuckDB names when there is no note.
 being written by xqdb import (pid ..., started ..., 1,200 games from 40 sources stored so far): it will be free when that import ends
 >>> os.path.exists(note_path(db))
 False
+
+An upgrade does not write the file it upgrades: it reads it and builds its successor
+beside it, so DuckDB's lock does not keep two upgrades apart. :class:`UpgradeLock` does,
+an exclusive lock on ``DB.upgrade.lock``; :func:`upgrade_running` tells the other commands
+that one runs, rather than have them tell the user to start another:
+
+>>> with UpgradeLock(db):
+...     upgrade_running(db) == os.getpid()
+True
+>>> upgrade_running(db) is None
+True
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import re
@@ -29,6 +41,8 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from types import TracebackType
+
+from ..errors import DatabaseError
 
 _PID = re.compile(r"\(PID (\d+)\)")
 _HELD_IN = re.compile(r"lock is held in (.+?) \(PID")
@@ -182,3 +196,98 @@ def _opened_read_only(pid: int, db: str | os.PathLike[str]) -> bool:
     except OSError:
         pass
     return False
+
+
+#: Seconds an upgrade waits for another upgrade of the same database to end before it
+#: refuses: enough to ride over a command that looks at the lock (:func:`upgrade_running`),
+#: far less than an upgrade takes.
+UPGRADE_WAIT = 3.0
+
+
+def upgrade_lock_path(db: str | os.PathLike[str]) -> Path:
+    """The file whose lock an upgrade of ``db`` holds: beside the file itself, so that
+    every name of it (a link, another relative path) gives the same lock."""
+    return Path(f"{os.path.realpath(db)}.upgrade.lock")
+
+
+class UpgradeLock:
+    """An exclusive lock on upgrading ``db``, held while the ``with`` block runs.
+
+    The lock is the system's (``flock``), so a process killed with ``kill -9`` lets go of
+    it: a lock file left behind locks nothing. The file holds the pid of its holder and is
+    removed on release; a waiter that locked a file removed meanwhile opens it again.
+    Raises :class:`DatabaseError` when another upgrade holds it longer than ``wait``
+    seconds.
+    """
+
+    def __init__(self, db: str | os.PathLike[str], wait: float = UPGRADE_WAIT) -> None:
+        self.db, self.path, self.wait = os.fspath(db), upgrade_lock_path(db), wait
+        self._fd: int | None = None
+
+    def __enter__(self) -> UpgradeLock:
+        deadline = time.monotonic() + self.wait
+        while True:
+            fd = _locked(self.path)
+            if fd is not None:
+                os.ftruncate(fd, 0)
+                os.write(fd, str(os.getpid()).encode())
+                self._fd = fd
+                return self
+            if time.monotonic() >= deadline:
+                break
+            time.sleep(0.1)
+        pid = _lock_pid(self.path)
+        by = f"xqdb upgrade (pid {pid})" if pid else "another xqdb upgrade"
+        raise DatabaseError(f"{self.db}: {by} is upgrading it: run the command again when "
+                            "that upgrade ends")
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 trace: TracebackType | None) -> None:
+        if self._fd is not None:
+            # Removed while still locked: whoever opens the name next gets a new file.
+            self.path.unlink(missing_ok=True)
+            os.close(self._fd)
+            self._fd = None
+
+
+def _locked(path: Path) -> int | None:
+    """A descriptor of ``path`` holding its exclusive lock, or ``None`` while another
+    holds it."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        return None
+    try:
+        current = os.stat(path).st_ino == os.fstat(fd).st_ino
+    except FileNotFoundError:
+        current = False
+    if not current:  # its holder removed it as this one waited: the lock is on nothing
+        os.close(fd)
+        return _locked(path)
+    return fd
+
+
+def _lock_pid(path: Path) -> int | None:
+    try:
+        return int(path.read_text(encoding="ascii").strip() or 0) or None
+    except (OSError, ValueError):
+        return None
+
+
+def upgrade_running(db: str | os.PathLike[str]) -> int | None:
+    """The pid of the upgrade of ``db`` running now (0 when it has not yet said), or
+    ``None`` when none runs; a look that costs a ``stat`` when none ever ran."""
+    path = upgrade_lock_path(db)
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return _lock_pid(path) or 0
+    finally:
+        os.close(fd)  # closing lets go of a lock taken
+    return None

@@ -17,7 +17,7 @@ import duckdb
 from ..errors import DatabaseError
 from .judgements import create_defaults
 from .columns import ddl
-from .holder import explain_lock
+from .holder import explain_lock, upgrade_running
 from .memory import memory_limit_from_environment
 
 #: Bumped whenever a table changes shape; stored in ``meta``.
@@ -33,9 +33,16 @@ class OldSchemaError(DatabaseError):
     """The database was written by an older xqdb: ``xqdb upgrade`` brings it up to date."""
 
     def __init__(self, path: str, version: int) -> None:
-        super().__init__(f"{path}: schema version {version} was written by an older xqdb "
-                         f"(this one writes version {SCHEMA_VERSION}): run "
-                         f"'xqdb upgrade --db {path}' to upgrade it")
+        old = (f"{path}: schema version {version} was written by an older xqdb (this one "
+               f"writes version {SCHEMA_VERSION})")
+        # Told to run an upgrade while one runs, a user would start a second.
+        pid = upgrade_running(path)
+        if pid is not None:
+            by = f"xqdb upgrade (pid {pid})" if pid else "xqdb upgrade"
+            super().__init__(f"{old}, and {by} is upgrading it now: run the command again "
+                             "when that upgrade ends")
+        else:
+            super().__init__(f"{old}: run 'xqdb upgrade --db {path}' to upgrade it")
         self.version = version
 
 

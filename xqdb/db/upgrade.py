@@ -4,7 +4,11 @@ Every record a database holds is kept as read, in ``raw_records``, with where it
 in ``game_records`` and ``sources``. An upgrade reads each record again from there, replays
 it, and stores it in a new database of this version, in the same order, so it ends with
 the rows a fresh import of the same files would give (``imported_at`` is carried over):
-no user needs their source files again. The old file is kept beside the new one::
+no user needs their source files again. The old file is kept beside the new one.
+
+Two upgrades of one file never run at once (:class:`~xqdb.db.holder.UpgradeLock`), and the
+new database takes the old one's place only once :mod:`.upgrade_check` has found that
+everything the old one held came along::
 
     summary = upgrade("games.duckdb")
     print(summary)       # upgraded games.duckdb from schema version 2 to 3...
@@ -17,7 +21,7 @@ import json
 import os
 import shutil
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -33,11 +37,15 @@ from .players import PlayerError, link_players, merge
 from .rows import UnitBuilder, replay_record
 from .lookups import add_span_neighbours, rebuild, rebuild_opening_moves
 from . import tree_counts
+from .holder import UpgradeLock
 from .schema import SCHEMA, SCHEMA_VERSION, DatabaseError, connect, schema_version
+from .upgrade_check import Tally, check, check_kept, kept_rows
 from .writer import Writer
 
 #: Sources per transaction of the new database.
 BATCH_SOURCES = 200
+#: Stored records fetched from the old database at a time, as they are read again.
+FETCH_ROWS = 2000
 #: Versions brought up to date in place, and what they lack: tables derived from the rows
 #: they hold, built without reading a record again.
 _CURVE_TERMS = ("the win curves' separate tempo and Red's edge (win_curves.cp_red_edge, "
@@ -75,6 +83,9 @@ class UpgradeSummary:
     built: str | None = None
     """What an upgrade in place built (see :data:`IN_PLACE`); ``None`` after reading every
     record again."""
+    checked: list[Tally] = field(default_factory=list)
+    """What the check before the new database took the old one's place compared (see
+    :mod:`.upgrade_check`); empty for an upgrade in place, which reads no record again."""
 
     def __str__(self) -> str:
         if self.kept is None:
@@ -86,17 +97,27 @@ class UpgradeSummary:
         return (f"upgraded {self.path} from schema version {self.from_version} to "
                 f"{SCHEMA_VERSION}: {self.sources:,} sources, {self.records:,} records read "
                 f"again: {self.games:,} games ({self.invalid:,} invalid), "
-                f"{self.positions:,} positions\nthe old database is kept as {self.kept}")
+                f"{self.positions:,} positions\nchecked, the same in both: "
+                + ", ".join(f"{t.old_rows:,} {t.table}" for t in self.checked)
+                + f"\nthe old database is kept as {self.kept}")
 
 
 def upgrade(path: str | os.PathLike[str]) -> UpgradeSummary:
     """Re-derive every table of the database at ``path`` from its raw records, if it is of
     an older schema version; the old file is renamed to ``PATH.vN`` (N its version).
 
-    Raises :class:`DatabaseError` when the file is no xqdb database, is locked, or is of a
-    newer version.
+    Raises :class:`DatabaseError` when the file is no xqdb database, is locked (another
+    upgrade of it runs, or another process writes it), or is of a newer version, and
+    :class:`~xqdb.db.upgrade_check.UpgradeCheckError` when the new database would lack
+    anything the old one held: the old file is then left as it was.
     """
     where = Path(path)
+    with UpgradeLock(where):
+        return _upgrade(where)
+
+
+def _upgrade(where: Path) -> UpgradeSummary:
+    """:func:`upgrade`, once its lock is held."""
     _fold_log(where)
     old = connect(where, read_only=True, any_version=True)
     try:
@@ -113,23 +134,33 @@ def upgrade(path: str | os.PathLike[str]) -> UpgradeSummary:
             old.close()
             return _upgrade_in_place(where, summary)
         fresh = where.with_name(where.name + ".upgrading")
-        fresh.unlink(missing_ok=True)
-        new = connect(fresh)
+        # With the lock held, a file of that name is one a killed upgrade left.
+        _remove(fresh)
         try:
-            _rebuild(old, Writer(new), summary)
-            _carry_aliases(old, new)
-            _carry_evals(old, new)
-            _carry_judgement_settings(old, new)
-            refresh_shipped_curves(new)
-            _carry_analysed_games(old, new)
-            link_players(new)
-            rebuild(new)
-            tree_counts.rebuild(new)
-            new.execute("CHECKPOINT")
-        finally:
-            new.close()
+            new = connect(fresh)
+            try:
+                _rebuild(old, Writer(new, every_source=True), summary)
+                _carry_aliases(old, new)
+                _carry_evals(old, new)
+                _carry_judgement_settings(old, new)
+                refresh_shipped_curves(new)
+                _carry_analysed_games(old, new)
+                link_players(new)
+                rebuild(new)
+                tree_counts.rebuild(new)
+                new.execute("CHECKPOINT")
+            finally:
+                new.close()
+        except BaseException:
+            _remove(fresh)
+            raise
     finally:
         old.close()
+    try:
+        summary.checked = check(where, fresh)
+    except BaseException:
+        _remove(fresh)
+        raise
     kept = where.with_name(f"{where.name}.v{version}")
     # The old file is kept under its new name before the new one takes its place, so a
     # kill at any moment leaves a database at ``where``: the old one, or the new.
@@ -143,6 +174,13 @@ def upgrade(path: str | os.PathLike[str]) -> UpgradeSummary:
     return summary
 
 
+def _remove(database: Path) -> None:
+    """Remove a database file and the write-ahead log beside it (a log left alone would
+    be replayed into the next file of that name)."""
+    database.unlink(missing_ok=True)
+    database.with_name(database.name + ".wal").unlink(missing_ok=True)
+
+
 def _upgrade_in_place(where: Path, summary: UpgradeSummary) -> UpgradeSummary:
     """Add what :data:`IN_PLACE` says the version lacks to the database at ``where``, in
     one transaction (a kill leaves it as it was), after keeping a copy as ``PATH.vN``."""
@@ -153,6 +191,7 @@ def _upgrade_in_place(where: Path, summary: UpgradeSummary) -> UpgradeSummary:
     try:
         con.execute("BEGIN TRANSACTION")
         try:
+            before = kept_rows(con)
             _new_columns_and_views(con)
             con.execute(SCHEMA)
             refresh_shipped_curves(con)
@@ -164,8 +203,10 @@ def _upgrade_in_place(where: Path, summary: UpgradeSummary) -> UpgradeSummary:
                 rebuild_opening_moves(con)
             if summary.from_version < 9:
                 tree_counts.rebuild(con)
-            row = con.execute("SELECT count(*) FROM games").fetchone()
-            summary.games = int(row[0]) if row else 0
+            # It builds tables from the rows the database holds: those must stay as
+            # they were.
+            check_kept(before, kept_rows(con), str(where))
+            summary.games = before.get("games", 0)
             con.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'",
                         [str(SCHEMA_VERSION)])
             con.execute("COMMIT")
@@ -222,9 +263,9 @@ def _rebuild(old: duckdb.DuckDBPyConnection, writer: Writer, summary: UpgradeSum
         SELECT source_id, path, member, sha256, bytes, format, encoding, records, error,
                imported_at
         FROM sources ORDER BY source_id""").fetchall()
+    names = _source_names(old)
     records = _records(old)
     pending = next(records, None)
-    names = _source_names(old)
     builder = UnitBuilder(0)
     for seq, (source_id, path, member, sha, size, fmt, enc, count, error, _) in enumerate(sources):
         held = []
@@ -236,8 +277,9 @@ def _rebuild(old: duckdb.DuckDBPyConnection, writer: Writer, summary: UpgradeSum
         for record in _reread(path, member, held):
             builder.add_game(seq % BATCH_SOURCES, replay_record(record))
             count += 1
+        real_path, _, _, index = names.get(source_id, (_resolved(path), None, None, None))
         builder.add_source(seq % BATCH_SOURCES, path, member, sha, size, fmt, enc, count, error,
-                           member_index=names.get(source_id, (None, None, None, None))[3])
+                           real_path=real_path, member_index=index)
         if (seq + 1) % BATCH_SOURCES == 0 or seq + 1 == len(sources):
             _commit(writer, builder, summary)
             builder = UnitBuilder(0)
@@ -364,16 +406,35 @@ def _commit(writer: Writer, builder: UnitBuilder, summary: UpgradeSummary) -> No
 
 
 def _records(old: duckdb.DuckDBPyConnection) -> Iterator[tuple[Any, ...]]:
-    """Every stored record with where it was read and as what, in source and record order."""
-    cursor = old.execute("""
+    """Every stored record with where it was read and as what, in source and record order,
+    :data:`FETCH_ROWS` at a time.
+
+    The positions of a positions list (an EPD file) come with them, from their own table
+    where the old version kept them there (schema 3 on), each with its line as its raw
+    text.
+
+    The rows come through a cursor of their own: another query on ``old`` while they are
+    pending would silently end them (DuckDB keeps one pending result per connection).
+    """
+    positions = """
+        UNION ALL
+        SELECT p.source_id, p.record_index, p.line, NULL, s.format, NULL, p.encoding,
+               p.tags, p.text, NULL, p.error
+        FROM positions p JOIN sources s USING (source_id)"""
+    if "text" not in _columns(old, "positions"):
+        positions = ""
+    cursor = old.cursor().execute(f"""
         SELECT r.source_id, r.record_index, r.line, r."offset", r.format, r.notation,
                r.encoding, r.tags, w.text, w.data, g.error
         FROM game_records r
         JOIN raw_records w USING (game_id, source_id, record_index)
-        JOIN games g USING (game_id)
-        ORDER BY r.source_id, r.record_index""")
-    while rows := cursor.fetchmany(2000):
-        yield from rows
+        JOIN games g USING (game_id){positions}
+        ORDER BY 1, 2""")
+    try:
+        while rows := cursor.fetchmany(FETCH_ROWS):
+            yield from rows
+    finally:
+        cursor.close()
 
 
 def _reread(path: str, member: str | None, stored: list[tuple[Any, ...]]

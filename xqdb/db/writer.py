@@ -238,7 +238,8 @@ class Writer:
 
     def __init__(self, con: duckdb.DuckDBPyConnection, replace: bool = False,
                  memory: tuple[int, int] | None = None,
-                 wal: str | os.PathLike[str] | None = None) -> None:
+                 wal: str | os.PathLike[str] | None = None, every_source: bool = False
+                 ) -> None:
         self.con = con
         self.wal = wal
         """The database's write-ahead log: once a commit leaves it past
@@ -246,6 +247,10 @@ class Writer:
         self.replace = replace
         """Whether every staged source replaces the rows of a source stored under its
         name, even an unchanged one (which is otherwise skipped)."""
+        self.every_source = every_source
+        """Whether every staged source is stored as a source of its own, even a repeat of
+        one stored or staged before: an upgrade's sources are the rows of the database it
+        upgrades, whose import decided already which to keep."""
         self.memory = memory
         """DuckDB's memory limits in bytes: the one it works in, and the most a batch that
         does not fit in it may have (``None``: DuckDB's own setting)."""
@@ -595,22 +600,23 @@ class Writer:
         rows of a source stored under the same name with an error (or any, when
         :attr:`replace` is set) are deleted, for the new ones to take their place.
         """
-        name = self._scan("sources", sources.select(["unit", "seq", "real_path", "member",
-                                                            "member_index", "sha256"]))
         # What is stored for each staged source's file (by resolved path): the same bytes
         # read whole make the staged source a repeat; a failure, other bytes (a file edited
         # in place), or anything when replacing, is replaced. Standard input is no file:
         # what came in before stays beside what comes now.
         stored: set[tuple[int, int]] = set()
         earlier: dict[tuple[int, int], list[int]] = {}
-        for unit, seq, old_id, same, failed, piped in self.con.execute(f"""
+        name = self._scan("sources", sources.select(["unit", "seq", "real_path", "member",
+                                                            "member_index", "sha256"]))
+        found = [] if self.every_source else self.con.execute(f"""
                 SELECT st.unit, st.seq, old.source_id,
                        old.sha256 = st.sha256 AND old.error IS NULL, old.error IS NOT NULL,
                        st.real_path = '-'
                 FROM {name} st JOIN sources old
                 ON old.real_path = st.real_path
                    AND old.member IS NOT DISTINCT FROM st.member
-                   AND old.member_index IS NOT DISTINCT FROM st.member_index""").fetchall():
+                   AND old.member_index IS NOT DISTINCT FROM st.member_index""").fetchall()
+        for unit, seq, old_id, same, failed, piped in found:
             if same and not self.replace:
                 stored.add((unit, seq))
             elif self.replace or failed or not piped:
@@ -623,7 +629,8 @@ class Writer:
         columns = [sources[c].to_pylist() for c in ("unit", "seq", "real_path", "member",
                                                     "member_index", "sha256", "error")]
         for unit, seq, path, member, index, sha, error in zip(*columns):
-            if (unit, seq) in stored or (path, member, index, sha) in seen:
+            if (unit, seq) in stored or (not self.every_source
+                                         and (path, member, index, sha) in seen):
                 counts.skipped_sources += 1
                 by_row.append(None)
                 continue
