@@ -294,6 +294,9 @@ RECHECK_RULES = {"two passes (mistake+, +-1)": Rule(None, 1),
                  f"loss >= {RECHECK_REVALUED:g}, unsettled >= {RECHECK_UNSETTLED}: the default)":
                      Rule(RECHECK_LOSS, shift=RECHECK_SHIFT, gain=RECHECK_GAIN,
                           revalued=RECHECK_REVALUED, unsettled=RECHECK_UNSETTLED),
+                 "two passes (loss >= 0.06, shift >= 0.1, revalued loss >= 0.07, unsettled "
+                 ">= 0.1: the default with the curve before schema 14)":
+                     Rule(0.06, shift=0.10, revalued=0.07, unsettled=0.10),
                  "two passes (loss >= 0.035, shift >= 0.11, revalued loss >= 0.06, "
                  "unsettled >= 0.1: the default before)":
                      Rule(0.035, shift=0.11, revalued=0.06, unsettled=0.10),

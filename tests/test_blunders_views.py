@@ -70,7 +70,7 @@ EXPECTED = {
     4: (1.0, 1 - sigmoid(-500, 4)),                # the history-bound evaluation of the start
     5: (sigmoid(-500, 4), 1 - sigmoid(-40, 5)),
 }
-CLASSES = {1: "blunder", 2: "mistake", 3: "allowed_mate", 4: None, 5: None}
+CLASSES = {1: "blunder", 2: "blunder", 3: "allowed_mate", 4: None, 5: None}
 
 
 @pytest.fixture(scope="module")
@@ -155,7 +155,7 @@ def test_the_blunders_view_holds_the_classed_moves(db: Path) -> None:
         found = con.execute("SELECT ply, class FROM blunders ORDER BY ply").fetchall()
     finally:
         con.close()
-    assert found == [(1, "blunder"), (2, "mistake"), (3, "allowed_mate")]
+    assert found == [(1, "blunder"), (2, "blunder"), (3, "allowed_mate")]
 
 
 def test_an_engine_with_wdl_is_judged_by_its_wdl(db: Path) -> None:
@@ -200,7 +200,7 @@ def test_the_player_view_counts_losses_and_accuracy_per_player(db: Path) -> None
     assert (red["games"], red["moves"], red["blunders"], red["mate_errors"]) == (1, 3, 1, 1)
     assert red["avg_loss"] == pytest.approx(sum(moves[p]["loss"] for p in (1, 3, 5)) / 3)
     assert red["blunders_per_100"] == pytest.approx(100 / 3)
-    assert (black["moves"], black["mistakes"], black["blunders"]) == (2, 1, 0)
+    assert (black["moves"], black["mistakes"], black["blunders"]) == (2, 0, 1)
     assert red["accuracy"] == pytest.approx(accuracy["red"])
     assert black["accuracy"] == pytest.approx(accuracy["black"])
     assert black["accuracy"] > red["accuracy"]
@@ -230,17 +230,17 @@ def test_reports_select_by_engine_player_and_thresholds(db: Path) -> None:
     con = connect(db, read_only=True)
     try:
         worst = worst_moves(con, Selection(engine="Fairy"))
-        stricter = worst_moves(con, Selection(engine="Fairy",
-                                              thresholds=Thresholds(0.05, 0.1, 0.19)))
+        lenient = worst_moves(con, Selection(engine="Fairy",
+                                             thresholds=Thresholds(0.05, 0.1, 0.3)))
         black_only = worst_moves(con, Selection(player="乙"))
         games = game_report(con, Selection(engine="Fairy", game=1))
         players = player_report(con, Selection(engine="Fairy", player="甲"))
     finally:
         con.close()
     assert [(m.ply, m.judgement) for m in worst] == [(3, "allowed_mate"), (1, "blunder"),
-                                                    (2, "mistake")]
+                                                    (2, "blunder")]
     assert worst[0].player == "甲" and worst[1].fen == STARTING_FEN
-    assert [(m.ply, m.judgement) for m in stricter][-1] == (2, "blunder")
+    assert [(m.ply, m.judgement) for m in lenient][-1] == (2, "mistake")
     assert [m.ply for m in black_only] == [2]
     assert [(r[1], r[2]) for r in games.rows] == [("red", "甲"), ("black", "乙")]
     assert [r[0] for r in players.rows] == ["甲"]

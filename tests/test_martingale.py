@@ -19,7 +19,9 @@ import pytest
 
 from datafiles import DATA
 from import_support import run_xqdb
+from xqdb.engine import EngineSpec, Limit
 from xqdb.engine.score import DEFAULT_CURVES
+from xqdb.pipeline.analyze import analyse_database
 
 FAIRY = "/usr/games/fairy-stockfish"
 #: Real master games (games 2 to 4 of the file: 1 repeats positions at its end, where no
@@ -34,9 +36,13 @@ OLD_FAIRY = (45.0, 173.0, 194.0)
 
 
 def analysed(tmp_path: Path, *analyse: str) -> Path:
+    """The games imported, and games 2 to 4 analysed by ``xqdb analyze`` with ``analyse``
+    (none: not analysed)."""
     db = tmp_path / "games.duckdb"
-    for command in (("import", str(GAMES), "-q"),
-                    ("analyze", *analyse, "--game", "2", "--game", "3", "--game", "4", "-q")):
+    commands = [("import", str(GAMES), "-q")]
+    if analyse:
+        commands.append(("analyze", *analyse, "--game", "2", "--game", "3", "--game", "4", "-q"))
+    for command in commands:
         done = run_xqdb(*command, "--db", str(db))
         assert done.returncode == 0, done.stderr
     return db
@@ -120,7 +126,10 @@ def test_the_built_in_engines_best_moves_keep_the_movers_expected_score(tmp_path
     moves, mean, rising, shown = checked(db)
     assert moves >= 60, "too few best moves to test anything"
     assert (moves, round(mean, 4)) == pytest.approx(recomputed(db), abs=1e-4)
-    assert abs(mean) <= BOUND and 0.3 <= rising <= 0.7, shown
+    # The mean, not the share rising: the built-in engine's line mostly goes on as it said
+    # (the score after its move is the one before, turned round), and after such a move
+    # the expected score moves by the tempo alone, the same way each time.
+    assert abs(mean) <= BOUND, shown
     assert "the curve of xqdb built-in: tempo" in shown
     # The same check fails a curve whose side-to-move offset is larger than the engine's
     # tempo: every move, the engine's own best ones included, is credited the difference.
@@ -141,7 +150,11 @@ def test_the_built_in_engines_best_moves_keep_the_movers_expected_score(tmp_path
 @pytest.mark.slow  # three real games at 50,000 nodes a position
 @pytest.mark.skipif(not Path(FAIRY).exists(), reason=f"Fairy-Stockfish is not at {FAIRY}")
 def test_fairy_stockfishs_best_moves_keep_the_movers_expected_score(tmp_path: Path) -> None:
-    db = analysed(tmp_path, "--engine", FAIRY, "--nodes", "50000", "--jobs", "2")
+    # Searched as the default's fast pass searches (each game from its end back, the hash
+    # kept through it), which judges most moves and whose tempo the curve was read from.
+    db = analysed(tmp_path)
+    analyse_database(db, EngineSpec((FAIRY,)), Limit(nodes=50_000), jobs=2, chained=True,
+                     game_ids=[2, 3, 4])
     moves, mean, rising, shown = checked(db)
     assert moves >= 60, "too few best moves to test anything"
     assert (moves, round(mean, 4)) == pytest.approx(recomputed(db), abs=1e-4)

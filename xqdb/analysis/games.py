@@ -303,7 +303,7 @@ RECHECKED = ("allowed_mate", "missed_mate", "blunder", "mistake")
 #: (0.035, 0.11, 0.06, the same 0.10) found 56 at 38.2 %, above the third of the
 #: reference's nodes the defaults are held to. Checked on games it was not chosen on
 #: (``-j``): see the README.
-RECHECK_LOSS = 0.10
+RECHECK_LOSS = 0.085
 RECHECK_RADIUS = 0
 #: And the moves that gained at least this much (``None``: none by their gain). No move can
 #: do better than the best one, so a gain says the fast pass misjudged the position before
@@ -313,7 +313,7 @@ RECHECK_RADIUS = 0
 RECHECK_GAIN: float | None = 0.16
 #: Then, as long as a deep search moves a position's expected score this far from the fast
 #: pass's, the two moves beside that position are checked again too (:func:`shifted_plies`).
-RECHECK_SHIFT: float | None = 0.07
+RECHECK_SHIFT: float | None = 0.09
 #: And, in the same rounds, each move beside a position searched deeply that loses this much
 #: once its positions take the deep evaluations where there are some
 #: (:func:`revalued_plies`): the fast pass can misjudge both positions of a move a little,
