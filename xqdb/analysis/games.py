@@ -296,20 +296,21 @@ RECHECKED = ("allowed_mate", "missed_mate", "blunder", "mistake")
 #: least this much of the expected score, and the moves within this many plies of them.
 #: Chosen with bench/bench_defaults.py (Fairy-Stockfish, a fast pass at 50,000 nodes
 #: searched from each game's end back, a deep pass and a reference of 2,000,000 nodes) with
-#: :data:`RECHECK_SHIFT`, :data:`RECHECK_REVALUED` and :data:`RECHECK_UNSETTLED`
-#: (``--grid``) on the 28 real games of bench/data's ``ccpd-heldout-i`` (12 of its 16) and
-#: ``-k``, pooled: the cheapest rule finding 0.90 of their 60 mistakes or worse, 54 at 31.8 %
-#: of the reference's nodes, all 14 serious errors, no move classed wrong. The rule before
-#: (0.035, 0.11, 0.06, the same 0.10) found 56 at 38.2 %, above the third of the
-#: reference's nodes the defaults are held to. Checked on games it was not chosen on
-#: (``-j``): see the README.
+#: :data:`RECHECK_GAIN`, :data:`RECHECK_SHIFT`, :data:`RECHECK_REVALUED` and
+#: :data:`RECHECK_UNSETTLED` (``--grid``) on the 16 real games of bench/data's
+#: ``ccpd-heldout-k``, judged through the curve of schema 14: the cheapest rule finding 0.90
+#: of their 118 mistakes or worse, 107 at 50.2 % of the reference's nodes, all 30 serious
+#: errors, no move classed wrong. No rule of the grid finds 0.90 within a third of the
+#: nodes. Checked on games it was not chosen on (``-j``): see the README.
 RECHECK_LOSS = 0.085
 RECHECK_RADIUS = 0
 #: And the moves that gained at least this much (``None``: none by their gain). No move can
 #: do better than the best one, so a gain says the fast pass misjudged the position before
 #: the move or the one after. It paid when the fast pass searched every position afresh
-#: (0.16 found 72 of 82 mistakes or worse instead of 69 over 31 games); since the fast pass
-#: keeps its hash through a game, it adds cost and finds nothing more.
+#: (0.16 found 72 of 82 mistakes or worse instead of 69 over 31 games); with the curve
+#: before schema 14, which credited every move about 0.05, it found nothing more once the
+#: fast pass kept its hash through a game, and with the curve of schema 14 it is on the
+#: grid's cheapest rules again.
 RECHECK_GAIN: float | None = 0.16
 #: Then, as long as a deep search moves a position's expected score this far from the fast
 #: pass's, the two moves beside that position are checked again too (:func:`shifted_plies`).
@@ -317,8 +318,8 @@ RECHECK_SHIFT: float | None = 0.09
 #: And, in the same rounds, each move beside a position searched deeply that loses this much
 #: once its positions take the deep evaluations where there are some
 #: (:func:`revalued_plies`): the fast pass can misjudge both positions of a move a little,
-#: each too little to count as a shift. Over the 80 games, without it the cheapest rule
-#: finding 139 costs 30.7 % (0.04 and 0.08), and 143 costs 36.4 % (0.025 and 0.08).
+#: each too little to count as a shift (with the curve before, over 80 games, without it
+#: the cheapest rule finding 139 cost 30.7 %, and 143 cost 36.4 %).
 RECHECK_REVALUED: float | None = 0.07
 #: And from the start, the moves beside a position whose fast search had not settled: its
 #: last depths' scores span this much expected score or more (:meth:`Evaluation.unsettled`;
