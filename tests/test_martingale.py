@@ -9,6 +9,7 @@ written out by hand."""
 
 from __future__ import annotations
 
+import html
 import math
 import re
 import shutil
@@ -170,3 +171,21 @@ def test_fairy_stockfishs_best_moves_keep_the_movers_expected_score(tmp_path: Pa
     con.close()
     _, mean_old, rising_old, shown_old = checked(old)
     assert mean_old >= 0.03 and rising_old > 0.7, shown_old
+
+
+def test_the_figures_a_coach_reads_name_the_curve_that_judged_them(tmp_path: Path) -> None:
+    db = analysed(tmp_path, "--engine", "builtin", "--depth", "1", "--jobs", "1")
+    shipped = DEFAULT_CURVES["xqdb built-in"]
+    named = (f"the curve of xqdb built-in: tempo {shipped.offset:+.0f} cp, Red's edge "
+             f"{shipped.red_edge:+.0f} cp, scale {shipped.scale:.0f} cp, shipped default, "
+             f"fitted on ")
+    for by in ("move", "player"):
+        done = run_xqdb("blunders", "--db", str(db), "--by", by)
+        assert done.returncode == 0, done.stderr
+        assert f"judged through {named}" in done.stderr
+    (red,), = duckdb.connect(str(db), read_only=True).execute(
+        "SELECT red FROM games WHERE game_id = 2").fetchall()
+    page = tmp_path / "player.html"
+    done = run_xqdb("report", "--db", str(db), "--player", red, "--out", str(page))
+    assert done.returncode == 0, done.stderr
+    assert html.escape(named) in page.read_text(encoding="utf-8")
