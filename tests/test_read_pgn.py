@@ -386,3 +386,29 @@ def test_a_single_line_of_40_mb_is_one_record_too_large_and_the_next_game_lands(
     assert huge.tags == {"Event": "huge"} and huge.raw.startswith('[Event "huge"]\n1. h2e2 {x')
     assert len(huge.raw) == 4096
     assert (after.tags, after.moves, after.origin.line) == ({"Event": "next"}, ["h2e2", "h9g7"], 3)
+
+
+@pytest.mark.parametrize("step", [7, 100, 5_000])
+def test_a_record_too_large_within_its_header_keeps_its_tail(step: int) -> None:
+    # The record grows past the limit in a tag: its other tags and its moves are still
+    # its own, not a game of their own; the next game after them is found as ever.
+    text = (b'[Event "huge"]\n[Red "' + b"x" * 5_000 + b'"]\n[Black "B"]\n1. h2e2 h9g7 *\n\n'
+            b'[Event "c"]\n1. c3c4 *\n')
+    chunks = (text[i:i + step] for i in range(0, len(text), step))
+    records = list(pgn._split(chunks, pgn._BOUNDARY_BYTES, limit=1_000))
+    assert len(records) == 2
+    huge, (last, offset, line) = records[0][0], records[1]
+    assert isinstance(huge, pgn._TooLarge) and huge.size == text.index(b'[Event "c"]')
+    assert (last, offset, line) == (b'[Event "c"]\n1. c3c4 *\n', text.index(b'[Event "c"]'), 6)
+
+
+def test_a_tag_of_17_mb_is_one_record_too_large_not_two_games() -> None:
+    import io
+
+    from xqdb.formats.record import Origin
+
+    text = b'[Event "huge"]\n[Red "' + b"x" * (17 << 20) + b'"]\n[Black "B"]\n1. h2e2 h9g7 *\n'
+    huge, = pgn.read(io.BytesIO(text), Origin("big.pgn"))
+    assert huge.error_kind == "record_too_large" and huge.tags == {"Event": "huge"}
+    assert huge.error == f"record too large: {len(text)} bytes (the limit is 16777216)"
+    assert list(pgn.record_starts(io.BytesIO(text))) == [(0, 1)]

@@ -310,9 +310,11 @@ class _TooLarge:
     first :data:`~xqdb.replay.KEPT_RECORD_BYTES` were kept: the rest was read past, never
     held."""
 
-    def __init__(self, head: bytes | str, size: int) -> None:
+    def __init__(self, head: bytes | str, size: int, tail: bytes | str) -> None:
         self.head = head
         self.size = size
+        #: What the text read past ends with, as :func:`_tail` gives it.
+        self.tail = tail
 
     def record(self, origin: Origin, encoding: str) -> GameRecord:
         text = self.head if isinstance(self.head, str) else decode(self.head, encoding)[0]
@@ -357,12 +359,12 @@ def _split(chunks: Iterator[bytes] | Iterator[str], boundary: re.Pattern, base: 
     lines = 0  # its newlines
     for chunk in chunks:
         if too_large is not None:
-            found = tag_start.search(newline + chunk if too_large.size else chunk)
-            if found is None:
+            cut = _boundary_after(too_large.tail, chunk, boundary)
+            if cut is None:
                 too_large.size += len(chunk)
                 lines += chunk.count(newline)
+                too_large.tail = _tail(too_large.tail + chunk, newline)
                 continue
-            cut = found.start() + (0 if too_large.size else 1)  # the tag line's start
             too_large.size += cut
             lines += chunk.count(newline, 0, cut)
             yield too_large, offset, line
@@ -402,7 +404,7 @@ def _split(chunks: Iterator[bytes] | Iterator[str], boundary: re.Pattern, base: 
             offset += skipped
             line += held.count(newline, 0, skipped)
             # Bytes enough for the characters kept, whatever the encoding.
-            too_large = _TooLarge(body[:_KEPT_HEAD], len(body))
+            too_large = _TooLarge(body[:_KEPT_HEAD], len(body), _tail(body, newline))
             lines = body.count(newline)
             parts, size, start = [], 0, None
             del held, body
@@ -410,6 +412,46 @@ def _split(chunks: Iterator[bytes] | Iterator[str], boundary: re.Pattern, base: 
         yield too_large, offset, line
     elif size:
         yield from _emit(newline[:0].join(parts), offset, line)
+
+
+#: A line that is a tag line, by its start (as the boundary pattern tells them).
+_TAG_LINE_BYTES = re.compile(rb"[ \t]*\[")
+_TAG_LINE_TEXT = re.compile(_TAG_LINE_BYTES.pattern.decode())
+#: The characters of an unfinished line kept by :func:`_tail`: enough to tell a tag line.
+_TAIL_LINE = 256
+
+
+def _tail(text: Any, newline: Any) -> Any:
+    """A short stand-in for ``text`` (bytes or str) that ends as it ends, as far as the
+    boundary pattern can tell: ``"x\\n"`` when its last non-blank whole line is not a tag
+    line (a record may end after it), then the head of its unfinished last line.
+
+    A record read past is ended, as any other, by a boundary: a tag line after a line that
+    is not one. Its next tag line alone would not do: a record too large within its
+    header (a tag of megabytes) would leave its other tags and its moves as a game of
+    their own, made up.
+
+    >>> _tail(b'[Red "A"]\\n1. h2e2 {a}\\n\\n', b"\\n"), _tail(b'1. h2e2\\n[Red "A"]\\n[Bla', b"\\n")
+    (b'x\\n', b'[Bla')
+    """
+    start = text.rfind(newline) + 1
+    whole = text[:start].rstrip()
+    last = whole[whole.rfind(newline) + 1:]
+    tag_line, mark = (_TAG_LINE_BYTES, b"x\n") if isinstance(text, bytes) else (_TAG_LINE_TEXT,
+                                                                                "x\n")
+    if not last or tag_line.match(last):
+        mark = mark[:0]
+    return mark + text[start:start + _TAIL_LINE]
+
+
+def _boundary_after(tail: Any, chunk: Any, boundary: re.Pattern) -> int | None:
+    """Where in ``chunk`` the first record boundary after a text ending as ``tail`` ends
+    (see :func:`_tail`), or None. A tag line begun before ``chunk`` (one longer than a
+    chunk) starts no record there: it is read past with the rest."""
+    for found in boundary.finditer(tail + chunk):
+        if found.end() >= len(tail):
+            return found.end() - len(tail)
+    return None
 
 
 def _emit(record: bytes | str, offset: int, line: int) -> Iterator[tuple[bytes | str, int, int]]:
