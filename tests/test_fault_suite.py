@@ -132,3 +132,41 @@ def test_mutated_files_and_archives_read_without_a_crash(
     done = run_xqdb("read", str(folder))
     assert "Traceback" not in done.stderr, done.stderr[-3000:]
     assert done.returncode in (0, 1), done.stderr
+
+
+# --- crafted records: hostile shapes no mutation of a real file reaches --------------------
+
+#: Each crafted file, and the games it must give: ``(status, plies)`` in record order.
+#: A record too large within its header stays one record refused (its tail is no game);
+#: variations nested thousands deep leave the main line a valid game.
+CRAFTED: dict[str, tuple[bytes, list[tuple[str, int]]]] = {
+    "huge-tag.pgn": (b'[Event "huge"]\n[Red "' + b"x" * (17 << 20) + b'"]\n[Black "B"]\n'
+                     b'1. h2e2 h9g7 *\n\n[Event "next"]\n1. c3c4 *\n', [("invalid", 0),
+                                                                       ("valid", 1)]),
+    "deep-variations.pgn": (b'[Event "deep"]\n\n1. h2e2 h9g7 ' + b"(1... b9c7 " * 20_000
+                            + b")" * 20_000 + b" 2. h0g2 i9h9 *\n", [("valid", 4)]),
+}
+
+
+@pytest.fixture(scope="module")
+def crafted(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("crafted")
+    for name, (data, _) in CRAFTED.items():
+        (folder / name).write_bytes(data)
+    return folder
+
+
+@pytest.mark.slow
+def test_crafted_records_import_as_the_games_they_hold(tmp_path: Path, crafted: Path) -> None:
+    db = tmp_path / "x.duckdb"
+    done = run_xqdb("import", str(crafted), "--db", str(db), "--jobs", "2")
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr[-3000:]
+    for name, (_, games) in CRAFTED.items():
+        assert rows(db, "SELECT g.status, g.plies FROM games g JOIN sources s USING (source_id)"
+                        " WHERE s.path LIKE ? ORDER BY g.record_index", f"%{name}") == games
+
+
+def test_crafted_records_read_without_a_crash(crafted: Path) -> None:
+    done = run_xqdb("read", str(crafted))
+    assert "Traceback" not in done.stderr, done.stderr[-3000:]
+    assert done.returncode == 1  # the record too large is invalid

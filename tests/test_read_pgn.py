@@ -412,3 +412,38 @@ def test_a_tag_of_17_mb_is_one_record_too_large_not_two_games() -> None:
     assert huge.error_kind == "record_too_large" and huge.tags == {"Event": "huge"}
     assert huge.error == f"record too large: {len(text)} bytes (the limit is 16777216)"
     assert list(pgn.record_starts(io.BytesIO(text))) == [(0, 1)]
+
+
+def _nested(depth: int) -> str:
+    """A legal game whose second move has an alternative nested ``depth`` deep."""
+    return ('[Event "deep"]\n\n1. h2e2 h9g7 ' + "(1... b9c7 " * depth + ")" * depth
+            + " 2. h0g2 i9h9 *\n")
+
+
+@pytest.mark.parametrize("depth", [500, 5_000, 200_000])
+def test_variations_nested_too_deep_are_dropped_and_the_main_line_kept(depth: int) -> None:
+    import pickle
+
+    record = pgn.parse_record(_nested(depth), Origin("deep.pgn"))
+    assert record.moves == ["h2e2", "h9g7", "h0g2", "i9h9"] and record.result == "*"
+    assert record.mainline.count_variations() == 100
+    assert record.dropped_variations == depth - 100
+    game = replay(record)
+    assert game.is_valid and game.plies == 4 and game.variations == 100
+    assert game.variation_errors == [f"{depth - 100} variations nested more than 100 deep "
+                                     "dropped; the raw record keeps them"]
+    assert len(game.variation_moves) == 100
+    pickle.loads(pickle.dumps(game))  # as a worker hands it on
+
+
+def test_variations_nested_too_deep_by_any_reader_are_dropped() -> None:
+    """A tree nested deeper than the bound, as a binary reader could build it."""
+    from xqdb.formats.record import GameRecord, Line
+
+    record = GameRecord(Origin("deep.xqf"), "xqf")
+    line = record.mainline
+    for _ in range(3_000):
+        line.variations.append((0, Line(moves=["h2e2"])))
+        line = line.variations[0][1]
+    record.drop_deep_variations()
+    assert (record.mainline.count_variations(), record.dropped_variations) == (100, 2_900)

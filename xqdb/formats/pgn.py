@@ -29,8 +29,8 @@ from .encoding import ascii_view, decode, detect_encoding, head_text, text_strea
 from ..errors import ErrorKind
 from ..notation import REGISTRY, from_tag, sniff_moves
 from .movelist import SNIFF_PLIES, first_moves, opens_legally
-from .record import (KEPT_RECORD_BYTES, MAX_RECORD_BYTES, GameRecord, Line, Origin,
-                     too_large_message)
+from .record import (KEPT_RECORD_BYTES, MAX_RECORD_BYTES, MAX_VARIATION_DEPTH, GameRecord,
+                     Line, Origin, too_large_message)
 from .tags import normalize_result
 
 FORMAT = "pgn"
@@ -177,7 +177,7 @@ def parse_record(text: str, origin: Origin, encoding: str | None = None) -> Game
     _read_tags(text, body_start, tags)
     fen = tags.get("FEN", "").strip()
     record.fen = fen or None
-    result = _parse_movetext(text, body_start, record.mainline)
+    result = _parse_movetext(text, body_start, record)
     if isinstance(result, _Unreadable):
         record.error = result.reason
         result = None
@@ -195,8 +195,12 @@ class _Unreadable:
     reason: str
 
 
-def _parse_movetext(text: str, start: int, root: Line) -> str | None | _Unreadable:
-    """Fill ``root`` from the movetext at ``text[start:]``; returns the result token."""
+def _parse_movetext(text: str, start: int, record: GameRecord) -> str | None | _Unreadable:
+    """Fill ``record``'s main line from the movetext at ``text[start:]``; returns the
+    result token. Variations nested deeper than :data:`MAX_VARIATION_DEPTH` are passed
+    over as they are met and counted in ``record.dropped_variations``: a record of
+    megabytes of ``(`` would otherwise build millions of nested lines."""
+    root = record.mainline
     body = text[start:] if start else text
     if _SPECIAL_CHARS.search(body) is None:
         plain = _plain_movetext(body, root.moves)
@@ -206,8 +210,16 @@ def _parse_movetext(text: str, start: int, root: Line) -> str | None | _Unreadab
     line = root
     stack: list[Line] = []
     forks: dict[int, tuple[Line, int]] = {}  # where each variation hangs, by id
+    passing = 0  # how deep inside a variation passed over, when in one
     for m in _TOKEN.finditer(text, start):
         kind = m.lastgroup
+        if passing:
+            if kind == "open":
+                passing += 1
+                record.dropped_variations += 1
+            elif kind == "close":
+                passing -= 1
+            continue
         if kind == "move":
             move = m[0]
             mark = _MARKS.search(move)
@@ -227,6 +239,10 @@ def _parse_movetext(text: str, start: int, root: Line) -> str | None | _Unreadab
                                    f"closed: {' '.join(body.split())[:40]!r}")
             _add_comment(line, body[1:-1].strip())
         elif kind == "open":
+            if len(stack) == MAX_VARIATION_DEPTH:
+                passing = 1
+                record.dropped_variations += 1
+                continue
             variation = Line()
             if not line.moves and id(line) in forks:
                 # A variation opened before its line has a move ("( (") has nothing in that
