@@ -36,3 +36,53 @@ def test_an_engine_that_hangs_on_go_is_given_up_after_a_few_positions(tmp_path: 
                     failures.append(exc)
     assert len(failures) == 2
     assert "did not finish its search in time; stopped" in str(gave_up.value)
+
+
+def test_an_engine_silent_after_quick_searches_is_given_up_within_its_speed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """It answered two searches in milliseconds: each try after waits the floor (made 0.3 s
+    here, 10 s as shipped), not the two minutes of a search nothing is known of."""
+    import time
+
+    from xqdb.engine import runner
+
+    monkeypatch.setattr(runner, "SEARCH_FLOOR", 0.3)
+    spec = scripted_engine(tmp_path, ["info depth 4 score cp 31 pv h2e2"], hang_after=2)
+    started = time.monotonic()
+    with SupervisedEngine(spec) as engine:
+        for _ in range(2):
+            engine.analyse(Position(), Limit(depth=20))
+        with pytest.raises(EngineGaveUpError, match="3 positions in a row"):
+            for _ in range(3):
+                with pytest.raises(PositionFailedError):
+                    engine.analyse(Position(), Limit(depth=20))
+    assert time.monotonic() - started < 30  # six waits of 0.3 s, and restarts
+
+
+def test_an_engine_that_never_finishes_a_search_is_given_up_after_one_position(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Under a node count its first wait is scaled to the nodes (a floor and 2,000 nodes a
+    second); two tries finishing nothing end the run."""
+    import time
+
+    from xqdb.engine import runner
+
+    monkeypatch.setattr(runner, "SEARCH_FLOOR", 0.3)
+    spec = scripted_engine(tmp_path, [], hang=True)
+    started = time.monotonic()
+    with SupervisedEngine(spec) as engine:
+        with pytest.raises(EngineGaveUpError, match="finished no search under nodes=1000"):
+            engine.analyse(Position(), Limit(nodes=1000))
+    assert 1.6 < time.monotonic() - started < 30  # two waits of 0.3 s + 0.5 s
+
+
+def test_the_wait_scales_to_the_limit_and_the_longest_search() -> None:
+    from xqdb.engine.runner import search_wait
+
+    assert search_wait(Limit(depth=30), None) == 120  # nothing known yet
+    assert search_wait(Limit(nodes=1_000_000), None) == 120  # 510 s, capped
+    assert search_wait(Limit(nodes=10_000), None) == 15
+    assert search_wait(Limit(depth=30), 2.5) == 25
+    assert search_wait(Limit(depth=30), 0.01) == 10
+    assert search_wait(Limit(depth=30), 50) == 120
+    assert search_wait(Limit(time=1.0), 0.9) is None  # its time and a margin
