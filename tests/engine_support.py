@@ -69,3 +69,42 @@ def scripted_engine(tmp_path: Path, lines: list[str] | list[list[str]], hang: bo
     script = tmp_path / "engine.py"
     script.write_text(ENGINE.format(lines=lines, hang=hang, hang_after=hang_after))
     return EngineSpec((sys.executable, str(script)), "uci")
+
+
+#: A UCI engine that plays legal moves (it replays the position with xqdb) and prints for
+#: each search in turn the next of SCORES as its centipawns, with its move as the PV.
+LYING_ENGINE = '''#!{python}
+import sys
+SCORES = {scores!r}
+searches, position = 0, None
+for line in sys.stdin:
+    words = line.split()
+    word = words[0] if words else ""
+    if word == "uci":
+        print("id name lying"); print("uciok")
+    elif word == "isready":
+        print("readyok")
+    elif word == "position":
+        from xqdb import Position  # after the greeting, which has a short timeout
+        from xqdb.rules.board import Move
+        fen = " ".join(words[2:words.index("moves")] if "moves" in words else words[2:])
+        position = Position.from_fen(fen) if words[1] == "fen" else Position()
+        for text in words[words.index("moves") + 1:] if "moves" in words else []:
+            position.push(Move.from_uci(text))
+    elif word == "go":
+        move = min(m.uci() for m in position.legal_moves())
+        print(f"info depth 5 score cp {{SCORES[searches % len(SCORES)]}} pv {{move}}")
+        print(f"bestmove {{move}}")
+        searches += 1
+    elif word == "quit":
+        break
+    sys.stdout.flush()
+'''
+
+
+def lying_engine(tmp_path: Path, scores: list[int]) -> Path:
+    """An executable engine printing ``scores`` in turn (see :data:`LYING_ENGINE`)."""
+    script = tmp_path / "lying-engine"
+    script.write_text(LYING_ENGINE.format(python=sys.executable, scores=scores))
+    script.chmod(0o755)
+    return script
