@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import os
 import random
+import sys
 import tarfile
 import zipfile
 from pathlib import Path
@@ -170,3 +171,40 @@ def test_crafted_records_read_without_a_crash(crafted: Path) -> None:
     done = run_xqdb("read", str(crafted))
     assert "Traceback" not in done.stderr, done.stderr[-3000:]
     assert done.returncode == 1  # the record too large is invalid
+
+
+# --- engines that lie or sleep, as real processes under xqdb analyze ----------------------
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fault", ["scores jump", "silent"])
+def test_a_faulty_engine_stores_no_judgement_and_is_given_up_in_time(
+        tmp_path: Path, fault: str) -> None:
+    """An engine whose scores jump between +30,000 and -30,000 cp judges no move; one that
+    never answers ``go`` under a node limit is given up after two waits of 10.5 s, not six
+    of 120 s."""
+    import time
+
+    from engine_support import lying_engine, scripted_engine
+
+    db = tmp_path / "g.duckdb"
+    assert run_xqdb("import", str(DATA / "pgn-chinese-15.pgn"), "--db", str(db),
+                    "-q").returncode == 0
+    if fault == "scores jump":
+        engine = str(lying_engine(tmp_path, [30_000, -30_000]))
+    else:
+        script = scripted_engine(tmp_path, [], hang=True).command[1]
+        engine = str(tmp_path / "silent-engine")
+        Path(engine).write_text(f"#!{sys.executable}\n" + Path(script).read_text())
+        os.chmod(engine, 0o755)
+    started = time.monotonic()
+    done = run_xqdb("analyze", "--db", str(db), "--engine", engine, "--nodes", "1000",
+                    "--where", "game_id = 1", "-j", "1")
+    assert "Traceback" not in done.stderr, done.stderr[-3000:]
+    if fault == "silent":
+        assert done.returncode == 3, done.stderr
+        assert "finished no search under nodes=1000, twice" in done.stderr
+        assert time.monotonic() - started < 120
+    else:
+        assert done.returncode == 0, done.stderr
+        assert rows(db, "SELECT DISTINCT status FROM evals") == [("suspect",)]
+    assert rows(db, "SELECT count(*) FROM judgements") == [(0,)]
