@@ -6,6 +6,7 @@ import re
 import subprocess
 from pathlib import Path
 
+import duckdb
 import pytest
 
 from datafiles import DATA
@@ -148,3 +149,25 @@ def test_a_record_too_large_to_import_is_reported_so_by_read(tmp_path):
     assert re.search(r"^\s+1\s+record too large$", out, re.M), out
     assert re.search(r"huge\.pgn, record 1, line 1: record too large: \d+ bytes "
                      r"\(the limit is 16777216\)$", out, re.M), out
+
+
+def test_variations_nested_5000_deep_are_read_and_imported_without_a_traceback(tmp_path):
+    """The main line is legal: the game is valid, its deepest variations dropped with a note."""
+    path = tmp_path / "deep.pgn"
+    path.write_text('[Event "deep"]\n\n1. h2e2 h9g7 ' + "(1... b9c7 " * 5_000 + ")" * 5_000
+                    + " 2. h0g2 i9h9 *\n")
+    proc = xqdb("read", str(path))
+    assert proc.returncode == 0 and b"Traceback" not in proc.stderr, proc.stderr
+    assert "valid: 100.00% of records, 4 plies replayed" in _out(proc)
+    shown = _out(xqdb("read", str(path), "--show", "1"))
+    assert "  (100 variations kept)\n" in shown
+    assert "  (4900 variations nested more than 100 deep dropped; the raw record keeps them)" in shown
+    db = tmp_path / "g.duckdb"
+    proc = xqdb("import", str(path), "--db", str(db))
+    assert proc.returncode == 0 and b"Traceback" not in proc.stderr, proc.stderr
+    con = duckdb.connect(str(db), read_only=True)
+    status, variations, errors, plies = con.execute(
+        "SELECT status, variations, variation_errors, plies FROM games").fetchone()
+    con.close()
+    assert (status, variations, plies) == ("valid", 100, 4)
+    assert errors == ["4900 variations nested more than 100 deep dropped; the raw record keeps them"]

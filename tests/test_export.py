@@ -256,5 +256,11 @@ def test_variations_nested_deeper_than_the_recursion_limit(fmt: str) -> None:
     record = GameRecord(Origin("deep"), fmt, tags={"Event": "deep"}, notation=fmt if fmt ==
                         "dhtmlxq" else "uci", result="1-0", mainline=main)
     back = next(reader(io.BytesIO(writer(record).encode()), Origin("deep")))
-    assert flattened(back.mainline) == flattened(main)
     assert len(flattened(main)) == 3001
+    if fmt == "pgn":
+        # The PGN reader keeps 100 levels as it parses (a record of megabytes of "(" would
+        # build millions of lines); the rest are counted.
+        assert flattened(back.mainline) == [row for row in flattened(main) if row[0] <= 100]
+        assert back.dropped_variations == 2900
+    else:
+        assert flattened(back.mainline) == flattened(main)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import os
 import random
+import sys
 import tarfile
 import zipfile
 from pathlib import Path
@@ -132,3 +133,78 @@ def test_mutated_files_and_archives_read_without_a_crash(
     done = run_xqdb("read", str(folder))
     assert "Traceback" not in done.stderr, done.stderr[-3000:]
     assert done.returncode in (0, 1), done.stderr
+
+
+# --- crafted records: hostile shapes no mutation of a real file reaches --------------------
+
+#: Each crafted file, and the games it must give: ``(status, plies)`` in record order.
+#: A record too large within its header stays one record refused (its tail is no game);
+#: variations nested thousands deep leave the main line a valid game.
+CRAFTED: dict[str, tuple[bytes, list[tuple[str, int]]]] = {
+    "huge-tag.pgn": (b'[Event "huge"]\n[Red "' + b"x" * (17 << 20) + b'"]\n[Black "B"]\n'
+                     b'1. h2e2 h9g7 *\n\n[Event "next"]\n1. c3c4 *\n', [("invalid", 0),
+                                                                       ("valid", 1)]),
+    "deep-variations.pgn": (b'[Event "deep"]\n\n1. h2e2 h9g7 ' + b"(1... b9c7 " * 20_000
+                            + b")" * 20_000 + b" 2. h0g2 i9h9 *\n", [("valid", 4)]),
+}
+
+
+@pytest.fixture(scope="module")
+def crafted(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("crafted")
+    for name, (data, _) in CRAFTED.items():
+        (folder / name).write_bytes(data)
+    return folder
+
+
+@pytest.mark.slow
+def test_crafted_records_import_as_the_games_they_hold(tmp_path: Path, crafted: Path) -> None:
+    db = tmp_path / "x.duckdb"
+    done = run_xqdb("import", str(crafted), "--db", str(db), "--jobs", "2")
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr[-3000:]
+    for name, (_, games) in CRAFTED.items():
+        assert rows(db, "SELECT g.status, g.plies FROM games g JOIN sources s USING (source_id)"
+                        " WHERE s.path LIKE ? ORDER BY g.record_index", f"%{name}") == games
+
+
+def test_crafted_records_read_without_a_crash(crafted: Path) -> None:
+    done = run_xqdb("read", str(crafted))
+    assert "Traceback" not in done.stderr, done.stderr[-3000:]
+    assert done.returncode == 1  # the record too large is invalid
+
+
+# --- engines that lie or sleep, as real processes under xqdb analyze ----------------------
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fault", ["scores jump", "silent"])
+def test_a_faulty_engine_stores_no_judgement_and_is_given_up_in_time(
+        tmp_path: Path, fault: str) -> None:
+    """An engine whose scores jump between +30,000 and -30,000 cp judges no move; one that
+    never answers ``go`` under a node limit is given up after two waits of 10.5 s, not six
+    of 120 s."""
+    import time
+
+    from engine_support import lying_engine, scripted_engine
+
+    db = tmp_path / "g.duckdb"
+    assert run_xqdb("import", str(DATA / "pgn-chinese-15.pgn"), "--db", str(db),
+                    "-q").returncode == 0
+    if fault == "scores jump":
+        engine = str(lying_engine(tmp_path, [30_000, -30_000]))
+    else:
+        script = scripted_engine(tmp_path, [], hang=True).command[1]
+        engine = str(tmp_path / "silent-engine")
+        Path(engine).write_text(f"#!{sys.executable}\n" + Path(script).read_text())
+        os.chmod(engine, 0o755)
+    started = time.monotonic()
+    done = run_xqdb("analyze", "--db", str(db), "--engine", engine, "--nodes", "1000",
+                    "--where", "game_id = 1", "-j", "1")
+    assert "Traceback" not in done.stderr, done.stderr[-3000:]
+    if fault == "silent":
+        assert done.returncode == 3, done.stderr
+        assert "finished no search under nodes=1000, twice" in done.stderr
+        assert time.monotonic() - started < 120
+    else:
+        assert done.returncode == 0, done.stderr
+        assert rows(db, "SELECT DISTINCT status FROM evals") == [("suspect",)]
+    assert rows(db, "SELECT count(*) FROM judgements") == [(0,)]

@@ -120,3 +120,60 @@ def test_the_note_counts_what_a_long_import_stored(tmp_path: Path, shared_data: 
     assert " games from " in result.stderr and "sources stored so far): it will be free " \
         "when that import ends" in result.stderr
     assert process.returncode == 0 and not note_path(db).exists()
+
+
+def _reader(db: Path) -> subprocess.Popen:
+    """A process holding ``db`` open read-only until its input is closed."""
+    process = subprocess.Popen(
+        [sys.executable, "-c", "import duckdb, sys; con = duckdb.connect(sys.argv[1], "
+         "read_only=True); print('held', flush=True); sys.stdin.read()", str(db)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert process.stdout is not None and process.stdout.readline() == "held\n"
+    return process
+
+
+@pytest.fixture()
+def small_db(tmp_path: Path) -> Path:
+    db = tmp_path / "read.duckdb"
+    assert run_xqdb("import", str(DATA / "pgn-chinese-15.pgn"), "--db", str(db),
+                    "-q").returncode == 0
+    return db
+
+
+def test_an_import_waits_for_a_process_that_reads_and_says_so(small_db: Path) -> None:
+    reader = _reader(small_db)
+    with subprocess.Popen(xqdb_command("import", str(DATA / "pgn-gbk"), "--db", str(small_db),
+                                       "-j", "1"), stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True) as process:
+        assert process.stderr is not None
+        said = process.stderr.readline()
+        reader.communicate("", timeout=60)  # the reader closes the file: the import goes on
+        out, err = process.communicate(timeout=120)
+    assert said.startswith(f"WARNING: {small_db}: read by another process (python -c "
+                           "import duckdb, sys; con = duckdb.connect(")
+    assert said.endswith(f", pid {reader.pid}): waiting up to 30 s for it to close the file\n")
+    assert process.returncode == 0, err
+    assert "records: 20 read, 20 new games" in out
+
+
+def test_a_reader_holding_the_file_past_the_wait_is_named_as_reading(
+        small_db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from import_support import invoke_xqdb
+    from xqdb.db import schema
+
+    monkeypatch.setattr(schema, "READERS_WAIT", 0.5)
+    reader = _reader(small_db)
+    try:
+        result = invoke_xqdb("import", str(DATA / "pgn-gbk"), "--db", str(small_db), "-q")
+    finally:
+        reader.communicate("", timeout=60)
+    assert result.returncode == 4
+    assert f"pid {reader.pid}), which holds it open for reading (no writer can open it " \
+        "meanwhile): it will be free when that process closes it\n" in result.stderr
+
+
+def test_a_process_that_held_the_file_for_a_moment_is_not_said_to_write(small_db: Path) -> None:
+    from xqdb.db.holder import explain_lock
+
+    message = f"Conflicting lock is held in /usr/bin/python3.11 (PID {os.getpid()})"
+    assert "holds it open for reading" in explain_lock(small_db, message)

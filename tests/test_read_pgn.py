@@ -386,3 +386,64 @@ def test_a_single_line_of_40_mb_is_one_record_too_large_and_the_next_game_lands(
     assert huge.tags == {"Event": "huge"} and huge.raw.startswith('[Event "huge"]\n1. h2e2 {x')
     assert len(huge.raw) == 4096
     assert (after.tags, after.moves, after.origin.line) == ({"Event": "next"}, ["h2e2", "h9g7"], 3)
+
+
+@pytest.mark.parametrize("step", [7, 100, 5_000])
+def test_a_record_too_large_within_its_header_keeps_its_tail(step: int) -> None:
+    # The record grows past the limit in a tag: its other tags and its moves are still
+    # its own, not a game of their own; the next game after them is found as ever.
+    text = (b'[Event "huge"]\n[Red "' + b"x" * 5_000 + b'"]\n[Black "B"]\n1. h2e2 h9g7 *\n\n'
+            b'[Event "c"]\n1. c3c4 *\n')
+    chunks = (text[i:i + step] for i in range(0, len(text), step))
+    records = list(pgn._split(chunks, pgn._BOUNDARY_BYTES, limit=1_000))
+    assert len(records) == 2
+    huge, (last, offset, line) = records[0][0], records[1]
+    assert isinstance(huge, pgn._TooLarge) and huge.size == text.index(b'[Event "c"]')
+    assert (last, offset, line) == (b'[Event "c"]\n1. c3c4 *\n', text.index(b'[Event "c"]'), 6)
+
+
+def test_a_tag_of_17_mb_is_one_record_too_large_not_two_games() -> None:
+    import io
+
+    from xqdb.formats.record import Origin
+
+    text = b'[Event "huge"]\n[Red "' + b"x" * (17 << 20) + b'"]\n[Black "B"]\n1. h2e2 h9g7 *\n'
+    huge, = pgn.read(io.BytesIO(text), Origin("big.pgn"))
+    assert huge.error_kind == "record_too_large" and huge.tags == {"Event": "huge"}
+    assert huge.error == f"record too large: {len(text)} bytes (the limit is 16777216)"
+    assert list(pgn.record_starts(io.BytesIO(text))) == [(0, 1)]
+
+
+def _nested(depth: int) -> str:
+    """A legal game whose second move has an alternative nested ``depth`` deep."""
+    return ('[Event "deep"]\n\n1. h2e2 h9g7 ' + "(1... b9c7 " * depth + ")" * depth
+            + " 2. h0g2 i9h9 *\n")
+
+
+@pytest.mark.parametrize("depth", [500, 5_000, 200_000])
+def test_variations_nested_too_deep_are_dropped_and_the_main_line_kept(depth: int) -> None:
+    import pickle
+
+    record = pgn.parse_record(_nested(depth), Origin("deep.pgn"))
+    assert record.moves == ["h2e2", "h9g7", "h0g2", "i9h9"] and record.result == "*"
+    assert record.mainline.count_variations() == 100
+    assert record.dropped_variations == depth - 100
+    game = replay(record)
+    assert game.is_valid and game.plies == 4 and game.variations == 100
+    assert game.variation_errors == [f"{depth - 100} variations nested more than 100 deep "
+                                     "dropped; the raw record keeps them"]
+    assert len(game.variation_moves) == 100
+    pickle.loads(pickle.dumps(game))  # as a worker hands it on
+
+
+def test_variations_nested_too_deep_by_any_reader_are_dropped() -> None:
+    """A tree nested deeper than the bound, as a binary reader could build it."""
+    from xqdb.formats.record import GameRecord, Line
+
+    record = GameRecord(Origin("deep.xqf"), "xqf")
+    line = record.mainline
+    for _ in range(3_000):
+        line.variations.append((0, Line(moves=["h2e2"])))
+        line = line.variations[0][1]
+    record.drop_deep_variations()
+    assert (record.mainline.count_variations(), record.dropped_variations) == (100, 2_900)

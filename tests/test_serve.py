@@ -24,6 +24,7 @@ from serve_support import ROOT, build_serve_db, serving
 from test_locked import wait_for
 from xqdb import Database
 from xqdb.db.holder import note_path
+from xqdb.db.schema import connect
 from xqdb.db.selection import GameFilter
 from xqdb.position import position_after
 
@@ -340,3 +341,42 @@ def test_hostile_numbers_in_every_parameter_get_a_message_of_ours(client, value:
         assert response.status_code in (200, 400, 404), (url, response.status_code)
         for words in ("Conversion Error", "Binder Error", "INT32", "INT64", "Traceback"):
             assert words not in text, (url, text[:200])
+
+
+@pytest.mark.slow
+def test_imports_started_while_the_explorer_answers_wait_for_its_requests(tmp_path: Path) -> None:
+    """Requests without a pause hold the file for a moment each: every import waits for
+    one to end, none is refused, and none is told that the explorer writes."""
+    import threading
+
+    db = build_serve_db(tmp_path)
+    answered = 0
+    with serving(db, tmp_path / "serve.log") as url:
+        done = threading.Event()
+
+        def ask() -> None:
+            nonlocal answered
+            while not done.is_set():
+                try:
+                    with urllib.request.urlopen(url + "api/tree?moves=h2e2") as page:
+                        page.read()
+                        answered += 1
+                except urllib.error.HTTPError:  # 503 while an import writes
+                    pass
+
+        askers = [threading.Thread(target=ask) for _ in range(2)]
+        for thread in askers:
+            thread.start()
+        try:
+            results = [run_xqdb("import", str(DATA / "pgn-gbk"), "--db", str(db), "-j", "1",
+                                "--force") for _ in range(2)]
+            for _ in range(100):  # opened to write as an import opens it, more often
+                connect(db).close()
+        finally:
+            done.set()
+            for thread in askers:
+                thread.join(timeout=60)
+    assert answered > 0
+    for result in results:
+        assert result.returncode == 0, result.stderr
+        assert "for writing" not in result.stderr

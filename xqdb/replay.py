@@ -23,8 +23,8 @@ from enum import StrEnum
 from functools import lru_cache
 
 from .errors import ErrorKind, FenError, IllegalMoveError, MoveError, UnknownNotationError
-from .formats.record import (KEPT_RECORD_BYTES, MAX_RECORD_BYTES, GameRecord, Line,
-                             too_large_message)
+from .formats.record import (KEPT_RECORD_BYTES, MAX_RECORD_BYTES, MAX_VARIATION_DEPTH,
+                             GameRecord, Line, too_large_message)
 from .notation import REGISTRY, read_move, reader_for
 from .notation.chinese import script_of, write_lone_wxf_and_chinese, write_wxf_and_chinese
 from .notation.registry import DialectError, settle_by_replay
@@ -267,7 +267,19 @@ def replay(record: GameRecord, move_limit: int | None = DEFAULT_MOVE_LIMIT) -> R
         game.variations = record.mainline.count_variations()
         game.variation_errors, game.variation_moves = replay_variations(
             fen, record.mainline, notation)
+    if record.dropped_variations:
+        game.variation_errors.append(dropped_message(record.dropped_variations))
     return game
+
+
+def dropped_message(dropped: int) -> str:
+    """What is said of the ``dropped`` variations of a record nested too deep.
+
+    >>> dropped_message(2)
+    '2 variations nested more than 100 deep dropped; the raw record keeps them'
+    """
+    return (f"{dropped} variation{'s' if dropped != 1 else ''} nested more than "
+            f"{MAX_VARIATION_DEPTH} deep dropped; the raw record keeps them")
 
 
 #: How many replays :class:`Repeats` keeps: on ccpd-dev.zip, whose records are 29 %

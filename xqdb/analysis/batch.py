@@ -20,14 +20,15 @@ from __future__ import annotations
 import multiprocessing.util
 import threading
 import time
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 
 from ..position import Position
 from ..rules.board import Move
 from .games import Evaluation
 from ..engine.client import EngineError, EngineProtocolError
 from ..engine.runner import EngineGaveUpError, EngineSpec, PositionFailedError, SupervisedEngine
-from ..engine.score import Limit
+from ..engine.score import MATE_CP, Limit
 
 
 @dataclass(frozen=True)
@@ -63,6 +64,74 @@ class Searched:
     """The engine's own words when it refused the position (an ``Error`` line)."""
     ended: bool = False
     """The side to move has no legal move: mated or stalemated, nothing to search."""
+    suspect: str | None = None
+    """Why the evaluation is not believed (see :func:`suspect_evaluations`): it is
+    stored, but never graded."""
+
+
+#: A score past this many centipawns that is not a mate is no evaluation. A whole side's
+#: pieces are worth about 6,000 centipawns to Fairy-Stockfish and to the built-in engine,
+#: and engines that print mates as centipawns (Sjaak II, 16,000) are read as mates; past
+#: 20,000 is what an engine prints when its search leaks its "infinite" bounds (±30,000,
+#: ±32,000), not what it thinks of the position.
+SUSPECT_CP = 20_000
+#: Centipawns both sides must claim, on either side of the engine's own best move, for
+#: the two to contradict each other: about a chariot. The mover, winning by that much,
+#: plays the move its search found best, and its opponent is then winning by as much:
+#: one of the two searches is wrong, and a swing of a chariot between them would be
+#: graded as a blunder that no one made. Searches of neighbouring plies differ by tens of
+#: centipawns, at low depths by a few hundred.
+CONTRADICTION_CP = 1_000
+
+
+def suspect_evaluations(task: SearchTask, searched: Sequence[Searched]) -> list[Searched]:
+    """``searched`` with :attr:`Searched.suspect` set where the engine contradicts itself:
+    a score past :data:`SUSPECT_CP` that is not a mate, or two positions of the game, one
+    ply apart, whose scores contradict the engine's own principal variation (the game
+    played the move it found best, and each side to move claims to win or to lose by
+    :data:`CONTRADICTION_CP` or more). Both of such a pair are suspect: which is wrong
+    cannot be told.
+
+    >>> from xqdb.engine import Cp
+    >>> from xqdb.position import STARTING_FEN
+    >>> from xqdb.rules.board import BLACK, RED
+    >>> task = SearchTask(EngineSpec.builtin(), Limit(depth=1), 1, STARTING_FEN, ("h2e2",),
+    ...                   ((0, False), (1, False)))
+    >>> found = [Searched(0, 0, RED, False, Evaluation(Cp(1500), best_move=Move.from_uci("h2e2"))),
+    ...          Searched(1, 0, BLACK, False, Evaluation(Cp(1200)))]
+    >>> for one in suspect_evaluations(task, found):
+    ...     print(one.suspect)
+    +1500 cp, then +1200 cp for the other side after the engine's own best move h2e2
+    +1500 cp, then +1200 cp for the other side after the engine's own best move h2e2
+    >>> found[1] = Searched(1, 0, BLACK, False, Evaluation(Cp(-30000)))
+    >>> [s.suspect for s in suspect_evaluations(task, found)]
+    [None, '-30000 cp is past any evaluation (20,000 cp) and not a mate']
+    """
+    reasons: dict[int, str] = {}
+    by_index = {s.index: s for s in searched if s.evaluation is not None}
+    for index, one in by_index.items():
+        assert one.evaluation is not None
+        score = one.evaluation.score
+        if not score.is_mate() and abs(score.score() or 0) > SUSPECT_CP:
+            reasons[index] = (f"{score.score():+d} cp is past any evaluation "
+                              f"({SUSPECT_CP:,} cp) and not a mate")
+    for index, one in by_index.items():
+        after = by_index.get(index + 1)
+        best = one.evaluation.best_move if one.evaluation is not None else None
+        if (after is None or best is None or index >= len(task.moves)
+                or best.uci() != task.moves[index] or index in reasons
+                or index + 1 in reasons):
+            continue
+        assert one.evaluation is not None and after.evaluation is not None
+        first = one.evaluation.score.score(mate_score=MATE_CP) or 0
+        then = after.evaluation.score.score(mate_score=MATE_CP) or 0
+        if min(first, then) >= CONTRADICTION_CP or max(first, then) <= -CONTRADICTION_CP:
+            reason = (f"{first:+d} cp, then {then:+d} cp for the other side after the "
+                      f"engine's own best move {best.uci()}")
+            reasons.setdefault(index, reason)
+            reasons.setdefault(index + 1, reason)
+    return [replace(s, suspect=reasons[s.index]) if s.index in reasons else s
+            for s in searched]
 
 
 @dataclass
@@ -160,5 +229,6 @@ def run_task(task: SearchTask) -> TaskResult:
         result.engine_seconds += time.perf_counter() - started
         if task.chained:
             fresh = False
+    result.searched = suspect_evaluations(task, result.searched)
     result.restarts = engine.restarts - restarts
     return result

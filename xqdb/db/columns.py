@@ -554,9 +554,12 @@ EVAL_COLUMNS: tuple[Column, ...] = (
            "string"),
     Column("depth", "INTEGER", "depth reached", "int32"),
     Column("nodes", "BIGINT", "nodes searched", "int64"),
-    Column("status", "VARCHAR", "`ok`, or `failed` when the engine failed twice on the "
-           "position (the next `xqdb analyze` tries it again)", "string", not_null=True),
-    Column("error", "VARCHAR", "why it failed", "string"),
+    Column("status", "VARCHAR", "`ok`; `suspect` when the engine's score is past any "
+           "evaluation (over 20,000 cp, not a mate) or contradicts its own principal "
+           "variation (never graded); or `failed` when the engine failed twice on the "
+           "position (the next `xqdb analyze` tries it again, and a suspect one)", "string",
+           not_null=True),
+    Column("error", "VARCHAR", "why it failed, or why it is suspect", "string"),
     Column("origin", "VARCHAR", "`search` for a search by `xqdb analyze`, `comment` for an "
            "engine comment carried by the record", "string", not_null=True),
     Column("spread_low_cp", "INTEGER", "the lowest score of the search's last three depths, "

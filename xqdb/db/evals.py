@@ -60,10 +60,15 @@ class StoredEval:
     """With ``game_id``: the plies played before the position."""
     error: str | None = None
     origin: str = "search"
+    suspect: str | None = None
+    """Why the evaluation is not believed (status ``suspect``, see
+    :func:`~xqdb.analysis.batch.suspect_evaluations`); stored as its ``error``."""
 
     @property
     def status(self) -> str:
-        return "failed" if self.evaluation is None else "ok"
+        if self.evaluation is None:
+            return "failed"
+        return "ok" if self.suspect is None else "suspect"
 
     def row(self) -> dict[str, object]:
         """The row's values by column name."""
@@ -71,7 +76,8 @@ class StoredEval:
         values: dict[str, object] = {
             "key": zobrist, "side": SIDE_NAMES[turn], "engine": engine, "search_limit": limit,
             "game_id": self.game_id, "ply": self.ply, "status": self.status,
-            "error": self.error, "origin": self.origin}
+            "error": self.error if self.suspect is None else self.suspect,
+            "origin": self.origin}
         found = self.evaluation
         if found is not None:
             wdl = found.wdl

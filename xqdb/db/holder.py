@@ -46,6 +46,8 @@ from ..errors import DatabaseError
 
 _PID = re.compile(r"\(PID (\d+)\)")
 _HELD_IN = re.compile(r"lock is held in (.+?) \(PID")
+#: What :func:`_open_mode` gives for a process whose open files cannot be seen.
+_UNTOLD = -1
 
 
 def note_path(db: str | os.PathLike[str]) -> Path:
@@ -157,7 +159,7 @@ def _command_of(pid: int) -> str | None:
         if len(words) > 1 and Path(words[1]).name == "xqdb":
             # `python .../bin/xqdb analyze ...` is the xqdb command to whoever typed it.
             words = ["xqdb", *words[2:]]
-    return " ".join(words)[:80]
+    return " ".join(" ".join(words).split())[:80]  # one line, whatever the arguments hold
 
 
 def explain_lock(db: str | os.PathLike[str], message: str) -> str:
@@ -171,31 +173,66 @@ def explain_lock(db: str | os.PathLike[str], message: str) -> str:
     if pid is None:
         return ("locked by another process, which holds it open for writing: it will be "
                 "free when that process closes it")
+    reader = _reader(db, pid, message)
+    if reader is not None:
+        return (f"locked by another process ({reader}), which holds it open for reading (no "
+                "writer can open it meanwhile): it will be free when that process closes it")
+    return (f"locked by another process ({_named(pid, message)}, pid {pid}), which holds it "
+            "open for writing: it will be free when that process closes it or ends")
+
+
+def reading_holder(db: str | os.PathLike[str], message: str) -> str | None:
+    """The process named by DuckDB's refusal ``message`` to open ``db`` for writing, as
+    ``"xqdb serve, pid 812"``, when it only reads the file: a writer may wait for it,
+    which is a moment for the explorer (it opens the file for each request). ``None``
+    when it writes, or cannot be told apart from a writer.
+
+    A process with the file no longer open held it for a moment, as a reader does: a
+    writer's lock lasts as long as its work.
+    """
+    holder = read_note(db)
+    found = _PID.search(message)
+    if found is None or (holder is not None and holder.pid == int(found[1])):
+        return None
+    return _reader(db, int(found[1]), message)
+
+
+def _reader(db: str | os.PathLike[str], pid: int, message: str) -> str | None:
+    """``"command, pid N"`` of process ``pid`` when it has ``db`` open for reading only,
+    or no longer open at all."""
+    if _open_mode(pid, db) in (os.O_RDONLY, None):
+        return f"{_named(pid, message)}, pid {pid}"
+    return None
+
+
+def _named(pid: int, message: str) -> str:
+    """The command of process ``pid``, or the program DuckDB's ``message`` names."""
     held_in = _HELD_IN.search(message)
-    command = _command_of(pid) or (Path(held_in[1]).name if held_in else "another process")
-    how = "reading (no writer can open it meanwhile)" if _opened_read_only(pid, db) \
-        else "writing"
-    return (f"locked by another process ({command}, pid {pid}), which holds it open for "
-            f"{how}: it will be free when that process closes it or ends")
+    return _command_of(pid) or (Path(held_in[1]).name if held_in else "another process")
 
 
-def _opened_read_only(pid: int, db: str | os.PathLike[str]) -> bool:
-    """Whether process ``pid`` has the file ``db`` open for reading only (what the system
-    says of its open files; ``False`` where it cannot tell)."""
+def _open_mode(pid: int, db: str | os.PathLike[str]) -> int | None:
+    """How process ``pid`` has the file ``db`` open (``os.O_RDONLY``, ``os.O_RDWR``...),
+    as the system says of its open files; ``None`` when it has not (or has ended), and
+    :data:`_UNTOLD` when the system will not say (another user's process)."""
     target = os.path.realpath(db)
     try:
-        for fd in os.listdir(f"/proc/{pid}/fd"):
-            try:
-                if os.readlink(f"/proc/{pid}/fd/{fd}") != target:
-                    continue
-                for line in Path(f"/proc/{pid}/fdinfo/{fd}").read_text().splitlines():
-                    if line.startswith("flags:"):
-                        return int(line.split()[1], 8) & os.O_ACCMODE == os.O_RDONLY
-            except (OSError, ValueError):
-                continue
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except FileNotFoundError:
+        # Ended, or a system without /proc, which tells nothing.
+        return _UNTOLD if not os.path.isdir("/proc/self/fd") else None
     except OSError:
-        pass
-    return False
+        return _UNTOLD
+    for fd in fds:
+        try:
+            if os.readlink(f"/proc/{pid}/fd/{fd}") != target:
+                continue
+            for line in Path(f"/proc/{pid}/fdinfo/{fd}").read_text().splitlines():
+                if line.startswith("flags:"):
+                    return int(line.split()[1], 8) & os.O_ACCMODE
+        except (OSError, ValueError):
+            continue
+    return None
 
 
 #: Seconds an upgrade waits for another upgrade of the same database to end before it

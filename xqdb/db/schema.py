@@ -9,7 +9,9 @@
 
 from __future__ import annotations
 
+import logging
 import os
+import time
 from pathlib import Path
 
 import duckdb
@@ -17,8 +19,10 @@ import duckdb
 from ..errors import DatabaseError
 from .judgements import create_defaults
 from .columns import ddl
-from .holder import explain_lock, upgrade_running
+from .holder import explain_lock, reading_holder, upgrade_running
 from .memory import memory_limit_from_environment
+
+log = logging.getLogger(__name__)
 
 #: Bumped whenever a table changes shape; stored in ``meta``.
 SCHEMA_VERSION = 14
@@ -145,7 +149,7 @@ def connect(path: str | os.PathLike[str], read_only: bool = False, *,
         if magic != b"DUCK":
             raise DatabaseError(f"{where}: not a DuckDB database")
     try:
-        con = duckdb.connect(str(where), read_only=read_only)
+        con = _open(where, read_only)
         if memory is not None:
             con.execute(f"SET memory_limit = '{memory}B'")
     except duckdb.IOException as exc:
@@ -171,6 +175,35 @@ def connect(path: str | os.PathLike[str], read_only: bool = False, *,
         con.close()
         raise
     return con
+
+
+#: How long a writer waits for processes that only read the file (the explorer opens it
+#: for each request, for milliseconds) before it gives up, in seconds.
+READERS_WAIT = 30.0
+#: How often it tries again meanwhile: a request is over in a few milliseconds.
+_READERS_RETRY = 0.02
+
+
+def _open(where: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
+    """DuckDB's connection to ``where``. Opening to write, a lock held by processes that
+    only read is waited for, up to :data:`READERS_WAIT` seconds, saying so once (as a
+    warning); a writer's lock is refused at once: it lasts as long as its work."""
+    waited_since = None
+    while True:
+        try:
+            return duckdb.connect(str(where), read_only=read_only)
+        except duckdb.IOException as exc:
+            reader = None if read_only or "lock" not in str(exc).lower() else \
+                reading_holder(where, str(exc))
+            now = time.monotonic()
+            if reader is None or (waited_since is not None
+                                  and now - waited_since > READERS_WAIT):
+                raise
+            if waited_since is None:
+                waited_since = now
+                log.warning("%s: read by another process (%s): waiting up to %d s for it "
+                            "to close the file", where, reader, READERS_WAIT)
+            time.sleep(_READERS_RETRY)
 
 
 def _quick_version(con: duckdb.DuckDBPyConnection) -> int | None:

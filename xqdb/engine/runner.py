@@ -19,14 +19,15 @@ import logging
 import os
 import shutil
 import sys
+import time
 from dataclasses import dataclass, replace
 from typing import Mapping, Sequence, overload
 
 from ..errors import BadArgumentError
 from ..position import Position
 from .client import (
-    Engine, EngineError, EngineProtocolError, EngineRefusedError, EngineTerminatedError,
-    EngineTimeoutError, Info,
+    SEARCH_TIMEOUT, Engine, EngineError, EngineProtocolError, EngineRefusedError,
+    EngineTerminatedError, EngineTimeoutError, Info,
 )
 from .score import Limit
 
@@ -143,12 +144,43 @@ class EngineGaveUpError(EngineError):
 
 #: Positions in a row that may fail the same way before the engine is given up.
 GIVE_UP_POSITIONS = 3
+#: A search bounded by depth or nodes may take this many times the longest one the engine
+#: finished at that limit, before it counts as hung: searches of one limit differ by a
+#: few times between positions (an endgame's extensions), rarely by ten.
+SPEED_MARGIN = 10.0
+#: The least wait for such a search, in seconds: a loaded machine stalls for seconds.
+SEARCH_FLOOR = 10.0
+#: Nodes per second of the slowest engine thought of, for a node search's first wait:
+#: a tenth of the built-in engine's (about 20,000 on one core).
+SLOWEST_NPS = 2_000
+
+
+def search_wait(limit: Limit, longest: float | None) -> float | None:
+    """Seconds a search under ``limit`` may take before the engine counts as hung, given
+    the ``longest`` search it finished at that limit (``None``: none yet); ``None`` for a
+    timed search, whose wait is its time and a margin (see :meth:`Engine.analyse`).
+
+    >>> search_wait(Limit(depth=12), 0.3), search_wait(Limit(depth=12), 4.0)
+    (10.0, 40.0)
+    >>> search_wait(Limit(nodes=100_000), None), search_wait(Limit(depth=12), None)
+    (60.0, 120.0)
+    """
+    if limit.time is not None:
+        return None
+    if longest is not None:
+        return min(SEARCH_TIMEOUT, max(SEARCH_FLOOR, SPEED_MARGIN * longest))
+    if limit.nodes is not None:
+        return min(SEARCH_TIMEOUT, SEARCH_FLOOR + limit.nodes / SLOWEST_NPS)
+    return SEARCH_TIMEOUT  # a depth says nothing of the time before a search is seen
 
 
 class SupervisedEngine:
     """An engine that is restarted when it exits or hangs, with one more try per position.
 
     The engine is started on first use. :attr:`restarts` counts the restarts so far.
+    ``timeout``: the seconds every search may take; ``None``, scaled to the limit and to
+    the longest search finished so far (see :func:`search_wait`), and an engine that
+    finishes no search at a limit in two tries is given up at once.
     """
 
     def __init__(self, spec: EngineSpec, *, timeout: float | None = None) -> None:
@@ -159,6 +191,8 @@ class SupervisedEngine:
         self._name: str | None = None
         self._failing: tuple[str, int] = ("", 0)
         """How the last positions failed (the kind of failure) and how many in a row."""
+        self._longest: dict[Limit, float] = {}
+        """The longest search finished at each limit, in seconds (see :func:`search_wait`)."""
 
     @property
     def name(self) -> str:
@@ -208,12 +242,15 @@ class SupervisedEngine:
                 engine = self._running()
                 if self.spec.fresh if fresh is None else fresh:
                     engine.forget()
+                wait = self.timeout if self.timeout is not None else search_wait(
+                    limit, self._longest.get(limit))
+                started = time.perf_counter()
                 if multipv is None:
-                    found: Info | list[Info] = engine.analyse(position, limit,
-                                                              timeout=self.timeout)
+                    found: Info | list[Info] = engine.analyse(position, limit, timeout=wait)
                 else:
-                    found = engine.analyse(position, limit, multipv=multipv,
-                                           timeout=self.timeout)
+                    found = engine.analyse(position, limit, multipv=multipv, timeout=wait)
+                took = time.perf_counter() - started
+                self._longest[limit] = max(took, self._longest.get(limit, 0.0))
                 self._failing = ("", 0)
                 return found
             except (EngineRefusedError, EngineProtocolError) as exc:
@@ -235,6 +272,13 @@ class SupervisedEngine:
         self._failing = (kind, same)
         if same >= GIVE_UP_POSITIONS:
             raise EngineGaveUpError(f"the engine failed on {same} positions in a row, each "
+                                    f"twice: {failure}; stopped")
+        if (isinstance(failure, EngineTimeoutError) and self.timeout is None
+                and limit not in self._longest):
+            # Two full waits and not one search finished at this limit: more positions
+            # would each take two more (12 minutes under a depth before this rule). A
+            # timeout the caller gave is theirs to judge: it keeps the rule above.
+            raise EngineGaveUpError(f"the engine finished no search under {limit.key()}, "
                                     f"twice: {failure}; stopped")
         raise PositionFailedError(f"{position.fen()}: {failure}")
 

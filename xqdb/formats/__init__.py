@@ -149,6 +149,7 @@ def read_source(source: Source, format: str | None = None, encoding: str | None 
         try:
             for record in reader.read(stream, origin, encoding):
                 count += 1
+                record.drop_deep_variations()
                 yield record
         except Exception as exc:  # a reader bug must not end the user's batch
             where = Origin(origin.path, origin.member, index=count)
@@ -210,6 +211,7 @@ def read_range(source: Source, stream: BinaryIO, index: int, offset: int, line: 
     try:
         for record in _RANGED[format].read_range(stream, origin, file_encoding, encoding):
             count += 1
+            record.drop_deep_variations()
             yield record
     except READ_ERRORS as exc:
         yield _source_error(origin, f"cannot read: {read_failure(exc)}")

@@ -29,8 +29,8 @@ from .encoding import ascii_view, decode, detect_encoding, head_text, text_strea
 from ..errors import ErrorKind
 from ..notation import REGISTRY, from_tag, sniff_moves
 from .movelist import SNIFF_PLIES, first_moves, opens_legally
-from .record import (KEPT_RECORD_BYTES, MAX_RECORD_BYTES, GameRecord, Line, Origin,
-                     too_large_message)
+from .record import (KEPT_RECORD_BYTES, MAX_RECORD_BYTES, MAX_VARIATION_DEPTH, GameRecord,
+                     Line, Origin, too_large_message)
 from .tags import normalize_result
 
 FORMAT = "pgn"
@@ -177,7 +177,7 @@ def parse_record(text: str, origin: Origin, encoding: str | None = None) -> Game
     _read_tags(text, body_start, tags)
     fen = tags.get("FEN", "").strip()
     record.fen = fen or None
-    result = _parse_movetext(text, body_start, record.mainline)
+    result = _parse_movetext(text, body_start, record)
     if isinstance(result, _Unreadable):
         record.error = result.reason
         result = None
@@ -195,8 +195,12 @@ class _Unreadable:
     reason: str
 
 
-def _parse_movetext(text: str, start: int, root: Line) -> str | None | _Unreadable:
-    """Fill ``root`` from the movetext at ``text[start:]``; returns the result token."""
+def _parse_movetext(text: str, start: int, record: GameRecord) -> str | None | _Unreadable:
+    """Fill ``record``'s main line from the movetext at ``text[start:]``; returns the
+    result token. Variations nested deeper than :data:`MAX_VARIATION_DEPTH` are passed
+    over as they are met and counted in ``record.dropped_variations``: a record of
+    megabytes of ``(`` would otherwise build millions of nested lines."""
+    root = record.mainline
     body = text[start:] if start else text
     if _SPECIAL_CHARS.search(body) is None:
         plain = _plain_movetext(body, root.moves)
@@ -206,8 +210,16 @@ def _parse_movetext(text: str, start: int, root: Line) -> str | None | _Unreadab
     line = root
     stack: list[Line] = []
     forks: dict[int, tuple[Line, int]] = {}  # where each variation hangs, by id
+    passing = 0  # how deep inside a variation passed over, when in one
     for m in _TOKEN.finditer(text, start):
         kind = m.lastgroup
+        if passing:
+            if kind == "open":
+                passing += 1
+                record.dropped_variations += 1
+            elif kind == "close":
+                passing -= 1
+            continue
         if kind == "move":
             move = m[0]
             mark = _MARKS.search(move)
@@ -227,6 +239,10 @@ def _parse_movetext(text: str, start: int, root: Line) -> str | None | _Unreadab
                                    f"closed: {' '.join(body.split())[:40]!r}")
             _add_comment(line, body[1:-1].strip())
         elif kind == "open":
+            if len(stack) == MAX_VARIATION_DEPTH:
+                passing = 1
+                record.dropped_variations += 1
+                continue
             variation = Line()
             if not line.moves and id(line) in forks:
                 # A variation opened before its line has a move ("( (") has nothing in that
@@ -310,9 +326,11 @@ class _TooLarge:
     first :data:`~xqdb.replay.KEPT_RECORD_BYTES` were kept: the rest was read past, never
     held."""
 
-    def __init__(self, head: bytes | str, size: int) -> None:
+    def __init__(self, head: bytes | str, size: int, tail: bytes | str) -> None:
         self.head = head
         self.size = size
+        #: What the text read past ends with, as :func:`_tail` gives it.
+        self.tail = tail
 
     def record(self, origin: Origin, encoding: str) -> GameRecord:
         text = self.head if isinstance(self.head, str) else decode(self.head, encoding)[0]
@@ -357,12 +375,12 @@ def _split(chunks: Iterator[bytes] | Iterator[str], boundary: re.Pattern, base: 
     lines = 0  # its newlines
     for chunk in chunks:
         if too_large is not None:
-            found = tag_start.search(newline + chunk if too_large.size else chunk)
-            if found is None:
+            cut = _boundary_after(too_large.tail, chunk, boundary)
+            if cut is None:
                 too_large.size += len(chunk)
                 lines += chunk.count(newline)
+                too_large.tail = _tail(too_large.tail + chunk, newline)
                 continue
-            cut = found.start() + (0 if too_large.size else 1)  # the tag line's start
             too_large.size += cut
             lines += chunk.count(newline, 0, cut)
             yield too_large, offset, line
@@ -402,7 +420,7 @@ def _split(chunks: Iterator[bytes] | Iterator[str], boundary: re.Pattern, base: 
             offset += skipped
             line += held.count(newline, 0, skipped)
             # Bytes enough for the characters kept, whatever the encoding.
-            too_large = _TooLarge(body[:_KEPT_HEAD], len(body))
+            too_large = _TooLarge(body[:_KEPT_HEAD], len(body), _tail(body, newline))
             lines = body.count(newline)
             parts, size, start = [], 0, None
             del held, body
@@ -410,6 +428,46 @@ def _split(chunks: Iterator[bytes] | Iterator[str], boundary: re.Pattern, base: 
         yield too_large, offset, line
     elif size:
         yield from _emit(newline[:0].join(parts), offset, line)
+
+
+#: A line that is a tag line, by its start (as the boundary pattern tells them).
+_TAG_LINE_BYTES = re.compile(rb"[ \t]*\[")
+_TAG_LINE_TEXT = re.compile(_TAG_LINE_BYTES.pattern.decode())
+#: The characters of an unfinished line kept by :func:`_tail`: enough to tell a tag line.
+_TAIL_LINE = 256
+
+
+def _tail(text: Any, newline: Any) -> Any:
+    """A short stand-in for ``text`` (bytes or str) that ends as it ends, as far as the
+    boundary pattern can tell: ``"x\\n"`` when its last non-blank whole line is not a tag
+    line (a record may end after it), then the head of its unfinished last line.
+
+    A record read past is ended, as any other, by a boundary: a tag line after a line that
+    is not one. Its next tag line alone would not do: a record too large within its
+    header (a tag of megabytes) would leave its other tags and its moves as a game of
+    their own, made up.
+
+    >>> _tail(b'[Red "A"]\\n1. h2e2 {a}\\n\\n', b"\\n"), _tail(b'1. h2e2\\n[Red "A"]\\n[Bla', b"\\n")
+    (b'x\\n', b'[Bla')
+    """
+    start = text.rfind(newline) + 1
+    whole = text[:start].rstrip()
+    last = whole[whole.rfind(newline) + 1:]
+    tag_line, mark = (_TAG_LINE_BYTES, b"x\n") if isinstance(text, bytes) else (_TAG_LINE_TEXT,
+                                                                                "x\n")
+    if not last or tag_line.match(last):
+        mark = mark[:0]
+    return mark + text[start:start + _TAIL_LINE]
+
+
+def _boundary_after(tail: Any, chunk: Any, boundary: re.Pattern) -> int | None:
+    """Where in ``chunk`` the first record boundary after a text ending as ``tail`` ends
+    (see :func:`_tail`), or None. A tag line begun before ``chunk`` (one longer than a
+    chunk) starts no record there: it is read past with the rest."""
+    for found in boundary.finditer(tail + chunk):
+        if found.end() >= len(tail):
+            return found.end() - len(tail)
+    return None
 
 
 def _emit(record: bytes | str, offset: int, line: int) -> Iterator[tuple[bytes | str, int, int]]:

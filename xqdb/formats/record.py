@@ -29,6 +29,14 @@ MAX_RECORD_BYTES = 16 << 20
 KEPT_RECORD_BYTES = 4096
 
 
+#: Variations nested deeper than this are dropped when a record is read (the record's raw
+#: text keeps them). Real collections nest 7 deep at most (ccpd-dev.zip and every sample
+#: file); a hostile one nests thousands deep, which would overflow Python's stack in
+#: anything that walks the tree (pickle, repr) and take time quadratic in the depth to
+#: export.
+MAX_VARIATION_DEPTH = 100
+
+
 def too_large_message(size: int) -> str:
     """Why a record of ``size`` bytes (or characters) is not replayed.
 
@@ -79,8 +87,36 @@ class Line:
     nags: dict[int, list[int]] = field(default_factory=dict)
 
     def count_variations(self) -> int:
-        """Number of variations in this line and all lines below it."""
-        return sum(1 + line.count_variations() for _, line in self.variations)
+        """Number of variations in this line and all lines below it.
+
+        >>> Line(variations=[(0, Line(variations=[(0, Line())])), (0, Line())]).count_variations()
+        3
+        """
+        # An explicit stack: records nest variations deeper than Python's recursion limit.
+        count, below = 0, [self]
+        while below:
+            line = below.pop()
+            count += len(line.variations)
+            below.extend(variation for _, variation in line.variations)
+        return count
+
+    def drop_deeper(self, depth: int = MAX_VARIATION_DEPTH) -> int:
+        """Drop the variations nested more than ``depth`` deep below this line (its own
+        are at depth 1); returns how many were dropped, all depths.
+
+        >>> main = Line(variations=[(0, Line(variations=[(0, Line(variations=[(0, Line())]))]))])
+        >>> main.drop_deeper(1), main.count_variations()
+        (2, 1)
+        """
+        dropped, below = 0, [(self, 0)]
+        while below:
+            line, at = below.pop()
+            if at == depth:
+                dropped += line.count_variations()
+                line.variations = []
+            else:
+                below.extend((variation, at + 1) for _, variation in line.variations)
+        return dropped
 
 
 @dataclass(slots=True)
@@ -109,6 +145,15 @@ class GameRecord:
     error_kind: ErrorKind = ErrorKind.UNREADABLE_RECORD
     """What kind of failure :attr:`error` is, when it is set; readers name a more precise
     kind where they know one (a record that holds no game, an unknown format...)."""
+    dropped_variations: int = 0
+    """Variations nested deeper than :data:`MAX_VARIATION_DEPTH`, dropped as the record was
+    read (see :meth:`Line.drop_deeper`)."""
+
+    def drop_deep_variations(self) -> None:
+        """Drop the variations nested deeper than :data:`MAX_VARIATION_DEPTH`, counting them
+        in :attr:`dropped_variations`."""
+        if self.mainline.variations:
+            self.dropped_variations += self.mainline.drop_deeper()
 
     @property
     def moves(self) -> list[str]:

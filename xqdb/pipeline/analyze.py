@@ -401,7 +401,8 @@ class _PassRunner:
             rows.append(StoredEval((searched.key, searched.turn, self.identity, limit.key()),
                                    searched.evaluation,
                                    game_id=result.game_id if own else None,
-                                   ply=searched.index if own else None, error=searched.error))
+                                   ply=searched.index if own else None, error=searched.error,
+                                   suspect=searched.suspect))
         return rows
 
 

@@ -34,7 +34,7 @@ from ..formats.record import GameRecord
 from ..notation import WRITTEN_NOTATIONS, write_move
 from ..notation.chinese import to_traditional
 from ..render.tables import display_width
-from ..replay import ReplayedGame, replay, shorten
+from ..replay import ReplayedGame, dropped_message, replay, shorten
 from ..position import Position
 
 #: Notations a game can be shown in: every written one, ``chinese-simplified`` and ``source``
@@ -232,6 +232,8 @@ def format_game(record: GameRecord, notation: str = "chinese") -> str:
     variations = record.mainline.count_variations()
     if variations:
         lines.append(f"  ({variations} variations kept)")
+    if record.dropped_variations:
+        lines.append(f"  ({dropped_message(record.dropped_variations)})")
     if not game.is_valid:
         at = f" at ply {game.error_ply} ({shorten(game.error_text or '')})" if game.error_ply else ""
         lines.append(f"  invalid{at}: {game.error}")
