@@ -62,8 +62,8 @@ def test_a_curve_is_fitted_per_engine_from_games_with_results(shared_data: Path,
     # These 30 records are middle-game fragments (their plies count from the fragment):
     # too few positions early and late for a scale that changes with the phase.
     assert late_scale is None and "from ply 100 on" not in done.stdout
-    assert re.search(rf"{re.escape(name)}: tempo {offset:+.0f} cp \(from [\d,]+ best moves\), "
-                     rf"Red's edge [-+]\d+ cp, scale {scale:.0f} cp", done.stdout)
+    assert re.search(rf"{re.escape(f'{name}: tempo {offset:+.0f} cp')} \(from [\d,]+ best "
+                     rf"moves\), Red's edge [-+]\d+ cp, scale {scale:.0f} cp", done.stdout)
     # The shipped row stays, for other versions; the views now judge by the fitted curve.
     shipped = DEFAULT_CURVES["Fairy-Stockfish"]
     assert curves(db)["Fairy-Stockfish"][:2] == (shipped.offset, shipped.scale)

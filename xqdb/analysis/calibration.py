@@ -209,9 +209,19 @@ def _solve(matrix: list[list[float]], vector: list[float]) -> list[float] | None
 def _logistic(rows: Sequence[tuple[tuple[float, ...], float]], theta: list[float],
               iterations: int) -> list[float]:
     """The maximum-likelihood weights of a logistic regression without intercept on
-    ``(features, outcome)`` rows, by Newton's method from ``theta``."""
+    ``(features, outcome)`` rows, by Newton's method from ``theta``, each step halved until
+    it lowers the loss (a start far from the answer would otherwise overshoot it)."""
+    def loss(weights: list[float]) -> float:
+        total = 0.0
+        for features, y in rows:
+            z = max(-500.0, min(500.0, sum(w * f for w, f in zip(weights, features))))
+            # log(1 + e^z) - y z, written so that neither side overflows
+            total += (z if z > 0 else 0.0) + math.log1p(math.exp(-abs(z))) - y * z
+        return total
+
     theta = theta[:]
     size = len(theta)
+    current = loss(theta)
     for _ in range(iterations):
         gradient = [0.0] * size
         hessian = [[0.0] * size for _ in range(size)]
@@ -226,7 +236,15 @@ def _logistic(rows: Sequence[tuple[tuple[float, ...], float]], theta: list[float
         step = _solve(hessian, gradient)
         if step is None:
             break
-        theta = [t - s for t, s in zip(theta, step)]
+        for _ in range(30):
+            trial = [t - s for t, s in zip(theta, step)]
+            after = loss(trial)
+            if after <= current:
+                break
+            step = [s / 2 for s in step]
+        else:
+            break
+        theta, current = trial, after
         if max(abs(v) for v in step) < 1e-9:
             break
     return theta
@@ -496,7 +514,7 @@ def _predicted(samples: Sequence[Sample], curve: WinCurve) -> list[tuple[float, 
 
 
 def _folds(ordered: list[int], by_game: dict[int, list[Sample]],
-           pairs_by_game: dict[int, list[Pair]], start: WinCurve, edged: bool
+           pairs_by_game: dict[int, list[Pair]], start: WinCurve | None, edged: bool
            ) -> tuple[list[tuple[float, float, int]], list[tuple[Pair, WinCurve]]]:
     """Every game predicted once, by a curve fitted on the others (:data:`FOLDS` folds):
     its positions' ``(predicted, actual, side to move)`` and its best moves, each with the
@@ -551,13 +569,14 @@ def checked_fit(samples: Sequence[GameSample], pairs: Sequence[GamePair], curren
     # read from the games' results alone, and on some hundred games it is mostly noise (on
     # 120 games of ccpd-dev.zip at 50,000 nodes its folds gave -23 to +49 cp, and the
     # games left out scored a log loss of 0.5448 with it against 0.5173 without).
-    folds = {edged: _folds(ordered, by_game, pairs_by_game, current, edged)
+    # Fitted from a flat guess, not from the curve in use: a poor one is a poor start.
+    folds = {edged: _folds(ordered, by_game, pairs_by_game, None, edged)
              for edged in (True, False)}
     scored = {edged: _mean_log_loss([(p, y) for p, y, _ in unseen])
               for edged, (unseen, _) in folds.items()}
     edged = scored[True] < scored[False]
     unseen, unseen_changes = folds[edged]
-    fit = fit_win_curve(every, every_pair, start=current, edged=edged)
+    fit = fit_win_curve(every, every_pair, edged=edged)
     if progress:
         progress(f"fitted: {fit}")
     drawn = _bootstrap(by_game, pairs_by_game, fit.curve, draws, edged)

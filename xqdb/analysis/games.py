@@ -345,7 +345,7 @@ def recheck_plies(judged: Iterable[MoveJudgement], plies: int, *,
     >>> fast = judge_moves(1, [Move.from_uci("h2e2")] * 4, {0: Evaluation(Cp(0)),
     ...     1: Evaluation(Cp(0)), 2: Evaluation(Cp(900)), 3: Evaluation(Cp(-900)),
     ...     4: Evaluation(Cp(-300))}, [1, 2, 3, 4], (), WinCurve(), Thresholds())
-    >>> sorted(recheck_plies(fast, 4)), sorted(recheck_plies(fast, 4, least_gain=0.16))
+    >>> sorted(recheck_plies(fast, 4, least_gain=None)), sorted(recheck_plies(fast, 4))
     ([2], [2, 4])
     >>> sorted(recheck_plies(fast, 4, least_loss=None, radius=1, least_gain=None))
     [1, 2, 3]
