@@ -21,7 +21,7 @@ import pytest
 from datafiles import DATA
 from import_support import run_xqdb
 from xqdb.engine import EngineSpec, Limit
-from xqdb.engine.score import DEFAULT_CURVES
+from xqdb.engine.score import CURVES_FITTED_ON, DEFAULT_CURVES
 from xqdb.pipeline.analyze import analyse_database
 
 FAIRY = "/usr/games/fairy-stockfish"
@@ -178,7 +178,7 @@ def test_the_figures_a_coach_reads_name_the_curve_that_judged_them(tmp_path: Pat
     shipped = DEFAULT_CURVES["xqdb built-in"]
     named = (f"the curve of xqdb built-in: tempo {shipped.offset:+.0f} cp, Red's edge "
              f"{shipped.red_edge:+.0f} cp, scale {shipped.scale:.0f} cp, shipped default, "
-             f"fitted on ")
+             f"{CURVES_FITTED_ON['xqdb built-in']}")
     for by in ("move", "player"):
         done = run_xqdb("blunders", "--db", str(db), "--by", by)
         assert done.returncode == 0, done.stderr
