@@ -387,13 +387,13 @@ class Calibration:
         return out
 
 
-def calibration(predicted: Sequence[tuple[float, float, int]], pairs: Sequence[Pair],
-                curve: WinCurve) -> Calibration:
-    """Both checks: ``predicted`` as ``(predicted score, actual score, side to move)``,
-    and the martingale of ``curve`` over ``pairs``."""
+def calibration(predicted: Sequence[tuple[float, float, int]],
+                checked: Martingale) -> Calibration:
+    """Both checks: the reliability tables of ``predicted`` (``(predicted score, actual
+    score, side to move)``), by side to move, and the martingale ``checked``."""
     return Calibration(reliability([(p, y) for p, y, turn in predicted if turn == RED]),
                        reliability([(p, y) for p, y, turn in predicted if turn == BLACK]),
-                       martingale(pairs, curve))
+                       checked)
 
 
 @dataclass(frozen=True)
@@ -409,6 +409,8 @@ class CheckedFit:
     late_scale_interval: tuple[float, float] | None
     red_edge_interval: tuple[float, float]
     """90 % intervals, from refits on games drawn again with replacement (bootstrap)."""
+    edged: bool
+    """Whether Red's edge was fitted (it predicted the games left out better) or left out."""
     unseen_log_loss: float
     """Of each position the fit was fitted on, as predicted by the curve fitted without its
     game."""
@@ -445,8 +447,8 @@ class CheckedFit:
                f"  on {self.games:,} games it did not see, each predicted by a fit on the "
                f"others ({FOLDS} folds, {self.fit.positions:,} positions): log loss "
                f"{self.unseen_log_loss:.4f}, the curve in use {self.current_log_loss:.4f}; "
-               f"Red's edge {'fitted' if self.fit.curve.red_edge else 'left out'}: "
-               f"{'left out' if self.fit.curve.red_edge else 'fitted'}, those games score "
+               f"Red's edge {'fitted' if self.edged else 'left out'}: "
+               f"{'left out' if self.edged else 'fitted'}, those games score "
                f"{self.other_log_loss:.4f}"]
         out += ["  " + line for line in self.unseen.lines()]
         out.append("  the curve in use on the same games:")
@@ -541,7 +543,7 @@ def check_curve(samples: Sequence[GameSample], pairs: Sequence[GamePair],
     """Both checks of ``curve`` on a database's own analysis: its predictions of the
     results of ``samples``, and the martingale over ``pairs``."""
     every = [sample for game in _by_game(samples).values() for sample in game]
-    return calibration(_predicted(every, curve), [pair for _, pair in pairs], curve)
+    return calibration(_predicted(every, curve), martingale([pair for _, pair in pairs], curve))
 
 
 def checked_fit(samples: Sequence[GameSample], pairs: Sequence[GamePair], current: WinCurve,
@@ -596,8 +598,6 @@ def checked_fit(samples: Sequence[GameSample], pairs: Sequence[GamePair], curren
         fit, len(ordered), _interval([c.offset for c in drawn]),
         _interval([c.scale for c in drawn]), _interval(lates) if lates else None,
         _interval([c.red_edge for c in drawn]),
-        scored[edged], scored[not edged], log_loss(every, current),
-        Calibration(reliability([(p, y) for p, y, t in unseen if t == RED]),
-                    reliability([(p, y) for p, y, t in unseen if t == BLACK]),
-                    unseen_martingale),
-        calibration(_predicted(every, current), every_pair, current), phases)
+        edged, scored[edged], scored[not edged], log_loss(every, current),
+        calibration(unseen, unseen_martingale),
+        calibration(_predicted(every, current), martingale(every_pair, current)), phases)
